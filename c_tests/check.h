@@ -1,0 +1,142 @@
+/*
+ * check.h -- tiny self-checking helpers for the c_tests programs.
+ *
+ *   check_at("x=%g", x);                     label for the following checks
+ *   check_close("dx vs analytic", got, want, TOL_AD);
+ *   check_close("dx vs FD", got, fd1(f, x), TOL_FD);
+ *   return check_report();                   exit status: 0 iff all passed
+ *
+ * A check passes iff got and want are finite and
+ *   |got - want| <= rel_tol * (1 + |want|)
+ * (relative for large values, absolute near zero). NaN or inf never passes.
+ * check_report() fails when a check failed or when no check ran at all.
+ *
+ * Finite differences are central differences of the primal. The step is
+ * scaled by 1 + |x|, and the quotient uses the step actually taken
+ * ((x+h) - (x-h) after rounding), which matters for float.
+ */
+#ifndef ENZ_CHECK_H
+#define ENZ_CHECK_H
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Tolerances that hold at -O0..-O3. */
+#define TOL_AD 1e-9   /* AD vs analytic derivative, double */
+#define TOL_FD 1e-5   /* AD vs central finite differences, double */
+#define TOL_AD_F 1e-4 /* AD vs analytic derivative, float */
+#define TOL_FD_F 2e-2 /* AD vs central finite differences, float */
+
+#define FD_REL 1e-6   /* FD step for double functions, times (1 + |x|) */
+#define FD_REL_F 1e-3 /* FD step for float functions, times (1 + |x|) */
+
+#define CHECK_MAXN 8 /* most arguments fdn/fdnf handle */
+
+#define CHECK_UNUSED __attribute__((unused))
+
+static int check_total_;
+static int check_failed_;
+static char check_ctx_[160];
+
+/* Sets a label (printf format) printed with every following check. */
+CHECK_UNUSED static void check_at(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(check_ctx_, sizeof check_ctx_, fmt, ap);
+  va_end(ap);
+}
+
+CHECK_UNUSED static int check_close(const char *what, double got, double want,
+                                    double rel_tol) {
+  double err = fabs(got - want);
+  double tol = rel_tol * (1.0 + fabs(want));
+  int ok = isfinite(got) && isfinite(want) && err <= tol;
+  check_total_++;
+  if (!ok)
+    check_failed_++;
+  printf("%s [%s] %s: got %.17g want %.17g (err %.3g, tol %.3g)\n",
+         ok ? "ok  " : "FAIL", check_ctx_, what, got, want, err, tol);
+  return ok;
+}
+
+/* Prints "N checks, M failed"; returns the exit status for main. */
+CHECK_UNUSED static int check_report(void) {
+  printf("%d checks, %d failed\n", check_total_, check_failed_);
+  if (check_total_ == 0) {
+    printf("FAIL: no check ran\n");
+    return 1;
+  }
+  return check_failed_ ? 1 : 0;
+}
+
+/* d f / dx at x by central differences with step h. */
+CHECK_UNUSED static double fd1_h(double (*f)(double), double x, double h) {
+  double xp = x + h, xm = x - h;
+  return (f(xp) - f(xm)) / (xp - xm);
+}
+
+CHECK_UNUSED static double fd1(double (*f)(double), double x) {
+  return fd1_h(f, x, FD_REL * (1.0 + fabs(x)));
+}
+
+CHECK_UNUSED static double fd1f(float (*f)(float), float x) {
+  float h = (float)(FD_REL_F * (1.0 + fabs(x)));
+  float xp = x + h, xm = x - h;
+  return ((double)f(xp) - (double)f(xm)) / ((double)xp - (double)xm);
+}
+
+/* d f / d x[i] for f taking its n <= CHECK_MAXN arguments as an array. */
+CHECK_UNUSED static double fdn_h(double (*f)(const double *), const double *x,
+                                 int n, int i, double h) {
+  double p[CHECK_MAXN], m[CHECK_MAXN];
+  if (n > CHECK_MAXN || i < 0 || i >= n)
+    return NAN; /* a misuse: fails the check that uses it */
+  for (int k = 0; k < n; k++)
+    p[k] = m[k] = x[k];
+  p[i] = x[i] + h;
+  m[i] = x[i] - h;
+  return (f(p) - f(m)) / (p[i] - m[i]);
+}
+
+CHECK_UNUSED static double fdn(double (*f)(const double *), const double *x,
+                               int n, int i) {
+  return fdn_h(f, x, n, i, FD_REL * (1.0 + fabs(x[i])));
+}
+
+CHECK_UNUSED static double fdnf(float (*f)(const float *), const float *x,
+                                int n, int i) {
+  float p[CHECK_MAXN], m[CHECK_MAXN], h;
+  if (n > CHECK_MAXN || i < 0 || i >= n)
+    return NAN; /* a misuse: fails the check that uses it */
+  h = (float)(FD_REL_F * (1.0 + fabs(x[i])));
+  for (int k = 0; k < n; k++)
+    p[k] = m[k] = x[k];
+  p[i] = x[i] + h;
+  m[i] = x[i] - h;
+  return ((double)f(p) - (double)f(m)) / ((double)p[i] - (double)m[i]);
+}
+
+/* For programs that include enzyme.h: checks the reverse-mode derivative of
+ * a double -> double function F at X against DF(X) and central FD. DF takes
+ * and returns double. The call site names F directly, as the tool needs. */
+#define CHECK_GRAD1(F, DF, X)                                                  \
+  do {                                                                         \
+    double x_ = (X);                                                           \
+    check_at(#F " x=%g", x_);                                                  \
+    double d_ = __enzyme_autodiff((void *)(F), x_);                            \
+    check_close("d/dx vs analytic", d_, (DF)(x_), TOL_AD);                     \
+    check_close("d/dx vs FD", d_, fd1((F), x_), TOL_FD);                       \
+  } while (0)
+
+/* The same for a float -> float function F; DF is still double -> double. */
+#define CHECK_GRAD1F(F, DF, X)                                                 \
+  do {                                                                         \
+    float x_ = (float)(X);                                                     \
+    check_at(#F " x=%g", x_);                                                  \
+    float d_ = __enzyme_autodiff_f32((void *)(F), x_);                         \
+    check_close("d/dx vs analytic", d_, (DF)((double)x_), TOL_AD_F);           \
+    check_close("d/dx vs FD", d_, fd1f((F), x_), TOL_FD_F);                    \
+  } while (0)
+
+#endif /* ENZ_CHECK_H */

@@ -1,0 +1,99 @@
+//! Calling conventions at `__enzyme_*` call sites: converting the values the
+//! caller passed to the parameter types of the function, and packing the
+//! adjoints into whatever the caller's declaration returns.
+//!
+//! C declarations of `__enzyme_autodiff` are variadic (floats arrive
+//! promoted to double) and return the adjoints as a scalar or a struct,
+//! which the C ABI may lower to a register pair, a vector (`<2 x float>`) or
+//! an `sret` pointer. The adjoints are laid out as the natural C struct of
+//! their types and reinterpreted through memory as the declared type, as
+//! clang itself does for coerced returns.
+
+use crate::ir::{Builder, Ty, Value};
+use llvm_sys::core::*;
+use llvm_sys::target::*;
+
+/// Converts a passed value to a parameter type (fp and int width changes).
+pub(crate) fn convert_arg(b: &Builder, v: Value, to: Ty) -> Option<Value> {
+    let from = v.ty();
+    if from == to {
+        return Some(v);
+    }
+    if from.is_fp_scalar() && to.is_fp_scalar() {
+        return Some(b.fp_cast(v, to));
+    }
+    if from.is_integer() && to.is_integer() {
+        return Some(Value(unsafe {
+            LLVMBuildIntCast2(raw(b), v.0, to.0, 1, c"".as_ptr())
+        }));
+    }
+    None
+}
+
+/// Converts an adjoint of fp type for a caller expecting a different fp type.
+fn convert_fp(b: &Builder, v: Value, to: Ty) -> Value {
+    if v.ty() == to || !v.ty().is_fp_scalar() || !to.is_fp_scalar() {
+        v
+    } else {
+        b.fp_cast(v, to)
+    }
+}
+
+fn raw(b: &Builder) -> llvm_sys::prelude::LLVMBuilderRef {
+    b.raw()
+}
+
+/// Packs `outs` as the call's declared return type `ret` (or into `sret`).
+/// `entry` builds allocas in the caller's entry block. Returns the value to
+/// replace the call's result with (`None` for a void call).
+pub(crate) fn pack_return(
+    b: &Builder,
+    entry: &Builder,
+    outs: &[Value],
+    ret: Ty,
+    sret: Option<Value>,
+) -> Option<Value> {
+    let ctx = b.ctx();
+    if let Some(ptr) = sret {
+        store_natural(b, outs, ptr);
+        return (!ret.is_void()).then(|| b.poison(ret));
+    }
+    if ret.is_void() {
+        return None;
+    }
+    if outs.is_empty() {
+        return Some(b.zero(ret));
+    }
+    if outs.len() == 1 && ret.is_fp_scalar() {
+        return Some(convert_fp(b, outs[0], ret));
+    }
+    if outs.len() == 1 && outs[0].ty() == ret {
+        return Some(outs[0]);
+    }
+    // Reinterpret the natural struct's bytes as the declared type.
+    let td = unsafe { LLVMGetModuleDataLayout(b.insert_block().parent().global_parent()) };
+    let nat = natural_struct(ctx, outs);
+    let size = unsafe { LLVMABISizeOfType(td, nat.0).max(LLVMABISizeOfType(td, ret.0)) };
+    let bytes = Ty(unsafe { LLVMArrayType2(Ty::int(ctx, 8).0, size) });
+    let slot = entry.alloca(bytes, "adjoint.ret");
+    unsafe { LLVMSetAlignment(slot.0, 16) };
+    b.store(b.zero(bytes), slot);
+    store_natural(b, outs, slot);
+    Some(b.load(ret, slot))
+}
+
+fn natural_struct(ctx: llvm_sys::prelude::LLVMContextRef, outs: &[Value]) -> Ty {
+    let tys: Vec<Ty> = outs.iter().map(|v| v.ty()).collect();
+    Ty::literal_struct(ctx, &tys)
+}
+
+/// Stores `outs` at `ptr` laid out as the natural C struct of their types.
+fn store_natural(b: &Builder, outs: &[Value], ptr: Value) {
+    let td = unsafe { LLVMGetModuleDataLayout(b.insert_block().parent().global_parent()) };
+    let nat = natural_struct(b.ctx(), outs);
+    for (k, v) in outs.iter().enumerate() {
+        let off = unsafe { LLVMOffsetOfElement(td, nat.0, k as u32) };
+        let p = b.byte_gep(ptr, off);
+        b.store(*v, p);
+    }
+}

@@ -1,0 +1,121 @@
+//! Control-flow facts: predecessors, reachability, dominators and back edges.
+
+use crate::ir::{Block, Value};
+use petgraph::algo::dominators::{simple_fast, Dominators};
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::collections::{HashMap, HashSet};
+
+/// The control-flow graph of one function and what is derived from it.
+pub(crate) struct Cfg {
+    /// Blocks in layout order.
+    pub(crate) blocks: Vec<Block>,
+    index: HashMap<Block, NodeIndex>,
+    graph: DiGraph<Block, ()>,
+    doms: Dominators<NodeIndex>,
+    /// Predecessors with multiplicity (one entry per CFG edge), in order.
+    preds: HashMap<Block, Vec<Block>>,
+    /// Blocks reachable from the entry.
+    reachable: HashSet<Block>,
+    /// Blocks ending in `ret`.
+    pub(crate) exits: Vec<Block>,
+}
+
+impl Cfg {
+    pub(crate) fn new(func: Value) -> Cfg {
+        let blocks = func.blocks();
+        let mut graph = DiGraph::new();
+        let mut index = HashMap::new();
+        for b in &blocks {
+            index.insert(*b, graph.add_node(*b));
+        }
+        let mut preds: HashMap<Block, Vec<Block>> = blocks.iter().map(|b| (*b, vec![])).collect();
+        let mut exits = Vec::new();
+        for b in &blocks {
+            for s in b.successors() {
+                graph.add_edge(index[b], index[&s], ());
+                preds.entry(s).or_default().push(*b);
+            }
+            if b.terminator().and_then(|t| t.opcode()) == Some(llvm_sys::LLVMOpcode::LLVMRet) {
+                exits.push(*b);
+            }
+        }
+        let entry = index[&blocks[0]];
+        let doms = simple_fast(&graph, entry);
+        let reachable = blocks
+            .iter()
+            .filter(|b| doms.immediate_dominator(index[b]).is_some() || index[*b] == entry)
+            .copied()
+            .collect::<HashSet<_>>();
+        exits.retain(|e| reachable.contains(e));
+        Cfg { blocks, index, graph, doms, preds, reachable, exits }
+    }
+
+    /// Predecessors, one entry per edge.
+    pub(crate) fn preds(&self, b: Block) -> &[Block] {
+        self.preds.get(&b).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Distinct reachable predecessors, in first-seen order.
+    pub(crate) fn unique_preds(&self, b: Block) -> Vec<Block> {
+        let mut seen = Vec::new();
+        for p in self.preds(b) {
+            if self.reachable.contains(p) && !seen.contains(p) {
+                seen.push(*p);
+            }
+        }
+        seen
+    }
+
+    pub(crate) fn is_reachable(&self, b: Block) -> bool {
+        self.reachable.contains(&b)
+    }
+
+    /// Whether `a` dominates `b` (both reachable).
+    pub(crate) fn dominates(&self, a: Block, b: Block) -> bool {
+        let (Some(ia), Some(ib)) = (self.index.get(&a), self.index.get(&b)) else {
+            return false;
+        };
+        self.doms
+            .dominators(*ib)
+            .is_some_and(|mut it| it.any(|d| d == *ia))
+    }
+
+    /// Whether `b` dominates every exit: values defined there are available
+    /// throughout a reverse sweep (which is only entered through an exit).
+    pub(crate) fn dominates_all_exits(&self, b: Block) -> bool {
+        self.exits.iter().all(|e| self.dominates(b, *e))
+    }
+
+    /// Edges whose target dominates their source (loop back edges).
+    pub(crate) fn back_edges(&self) -> Vec<(Block, Block)> {
+        let mut out = Vec::new();
+        for e in self.graph.edge_indices() {
+            let (s, t) = self.graph.edge_endpoints(e).expect("edge");
+            let (sb, tb) = (self.graph[s], self.graph[t]);
+            if self.is_reachable(sb) && self.dominates(tb, sb) {
+                out.push((sb, tb));
+            }
+        }
+        out
+    }
+
+    /// Blocks that are reachable and from which some exit is reachable.
+    pub(crate) fn live_blocks(&self) -> Vec<Block> {
+        let mut reaches_exit: HashSet<Block> = self.exits.iter().copied().collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in &self.blocks {
+                if !reaches_exit.contains(b) && b.successors().iter().any(|s| reaches_exit.contains(s)) {
+                    reaches_exit.insert(*b);
+                    changed = true;
+                }
+            }
+        }
+        self.blocks
+            .iter()
+            .filter(|b| self.is_reachable(**b) && reaches_exit.contains(b))
+            .copied()
+            .collect()
+    }
+}

@@ -1,0 +1,5 @@
+//! Analyses over a (preprocessed) function. They read IR and never change it;
+//! synthesis consumes their facts.
+
+pub(crate) mod activity;
+pub(crate) mod cfg;

@@ -1,0 +1,169 @@
+//! Reading `__enzyme_*` call sites: the function to differentiate, and for
+//! each of its parameters the activity and the values passed.
+
+use crate::diag::Diagnostic;
+use crate::ir::Value;
+use crate::names::{EntryPoint, Marker};
+use llvm_sys::LLVMOpcode;
+
+/// How one parameter takes part in differentiation.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum ArgActivity {
+    /// No derivative.
+    Const,
+    /// A floating input whose adjoint is returned.
+    Out,
+    /// A pointer whose shadow is passed next.
+    Dup,
+    /// Like `Dup`, and the primal result is not needed.
+    DupNoNeed,
+}
+
+/// One parameter's values at a call site.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct CallArg {
+    pub(crate) activity: ArgActivity,
+    /// The primal value passed (as it appears at the call, before conversion).
+    pub(crate) value: Value,
+    /// The shadow, for `Dup`/`DupNoNeed`.
+    pub(crate) shadow: Option<Value>,
+}
+
+/// A parsed `__enzyme_*` call.
+#[derive(Clone, Debug)]
+pub(crate) struct CallSite {
+    pub(crate) call: Value,
+    pub(crate) entry: EntryPoint,
+    /// The function to differentiate.
+    pub(crate) function: Value,
+    /// One entry per parameter of `function`.
+    pub(crate) args: Vec<CallArg>,
+    /// The `sret` pointer the call returns its struct through, if any.
+    pub(crate) sret: Option<Value>,
+}
+
+/// The marker `v` stands for: a load of an `enzyme_*` global or a metadata
+/// string naming one.
+pub(crate) fn marker_of(v: Value) -> Option<Marker> {
+    if let Some(s) = v.metadata_string() {
+        return Marker::from_name(&s);
+    }
+    if v.opcode() == Some(LLVMOpcode::LLVMLoad) {
+        let mut p = v.operand(0);
+        while !p.is_global_variable() && p.num_operands() > 0 && !p.is_instruction() {
+            p = p.operand(0);
+        }
+        if p.is_global_variable() {
+            return Marker::from_name(&p.name());
+        }
+    }
+    None
+}
+
+/// The entry point a call instruction invokes, if any.
+pub(crate) fn entry_point_of(call: Value) -> Option<EntryPoint> {
+    let f = call.called_function()?;
+    EntryPoint::from_callee(&f.name())
+}
+
+/// Parses a call to an entry point.
+pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<CallSite, Diagnostic> {
+    let err = |msg: String| Diagnostic::new(msg).in_function(caller).at(call);
+    let nargs = call.call_num_args();
+    let sret = (nargs > 0 && call.call_arg_has_attribute(0, "sret")).then(|| call.operand(0));
+    let base = u32::from(sret.is_some());
+    if nargs <= base {
+        return Err(err(format!(
+            "`{}` needs the function to differentiate as its first argument",
+            entry.name()
+        )));
+    }
+    let Some(function) = call.operand(base).strip_to_function() else {
+        return Err(err(format!(
+            "the first argument of `{}` is not a function (seen: {})",
+            entry.name(),
+            call.operand(base).to_ir()
+        ))
+        .help("pass the function itself, e.g. __enzyme_autodiff((void*)f, ...)"));
+    };
+    let fname = function.name();
+    if function.is_declaration() {
+        return Err(err(format!(
+            "cannot differentiate `{fname}`: it is an external function with no body in this module"
+        ))
+        .help(format!(
+            "compile `{fname}` into the same bitcode (e.g. link the modules with llvm-link), or register a custom gradient for it"
+        )));
+    }
+    let params = function.params();
+    let mut args = Vec::with_capacity(params.len());
+    let mut k = base + 1;
+    let too_few = |k: u32| {
+        err(format!(
+            "too few arguments: `{fname}` has {} parameter(s) but the call to `{}` ran out of values at argument {}",
+            params.len(),
+            entry.name(),
+            k
+        ))
+        .help("pass one value per parameter, each optionally preceded by an activity marker (enzyme_const, enzyme_out, enzyme_dup + shadow)")
+    };
+    for (pi, p) in params.iter().enumerate() {
+        if k >= nargs {
+            return Err(too_few(k));
+        }
+        let mut v = call.operand(k);
+        let mut marker = marker_of(v);
+        if let Some(m) = marker {
+            if matches!(m, Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar) {
+                return Err(err(format!(
+                    "the marker `{}` is not supported by `{}` yet",
+                    m.name(),
+                    entry.name()
+                )));
+            }
+            k += 1;
+            if k >= nargs {
+                return Err(too_few(k));
+            }
+            v = call.operand(k);
+        } else {
+            marker = None;
+        }
+        k += 1;
+        let ty = p.ty();
+        let activity = match marker {
+            Some(Marker::Const) => ArgActivity::Const,
+            Some(Marker::Out) => ArgActivity::Out,
+            Some(Marker::Dup) => ArgActivity::Dup,
+            Some(Marker::DupNoNeed) => ArgActivity::DupNoNeed,
+            _ if ty.is_fp_or_fp_vector() => ArgActivity::Out,
+            _ if ty.kind() == crate::ir::TyKind::Pointer => ArgActivity::Dup,
+            _ => ArgActivity::Const,
+        };
+        if activity == ArgActivity::Out && !ty.carries_float() {
+            return Err(err(format!(
+                "parameter {pi} of `{fname}` has type {ty}, which cannot be `enzyme_out` (only floating-point values have adjoints to return)"
+            )));
+        }
+        let shadow = if matches!(activity, ArgActivity::Dup | ArgActivity::DupNoNeed) {
+            if k >= nargs {
+                return Err(too_few(k));
+            }
+            let s = call.operand(k);
+            k += 1;
+            Some(s)
+        } else {
+            None
+        };
+        args.push(CallArg { activity, value: v, shadow });
+    }
+    if k < nargs {
+        return Err(err(format!(
+            "too many arguments: `{fname}` has {} parameter(s) but the call to `{}` passes {} more value(s)",
+            params.len(),
+            entry.name(),
+            nargs - k
+        )));
+    }
+    Ok(CallSite { call, entry, function, args, sret })
+}

@@ -1,0 +1,72 @@
+//! Diagnostics: what went wrong, in which function, at which instruction and
+//! source line.
+
+use crate::ir::Value;
+use std::fmt;
+
+/// A user-facing error about the input program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// The function being differentiated or containing the problem.
+    pub function: Option<String>,
+    /// The offending instruction, as printed in IR.
+    pub instruction: Option<String>,
+    /// `file:line[:col]` from debug info, when present.
+    pub location: Option<String>,
+    /// How to resolve it, when we know.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with only a message.
+    pub fn new(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            message: message.into(),
+            function: None,
+            instruction: None,
+            location: None,
+            help: None,
+        }
+    }
+
+    pub(crate) fn in_function(mut self, name: impl Into<String>) -> Diagnostic {
+        self.function = Some(name.into());
+        self
+    }
+
+    /// Attaches an instruction and its source location.
+    pub(crate) fn at(mut self, inst: Value) -> Diagnostic {
+        self.instruction = Some(inst.to_ir());
+        self.location = inst.debug_location();
+        self
+    }
+
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: ")?;
+        if let Some(loc) = &self.location {
+            write!(f, "{loc}: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let Some(func) = &self.function {
+            write!(f, "\n  in function `{func}`")?;
+        }
+        if let Some(i) = &self.instruction {
+            write!(f, "\n  at instruction: {i}")?;
+        }
+        if let Some(h) = &self.help {
+            write!(f, "\n  help: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostic {}

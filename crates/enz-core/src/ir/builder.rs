@@ -1,0 +1,279 @@
+//! An instruction builder: a thin owner of `LLVMBuilderRef` with typed helpers.
+
+use super::{cstr, Block, Ty, TyKind, Value};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
+
+/// Builds instructions at a position; disposed on drop.
+pub(crate) struct Builder {
+    raw: LLVMBuilderRef,
+    ctx: LLVMContextRef,
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        unsafe { LLVMDisposeBuilder(self.raw) }
+    }
+}
+
+impl Builder {
+    pub(crate) fn new(ctx: LLVMContextRef) -> Builder {
+        Builder {
+            raw: unsafe { LLVMCreateBuilderInContext(ctx) },
+            ctx,
+        }
+    }
+
+    /// The raw builder, for the few C calls without a helper here.
+    pub(crate) fn raw(&self) -> LLVMBuilderRef {
+        self.raw
+    }
+
+    pub(crate) fn ctx(&self) -> LLVMContextRef {
+        self.ctx
+    }
+
+    pub(crate) fn position_at_end(&self, b: Block) {
+        unsafe { LLVMPositionBuilderAtEnd(self.raw, b.0) }
+    }
+
+    pub(crate) fn position_before(&self, i: Value) {
+        unsafe { LLVMPositionBuilderBefore(self.raw, i.0) }
+    }
+
+    /// Positions right after instruction `i` (after all phis if `i` is a phi).
+    pub(crate) fn position_after(&self, i: Value) {
+        let b = i.parent_block();
+        let next = if i.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI) {
+            b.first_non_phi()
+        } else {
+            i.next_instruction()
+        };
+        match next {
+            Some(n) => self.position_before(n),
+            None => self.position_at_end(b),
+        }
+    }
+
+    pub(crate) fn insert_block(&self) -> Block {
+        Block(unsafe { LLVMGetInsertBlock(self.raw) })
+    }
+
+    fn module(&self) -> LLVMModuleRef {
+        self.insert_block().parent().global_parent()
+    }
+
+    /// Inserts an already created (cloned) instruction at the position.
+    pub(crate) fn insert(&self, i: Value) {
+        unsafe { LLVMInsertIntoBuilder(self.raw, i.0) }
+    }
+
+    // ---- constants ----
+
+    /// `v` as a constant of float type `ty` (splatted for vectors).
+    pub(crate) fn const_float(&self, ty: Ty, v: f64) -> Value {
+        if ty.kind() == TyKind::Vector {
+            let e = self.const_float(ty.element(), v);
+            let n = ty.len() as usize;
+            let mut elems = vec![e.0; n];
+            return Value(unsafe { LLVMConstVector(elems.as_mut_ptr(), n as u32) });
+        }
+        Value(unsafe { LLVMConstReal(ty.0, v) })
+    }
+
+    pub(crate) fn const_int(&self, ty: Ty, v: i64) -> Value {
+        Value(unsafe { LLVMConstInt(ty.0, v as u64, 1) })
+    }
+
+    pub(crate) fn i32(&self, v: i64) -> Value {
+        self.const_int(Ty::int(self.ctx, 32), v)
+    }
+
+    pub(crate) fn zero(&self, ty: Ty) -> Value {
+        Value(unsafe { LLVMConstNull(ty.0) })
+    }
+
+    pub(crate) fn poison(&self, ty: Ty) -> Value {
+        Value(unsafe { LLVMGetPoison(ty.0) })
+    }
+
+    // ---- arithmetic ----
+
+    pub(crate) fn fadd(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildFAdd(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn fsub(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildFSub(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn fmul(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildFMul(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn fdiv(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildFDiv(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn fneg(&self, a: Value) -> Value {
+        Value(unsafe { LLVMBuildFNeg(self.raw, a.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn add(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildAdd(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn fcmp(&self, pred: LLVMRealPredicate, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildFCmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn icmp(&self, pred: LLVMIntPredicate, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildICmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn select(&self, c: Value, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildSelect(self.raw, c.0, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn fp_cast(&self, v: Value, to: Ty) -> Value {
+        Value(unsafe { LLVMBuildFPCast(self.raw, v.0, to.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn si_to_fp(&self, v: Value, to: Ty) -> Value {
+        Value(unsafe { LLVMBuildSIToFP(self.raw, v.0, to.0, c"".as_ptr()) })
+    }
+
+    // ---- aggregates ----
+
+    pub(crate) fn extract_value(&self, agg: Value, idx: u32) -> Value {
+        Value(unsafe { LLVMBuildExtractValue(self.raw, agg.0, idx, c"".as_ptr()) })
+    }
+
+    pub(crate) fn insert_value(&self, agg: Value, v: Value, idx: u32) -> Value {
+        Value(unsafe { LLVMBuildInsertValue(self.raw, agg.0, v.0, idx, c"".as_ptr()) })
+    }
+
+    pub(crate) fn extract_element(&self, vec: Value, idx: Value) -> Value {
+        Value(unsafe { LLVMBuildExtractElement(self.raw, vec.0, idx.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn insert_element(&self, vec: Value, v: Value, idx: Value) -> Value {
+        Value(unsafe { LLVMBuildInsertElement(self.raw, vec.0, v.0, idx.0, c"".as_ptr()) })
+    }
+
+    /// Extracts member `idx` of a struct/array (extractvalue) or vector (extractelement).
+    pub(crate) fn extract_member(&self, agg: Value, idx: u32) -> Value {
+        if agg.ty().kind() == TyKind::Vector {
+            self.extract_element(agg, self.i32(i64::from(idx)))
+        } else {
+            self.extract_value(agg, idx)
+        }
+    }
+
+    /// Inserts member `idx` of a struct/array (insertvalue) or vector (insertelement).
+    pub(crate) fn insert_member(&self, agg: Value, v: Value, idx: u32) -> Value {
+        if agg.ty().kind() == TyKind::Vector {
+            self.insert_element(agg, v, self.i32(i64::from(idx)))
+        } else {
+            self.insert_value(agg, v, idx)
+        }
+    }
+
+    // ---- memory ----
+
+    pub(crate) fn alloca(&self, ty: Ty, name: &str) -> Value {
+        let n = cstr(name);
+        Value(unsafe { LLVMBuildAlloca(self.raw, ty.0, n.as_ptr()) })
+    }
+
+    pub(crate) fn load(&self, ty: Ty, ptr: Value) -> Value {
+        Value(unsafe { LLVMBuildLoad2(self.raw, ty.0, ptr.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn store(&self, v: Value, ptr: Value) -> Value {
+        Value(unsafe { LLVMBuildStore(self.raw, v.0, ptr.0) })
+    }
+
+    /// `getelementptr inbounds i8, ptr, i64 offset`.
+    pub(crate) fn byte_gep(&self, ptr: Value, offset: u64) -> Value {
+        let i8t = Ty::int(self.ctx, 8);
+        let mut idx = [self.const_int(Ty::int(self.ctx, 64), offset as i64).0];
+        Value(unsafe {
+            LLVMBuildInBoundsGEP2(self.raw, i8t.0, ptr.0, idx.as_mut_ptr(), 1, c"".as_ptr())
+        })
+    }
+
+    // ---- control flow ----
+
+    pub(crate) fn br(&self, to: Block) -> Value {
+        Value(unsafe { LLVMBuildBr(self.raw, to.0) })
+    }
+
+    pub(crate) fn cond_br(&self, c: Value, t: Block, f: Block) -> Value {
+        Value(unsafe { LLVMBuildCondBr(self.raw, c.0, t.0, f.0) })
+    }
+
+    pub(crate) fn switch(&self, v: Value, default: Block, cases: &[(Value, Block)]) -> Value {
+        let s = unsafe { LLVMBuildSwitch(self.raw, v.0, default.0, cases.len() as u32) };
+        for (c, b) in cases {
+            unsafe { LLVMAddCase(s, c.0, b.0) };
+        }
+        Value(s)
+    }
+
+    pub(crate) fn ret(&self, v: Option<Value>) -> Value {
+        Value(match v {
+            Some(v) => unsafe { LLVMBuildRet(self.raw, v.0) },
+            None => unsafe { LLVMBuildRetVoid(self.raw) },
+        })
+    }
+
+    pub(crate) fn unreachable(&self) -> Value {
+        Value(unsafe { LLVMBuildUnreachable(self.raw) })
+    }
+
+    pub(crate) fn phi(&self, ty: Ty, name: &str) -> Value {
+        let n = cstr(name);
+        Value(unsafe { LLVMBuildPhi(self.raw, ty.0, n.as_ptr()) })
+    }
+
+    // ---- calls ----
+
+    pub(crate) fn call(&self, fn_ty: Ty, callee: Value, args: &[Value]) -> Value {
+        let mut raw: Vec<LLVMValueRef> = args.iter().map(|a| a.0).collect();
+        Value(unsafe {
+            LLVMBuildCall2(
+                self.raw,
+                fn_ty.0,
+                callee.0,
+                raw.as_mut_ptr(),
+                raw.len() as u32,
+                c"".as_ptr(),
+            )
+        })
+    }
+
+    /// Calls the intrinsic `name` (e.g. `llvm.cos`) overloaded on `overload`.
+    pub(crate) fn call_intrinsic(&self, name: &str, overload: &[Ty], args: &[Value]) -> Value {
+        let id = unsafe { LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len()) };
+        assert!(id != 0, "unknown intrinsic {name}");
+        let mut tys: Vec<LLVMTypeRef> = overload.iter().map(|t| t.0).collect();
+        let decl = unsafe {
+            LLVMGetIntrinsicDeclaration(self.module(), id, tys.as_mut_ptr(), tys.len())
+        };
+        let fty = unsafe { LLVMIntrinsicGetType(self.ctx, id, tys.as_mut_ptr(), tys.len()) };
+        self.call(Ty(fty), Value(decl), args)
+    }
+
+    /// Calls the external function `name` of type `fn_ty`, declaring it if needed.
+    pub(crate) fn call_named(&self, name: &str, fn_ty: Ty, args: &[Value]) -> Value {
+        let m = self.module();
+        let c = cstr(name);
+        let mut f = unsafe { LLVMGetNamedFunction(m, c.as_ptr()) };
+        if f.is_null() {
+            f = unsafe { LLVMAddFunction(m, c.as_ptr(), fn_ty.0) };
+        }
+        self.call(fn_ty, Value(f), args)
+    }
+}

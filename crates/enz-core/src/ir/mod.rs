@@ -1,0 +1,35 @@
+//! Small safe helpers over the LLVM C API (llvm-sys).
+//!
+//! Everything else in enz-core talks to LLVM through these newtypes
+//! ([`Value`], [`Block`], [`Ty`]) and the [`Builder`]; `unsafe` stays here.
+//! The helpers only read or build IR, they hold no analysis state.
+
+mod builder;
+mod clone;
+mod types;
+mod value;
+
+pub(crate) use builder::Builder;
+pub(crate) use clone::{clone_body, ValueMap};
+pub(crate) use types::{Ty, TyKind};
+pub(crate) use value::{Block, Value};
+
+use std::ffi::{CStr, CString};
+
+/// Converts an LLVM-owned message (freed with `LLVMDisposeMessage`) to a `String`.
+pub(crate) fn take_message(ptr: *mut std::os::raw::c_char) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM returns a NUL-terminated string that we own.
+    unsafe {
+        let s = CStr::from_ptr(ptr).to_string_lossy().into_owned();
+        llvm_sys::core::LLVMDisposeMessage(ptr);
+        s
+    }
+}
+
+/// A NUL-terminated copy of `s` for the C API (interior NULs are dropped).
+pub(crate) fn cstr(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).expect("no interior NUL")
+}

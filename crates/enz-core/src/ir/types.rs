@@ -1,0 +1,170 @@
+//! LLVM types: kind queries and construction of the types synthesis needs.
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMTypeKind;
+
+/// An LLVM type.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct Ty(pub(crate) LLVMTypeRef);
+
+/// The coarse shape of a type, as analyses care about it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum TyKind {
+    Void,
+    Half,
+    Float,
+    Double,
+    OtherFloat,
+    Integer(u32),
+    Pointer,
+    Struct,
+    Array,
+    Vector,
+    Other,
+}
+
+impl Ty {
+    pub(crate) fn kind(self) -> TyKind {
+        // SAFETY: the type reference is valid for the context's lifetime.
+        match unsafe { LLVMGetTypeKind(self.0) } {
+            LLVMTypeKind::LLVMVoidTypeKind => TyKind::Void,
+            LLVMTypeKind::LLVMHalfTypeKind => TyKind::Half,
+            LLVMTypeKind::LLVMFloatTypeKind => TyKind::Float,
+            LLVMTypeKind::LLVMDoubleTypeKind => TyKind::Double,
+            LLVMTypeKind::LLVMBFloatTypeKind
+            | LLVMTypeKind::LLVMX86_FP80TypeKind
+            | LLVMTypeKind::LLVMFP128TypeKind
+            | LLVMTypeKind::LLVMPPC_FP128TypeKind => TyKind::OtherFloat,
+            LLVMTypeKind::LLVMIntegerTypeKind => {
+                TyKind::Integer(unsafe { LLVMGetIntTypeWidth(self.0) })
+            }
+            LLVMTypeKind::LLVMPointerTypeKind => TyKind::Pointer,
+            LLVMTypeKind::LLVMStructTypeKind => TyKind::Struct,
+            LLVMTypeKind::LLVMArrayTypeKind => TyKind::Array,
+            LLVMTypeKind::LLVMVectorTypeKind | LLVMTypeKind::LLVMScalableVectorTypeKind => {
+                TyKind::Vector
+            }
+            _ => TyKind::Other,
+        }
+    }
+
+    /// A scalar floating-point type (half, float, double, ...).
+    pub(crate) fn is_fp_scalar(self) -> bool {
+        matches!(
+            self.kind(),
+            TyKind::Half | TyKind::Float | TyKind::Double | TyKind::OtherFloat
+        )
+    }
+
+    /// A floating-point scalar or a vector of them.
+    pub(crate) fn is_fp_or_fp_vector(self) -> bool {
+        self.is_fp_scalar() || (self.kind() == TyKind::Vector && self.element().is_fp_scalar())
+    }
+
+    /// Whether values of this type can carry a derivative: floats, vectors of
+    /// floats and aggregates containing them.
+    pub(crate) fn carries_float(self) -> bool {
+        match self.kind() {
+            TyKind::Half | TyKind::Float | TyKind::Double | TyKind::OtherFloat => true,
+            TyKind::Vector | TyKind::Array => self.element().carries_float(),
+            TyKind::Struct => self.struct_fields().into_iter().any(Ty::carries_float),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn is_integer(self) -> bool {
+        matches!(self.kind(), TyKind::Integer(_))
+    }
+
+    pub(crate) fn is_void(self) -> bool {
+        self.kind() == TyKind::Void
+    }
+
+    /// Element type of an array or vector.
+    pub(crate) fn element(self) -> Ty {
+        Ty(unsafe { LLVMGetElementType(self.0) })
+    }
+
+    /// Number of elements of an array or fixed vector.
+    pub(crate) fn len(self) -> u64 {
+        match self.kind() {
+            TyKind::Array => unsafe { LLVMGetArrayLength2(self.0) },
+            TyKind::Vector => u64::from(unsafe { LLVMGetVectorSize(self.0) }),
+            TyKind::Struct => u64::from(unsafe { LLVMCountStructElementTypes(self.0) }),
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn struct_fields(self) -> Vec<Ty> {
+        let n = unsafe { LLVMCountStructElementTypes(self.0) } as usize;
+        let mut v: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
+        unsafe { LLVMGetStructElementTypes(self.0, v.as_mut_ptr()) };
+        v.into_iter().map(Ty).collect()
+    }
+
+    /// Type of member `i` of a struct, array or vector.
+    pub(crate) fn member(self, i: u32) -> Ty {
+        match self.kind() {
+            TyKind::Struct => Ty(unsafe { LLVMStructGetTypeAtIndex(self.0, i) }),
+            _ => self.element(),
+        }
+    }
+
+    pub(crate) fn context(self) -> LLVMContextRef {
+        unsafe { LLVMGetTypeContext(self.0) }
+    }
+
+    pub(crate) fn int(ctx: LLVMContextRef, bits: u32) -> Ty {
+        Ty(unsafe { LLVMIntTypeInContext(ctx, bits) })
+    }
+
+    pub(crate) fn void(ctx: LLVMContextRef) -> Ty {
+        Ty(unsafe { LLVMVoidTypeInContext(ctx) })
+    }
+
+    pub(crate) fn ptr(ctx: LLVMContextRef) -> Ty {
+        Ty(unsafe { LLVMPointerTypeInContext(ctx, 0) })
+    }
+
+    /// A literal (unnamed) struct of `fields`.
+    pub(crate) fn literal_struct(ctx: LLVMContextRef, fields: &[Ty]) -> Ty {
+        let mut raw: Vec<LLVMTypeRef> = fields.iter().map(|t| t.0).collect();
+        Ty(unsafe { LLVMStructTypeInContext(ctx, raw.as_mut_ptr(), raw.len() as u32, 0) })
+    }
+
+    pub(crate) fn function(ret: Ty, params: &[Ty], vararg: bool) -> Ty {
+        let mut raw: Vec<LLVMTypeRef> = params.iter().map(|t| t.0).collect();
+        Ty(unsafe {
+            LLVMFunctionType(ret.0, raw.as_mut_ptr(), raw.len() as u32, i32::from(vararg))
+        })
+    }
+
+    /// Return type of a function type.
+    pub(crate) fn return_type(self) -> Ty {
+        Ty(unsafe { LLVMGetReturnType(self.0) })
+    }
+
+    /// Parameter types of a function type.
+    pub(crate) fn param_types(self) -> Vec<Ty> {
+        let n = unsafe { LLVMCountParamTypes(self.0) } as usize;
+        let mut v: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
+        unsafe { LLVMGetParamTypes(self.0, v.as_mut_ptr()) };
+        v.into_iter().map(Ty).collect()
+    }
+
+    pub(crate) fn is_vararg(self) -> bool {
+        unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
+    }
+
+    /// Printed form, as in IR dumps.
+    pub(crate) fn to_ir(self) -> String {
+        super::take_message(unsafe { LLVMPrintTypeToString(self.0) })
+    }
+}
+
+impl std::fmt::Display for Ty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_ir())
+    }
+}

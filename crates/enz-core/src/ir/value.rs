@@ -1,0 +1,399 @@
+//! LLVM values and basic blocks: identity, inspection and navigation.
+
+use super::{cstr, take_message, Ty};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode;
+
+/// An LLVM value (instruction, argument, constant, function, global...).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct Value(pub(crate) LLVMValueRef);
+
+/// An LLVM basic block.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub(crate) struct Block(pub(crate) LLVMBasicBlockRef);
+
+impl Value {
+    pub(crate) fn ty(self) -> Ty {
+        Ty(unsafe { LLVMTypeOf(self.0) })
+    }
+
+    pub(crate) fn is_instruction(self) -> bool {
+        !unsafe { LLVMIsAInstruction(self.0) }.is_null()
+    }
+
+    pub(crate) fn is_argument(self) -> bool {
+        !unsafe { LLVMIsAArgument(self.0) }.is_null()
+    }
+
+    pub(crate) fn is_constant(self) -> bool {
+        !unsafe { LLVMIsAConstant(self.0) }.is_null()
+    }
+
+    pub(crate) fn is_function(self) -> bool {
+        !unsafe { LLVMIsAFunction(self.0) }.is_null()
+    }
+
+    pub(crate) fn is_global_variable(self) -> bool {
+        !unsafe { LLVMIsAGlobalVariable(self.0) }.is_null()
+    }
+
+    pub(crate) fn is_block_value(self) -> bool {
+        unsafe { LLVMValueIsBasicBlock(self.0) != 0 }
+    }
+
+    /// Opcode of an instruction, `None` for other values.
+    pub(crate) fn opcode(self) -> Option<LLVMOpcode> {
+        self.is_instruction()
+            .then(|| unsafe { LLVMGetInstructionOpcode(self.0) })
+    }
+
+    pub(crate) fn num_operands(self) -> u32 {
+        let n = unsafe { LLVMGetNumOperands(self.0) };
+        u32::try_from(n).unwrap_or(0)
+    }
+
+    pub(crate) fn operand(self, i: u32) -> Value {
+        Value(unsafe { LLVMGetOperand(self.0, i) })
+    }
+
+    pub(crate) fn operands(self) -> Vec<Value> {
+        (0..self.num_operands()).map(|i| self.operand(i)).collect()
+    }
+
+    pub(crate) fn set_operand(self, i: u32, v: Value) {
+        unsafe { LLVMSetOperand(self.0, i, v.0) }
+    }
+
+    pub(crate) fn name(self) -> String {
+        let mut len = 0usize;
+        let p = unsafe { LLVMGetValueName2(self.0, &mut len) };
+        if p.is_null() {
+            return String::new();
+        }
+        let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
+    pub(crate) fn set_name(self, name: &str) {
+        let c = cstr(name);
+        unsafe { LLVMSetValueName2(self.0, c.as_ptr(), name.len()) }
+    }
+
+    /// The value printed as in an IR dump (one line, trimmed).
+    pub(crate) fn to_ir(self) -> String {
+        let s = take_message(unsafe { LLVMPrintValueToString(self.0) });
+        let first = s.lines().next().unwrap_or("").trim();
+        // Drop trailing metadata attachments such as `, !dbg !42`.
+        match first.find(", !") {
+            Some(i) => first[..i].to_string(),
+            None => first.to_string(),
+        }
+    }
+
+    /// Block containing an instruction.
+    pub(crate) fn parent_block(self) -> Block {
+        Block(unsafe { LLVMGetInstructionParent(self.0) })
+    }
+
+    /// For an argument, its function.
+    pub(crate) fn arg_parent(self) -> Value {
+        Value(unsafe { LLVMGetParamParent(self.0) })
+    }
+
+    /// Source location `file:line[:col]` of an instruction, when debug info has it.
+    pub(crate) fn debug_location(self) -> Option<String> {
+        if !self.is_instruction() {
+            return None;
+        }
+        unsafe {
+            if llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(self.0).is_null() {
+                return None;
+            }
+            let line = LLVMGetDebugLocLine(self.0);
+            if line == 0 {
+                return None;
+            }
+            let mut len = 0u32;
+            let p = LLVMGetDebugLocFilename(self.0, &mut len);
+            let file = if p.is_null() {
+                String::from("<unknown>")
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+                    .into_owned()
+            };
+            let col = LLVMGetDebugLocColumn(self.0);
+            Some(if col > 0 {
+                format!("{file}:{line}:{col}")
+            } else {
+                format!("{file}:{line}")
+            })
+        }
+    }
+
+    /// Drops the instruction's `!dbg` location.
+    pub(crate) fn clear_debug_loc(self) {
+        unsafe { llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut()) }
+    }
+
+    /// Copies the `!dbg` location of `from` onto this instruction.
+    pub(crate) fn copy_debug_loc(self, from: Value) {
+        unsafe {
+            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from.0);
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, loc);
+        }
+    }
+
+    pub(crate) fn next_instruction(self) -> Option<Value> {
+        let n = unsafe { LLVMGetNextInstruction(self.0) };
+        (!n.is_null()).then_some(Value(n))
+    }
+
+    pub(crate) fn erase(self) {
+        unsafe { LLVMInstructionEraseFromParent(self.0) }
+    }
+
+    pub(crate) fn replace_all_uses_with(self, with: Value) {
+        unsafe { LLVMReplaceAllUsesWith(self.0, with.0) }
+    }
+
+    /// Users of this value (one entry per use).
+    pub(crate) fn users(self) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut u = unsafe { LLVMGetFirstUse(self.0) };
+        while !u.is_null() {
+            out.push(Value(unsafe { LLVMGetUser(u) }));
+            u = unsafe { LLVMGetNextUse(u) };
+        }
+        out
+    }
+
+    pub(crate) fn has_uses(self) -> bool {
+        !unsafe { LLVMGetFirstUse(self.0) }.is_null()
+    }
+
+    /// The callee operand of a call, `None` for other values.
+    pub(crate) fn called_value(self) -> Option<Value> {
+        if unsafe { LLVMIsACallInst(self.0) }.is_null() {
+            return None;
+        }
+        Some(Value(unsafe { LLVMGetCalledValue(self.0) }))
+    }
+
+    /// The function a call calls, seen through pointer casts and aliases.
+    pub(crate) fn called_function(self) -> Option<Value> {
+        self.called_value().and_then(|v| v.strip_to_function())
+    }
+
+    /// Strips pointer casts and global aliases; `Some` if a function remains.
+    pub(crate) fn strip_to_function(self) -> Option<Value> {
+        let mut v = self;
+        for _ in 0..16 {
+            if v.is_function() {
+                return Some(v);
+            }
+            if !unsafe { llvm_sys::core::LLVMIsAGlobalAlias(v.0) }.is_null() {
+                v = Value(unsafe { LLVMAliasGetAliasee(v.0) });
+                continue;
+            }
+            if !unsafe { LLVMIsAConstantExpr(v.0) }.is_null() || !unsafe { LLVMIsACastInst(v.0) }.is_null() {
+                if v.num_operands() == 0 {
+                    return None;
+                }
+                v = v.operand(0);
+                continue;
+            }
+            return None;
+        }
+        None
+    }
+
+    /// Function type of a call instruction.
+    pub(crate) fn call_function_type(self) -> Ty {
+        Ty(unsafe { LLVMGetCalledFunctionType(self.0) })
+    }
+
+    /// Number of call arguments (operands minus the callee and bundles).
+    pub(crate) fn call_num_args(self) -> u32 {
+        unsafe { LLVMGetNumArgOperands(self.0) }
+    }
+
+    /// Whether call argument `arg` carries the enum attribute `attr` (e.g. `sret`).
+    pub(crate) fn call_arg_has_attribute(self, arg: u32, attr: &str) -> bool {
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr() as *const _, attr.len());
+            !LLVMGetCallSiteEnumAttribute(self.0, arg + 1, kind).is_null()
+        }
+    }
+
+    /// Indices of an extractvalue/insertvalue.
+    pub(crate) fn indices(self) -> Vec<u32> {
+        let n = unsafe { LLVMGetNumIndices(self.0) } as usize;
+        let p = unsafe { LLVMGetIndices(self.0) };
+        if p.is_null() {
+            return Vec::new();
+        }
+        unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
+    }
+
+    /// Incoming (value, block) pairs of a phi.
+    pub(crate) fn incoming(self) -> Vec<(Value, Block)> {
+        let n = unsafe { LLVMCountIncoming(self.0) };
+        (0..n)
+            .map(|i| unsafe {
+                (
+                    Value(LLVMGetIncomingValue(self.0, i)),
+                    Block(LLVMGetIncomingBlock(self.0, i)),
+                )
+            })
+            .collect()
+    }
+
+    pub(crate) fn add_incoming(self, v: Value, b: Block) {
+        let mut vals = [v.0];
+        let mut blocks = [b.0];
+        unsafe { LLVMAddIncoming(self.0, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1) }
+    }
+
+    /// Mask of a shufflevector (`None` = undefined lane).
+    pub(crate) fn shuffle_mask(self) -> Vec<Option<u32>> {
+        let n = unsafe { LLVMGetNumMaskElements(self.0) };
+        let undef = unsafe { LLVMGetUndefMaskElem() };
+        (0..n)
+            .map(|i| {
+                let m = unsafe { LLVMGetMaskValue(self.0, i) };
+                (m != undef && m >= 0).then_some(m as u32)
+            })
+            .collect()
+    }
+
+    /// Integer value of a constant int, if it is one.
+    pub(crate) fn const_int(self) -> Option<i64> {
+        (!unsafe { LLVMIsAConstantInt(self.0) }.is_null())
+            .then(|| unsafe { LLVMConstIntGetSExtValue(self.0) })
+    }
+
+    /// Intrinsic ID of a function (0 if not an intrinsic).
+    pub(crate) fn intrinsic_id(self) -> u32 {
+        unsafe { LLVMGetIntrinsicID(self.0) }
+    }
+
+    /// The string of a `metadata !"..."` operand, if this is one.
+    pub(crate) fn metadata_string(self) -> Option<String> {
+        unsafe {
+            if LLVMIsAMDString(self.0).is_null() {
+                return None;
+            }
+            let mut len = 0u32;
+            let p = LLVMGetMDString(self.0, &mut len);
+            if p.is_null() {
+                return None;
+            }
+            Some(
+                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+                    .into_owned(),
+            )
+        }
+    }
+
+    /// Whether this is `undef` or `poison`.
+    pub(crate) fn is_undef(self) -> bool {
+        unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 }
+    }
+
+    // ---- functions ----
+
+    pub(crate) fn params(self) -> Vec<Value> {
+        let n = unsafe { LLVMCountParams(self.0) };
+        (0..n).map(|i| Value(unsafe { LLVMGetParam(self.0, i) })).collect()
+    }
+
+    pub(crate) fn blocks(self) -> Vec<Block> {
+        let mut out = Vec::new();
+        let mut b = unsafe { LLVMGetFirstBasicBlock(self.0) };
+        while !b.is_null() {
+            out.push(Block(b));
+            b = unsafe { LLVMGetNextBasicBlock(b) };
+        }
+        out
+    }
+
+    pub(crate) fn entry_block(self) -> Block {
+        Block(unsafe { LLVMGetEntryBasicBlock(self.0) })
+    }
+
+    pub(crate) fn is_declaration(self) -> bool {
+        unsafe { LLVMIsDeclaration(self.0) != 0 }
+    }
+
+    /// Function type of a function value.
+    pub(crate) fn function_type(self) -> Ty {
+        Ty(unsafe { LLVMGlobalGetValueType(self.0) })
+    }
+
+    pub(crate) fn global_parent(self) -> LLVMModuleRef {
+        unsafe { LLVMGetGlobalParent(self.0) }
+    }
+
+    pub(crate) fn delete_function(self) {
+        unsafe { LLVMDeleteFunction(self.0) }
+    }
+
+    /// The context this value lives in.
+    pub(crate) fn context(self) -> LLVMContextRef {
+        self.ty().context()
+    }
+}
+
+impl Block {
+    pub(crate) fn instructions(self) -> Vec<Value> {
+        let mut out = Vec::new();
+        let mut i = unsafe { LLVMGetFirstInstruction(self.0) };
+        while !i.is_null() {
+            out.push(Value(i));
+            i = unsafe { LLVMGetNextInstruction(i) };
+        }
+        out
+    }
+
+    pub(crate) fn first_instruction(self) -> Option<Value> {
+        let i = unsafe { LLVMGetFirstInstruction(self.0) };
+        (!i.is_null()).then_some(Value(i))
+    }
+
+    /// First instruction that is not a phi.
+    pub(crate) fn first_non_phi(self) -> Option<Value> {
+        self.instructions()
+            .into_iter()
+            .find(|i| i.opcode() != Some(LLVMOpcode::LLVMPHI))
+    }
+
+    pub(crate) fn terminator(self) -> Option<Value> {
+        let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
+        (!t.is_null()).then_some(Value(t))
+    }
+
+    pub(crate) fn successors(self) -> Vec<Block> {
+        let Some(t) = self.terminator() else {
+            return Vec::new();
+        };
+        let n = unsafe { LLVMGetNumSuccessors(t.0) };
+        (0..n).map(|i| Block(unsafe { LLVMGetSuccessor(t.0, i) })).collect()
+    }
+
+    pub(crate) fn as_value(self) -> Value {
+        Value(unsafe { LLVMBasicBlockAsValue(self.0) })
+    }
+
+    pub(crate) fn from_value(v: Value) -> Block {
+        Block(unsafe { LLVMValueAsBasicBlock(v.0) })
+    }
+
+    pub(crate) fn name(self) -> String {
+        self.as_value().name()
+    }
+
+    pub(crate) fn parent(self) -> Value {
+        Value(unsafe { LLVMGetBasicBlockParent(self.0) })
+    }
+}

@@ -1,0 +1,29 @@
+//! enz-core: automatic differentiation of LLVM IR.
+//!
+//! Bitcode in, bitcode with derivatives out: every call to an `__enzyme_*`
+//! entry point is replaced by a call to a synthesised derivative function.
+//! The one entry point is [`differentiate_module`]; everything else is
+//! internal. Data flows one way:
+//!
+//! ```text
+//!   callsite (markers) ─► preprocess ─► analysis (cfg, activity)
+//!                                  ─► synth (rules, reverse) ─► pipeline
+//! ```
+#![deny(missing_docs)]
+
+mod abi;
+mod analysis;
+mod callsite;
+mod diag;
+mod ir;
+mod names;
+mod pipeline;
+mod preprocess;
+mod synth;
+
+pub use diag::Diagnostic;
+pub use pipeline::{differentiate_module, Options, Report};
+
+/// The inkwell version enz-core is built against, for callers that load and
+/// write modules.
+pub use inkwell;

@@ -1,0 +1,241 @@
+//! The registry of names enz-rs recognises: entry points, activity markers
+//! and math functions.
+//!
+//! Every string such as `"sinf"`, `"llvm.sin.f32"` or `"__enzyme_autodiff"`
+//! lives here; the rest of the crate matches on the enums.
+
+/// A user-facing entry point, matched by a callee name that *contains* it.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum EntryPoint {
+    /// `__enzyme_autodiff`: combined reverse mode.
+    Autodiff,
+}
+
+impl EntryPoint {
+    const ALL: [(EntryPoint, &'static str); 1] = [(EntryPoint::Autodiff, "__enzyme_autodiff")];
+
+    /// The entry point a callee name designates, if any.
+    pub(crate) fn from_callee(name: &str) -> Option<EntryPoint> {
+        Self::ALL
+            .iter()
+            .find(|(_, s)| name.contains(s))
+            .map(|(e, _)| *e)
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(e, _)| *e == self).map(|(_, s)| *s).unwrap_or("?")
+    }
+}
+
+/// An activity marker argument (`enzyme_dup`, ...).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Marker {
+    Dup,
+    DupNoNeed,
+    Out,
+    Const,
+    Allocated,
+    Tape,
+    Width,
+    Scalar,
+}
+
+impl Marker {
+    const ALL: [(Marker, &'static str); 8] = [
+        (Marker::Dup, "enzyme_dup"),
+        (Marker::DupNoNeed, "enzyme_dupnoneed"),
+        (Marker::Out, "enzyme_out"),
+        (Marker::Const, "enzyme_const"),
+        (Marker::Allocated, "enzyme_allocated"),
+        (Marker::Tape, "enzyme_tape"),
+        (Marker::Width, "enzyme_width"),
+        (Marker::Scalar, "enzyme_scalar"),
+    ];
+
+    /// The marker a global (or metadata string) name designates.
+    pub(crate) fn from_name(name: &str) -> Option<Marker> {
+        Self::ALL.iter().find(|(_, s)| *s == name).map(|(m, _)| *m)
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(m, _)| *m == self).map(|(_, s)| *s).unwrap_or("?")
+    }
+
+    /// Whether a global of this name is a marker global.
+    pub(crate) fn is_marker_global(name: &str) -> bool {
+        Self::from_name(name).is_some()
+    }
+}
+
+/// A math function with a derivative rule, whatever its spelling
+/// (`sin`, `sinf`, `llvm.sin.f64`, `llvm.sin.v2f32` are all [`MathFn::Sin`]).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+#[allow(missing_docs)]
+pub(crate) enum MathFn {
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Pow,
+    Powi,
+    Fabs,
+    Fma,
+    FMulAdd,
+    CopySign,
+    Min,
+    Max,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    RoundEven,
+    Rint,
+    NearbyInt,
+    Tanh,
+    Sinh,
+    Cosh,
+    Atan,
+    Atan2,
+    Asin,
+    Acos,
+    Hypot,
+    Cbrt,
+    Erf,
+}
+
+/// Spellings of one math function: libm double and float names, and the
+/// intrinsic base names (without `llvm.` and type suffix).
+struct MathNames {
+    f: MathFn,
+    libm: &'static [&'static str],
+    intrinsics: &'static [&'static str],
+}
+
+const MATH: &[MathNames] = &[
+    MathNames { f: MathFn::Sqrt, libm: &["sqrt", "sqrtf"], intrinsics: &["sqrt"] },
+    MathNames { f: MathFn::Sin, libm: &["sin", "sinf"], intrinsics: &["sin"] },
+    MathNames { f: MathFn::Cos, libm: &["cos", "cosf"], intrinsics: &["cos"] },
+    MathNames { f: MathFn::Tan, libm: &["tan", "tanf"], intrinsics: &["tan"] },
+    MathNames { f: MathFn::Exp, libm: &["exp", "expf"], intrinsics: &["exp"] },
+    MathNames { f: MathFn::Exp2, libm: &["exp2", "exp2f"], intrinsics: &["exp2"] },
+    MathNames { f: MathFn::Expm1, libm: &["expm1", "expm1f"], intrinsics: &[] },
+    MathNames { f: MathFn::Log, libm: &["log", "logf"], intrinsics: &["log"] },
+    MathNames { f: MathFn::Log2, libm: &["log2", "log2f"], intrinsics: &["log2"] },
+    MathNames { f: MathFn::Log10, libm: &["log10", "log10f"], intrinsics: &["log10"] },
+    MathNames { f: MathFn::Log1p, libm: &["log1p", "log1pf"], intrinsics: &[] },
+    MathNames { f: MathFn::Pow, libm: &["pow", "powf"], intrinsics: &["pow"] },
+    MathNames { f: MathFn::Powi, libm: &[], intrinsics: &["powi"] },
+    MathNames { f: MathFn::Fabs, libm: &["fabs", "fabsf"], intrinsics: &["fabs"] },
+    MathNames { f: MathFn::Fma, libm: &["fma", "fmaf"], intrinsics: &["fma"] },
+    MathNames { f: MathFn::FMulAdd, libm: &[], intrinsics: &["fmuladd"] },
+    MathNames { f: MathFn::CopySign, libm: &["copysign", "copysignf"], intrinsics: &["copysign"] },
+    MathNames {
+        f: MathFn::Min,
+        libm: &["fmin", "fminf"],
+        intrinsics: &["minnum", "minimum", "minimumnum"],
+    },
+    MathNames {
+        f: MathFn::Max,
+        libm: &["fmax", "fmaxf"],
+        intrinsics: &["maxnum", "maximum", "maximumnum"],
+    },
+    MathNames { f: MathFn::Floor, libm: &["floor", "floorf"], intrinsics: &["floor"] },
+    MathNames { f: MathFn::Ceil, libm: &["ceil", "ceilf"], intrinsics: &["ceil"] },
+    MathNames { f: MathFn::Trunc, libm: &["trunc", "truncf"], intrinsics: &["trunc"] },
+    MathNames { f: MathFn::Round, libm: &["round", "roundf"], intrinsics: &["round"] },
+    MathNames { f: MathFn::RoundEven, libm: &["roundeven", "roundevenf"], intrinsics: &["roundeven"] },
+    MathNames { f: MathFn::Rint, libm: &["rint", "rintf"], intrinsics: &["rint"] },
+    MathNames { f: MathFn::NearbyInt, libm: &["nearbyint", "nearbyintf"], intrinsics: &["nearbyint"] },
+    MathNames { f: MathFn::Tanh, libm: &["tanh", "tanhf"], intrinsics: &["tanh"] },
+    MathNames { f: MathFn::Sinh, libm: &["sinh", "sinhf"], intrinsics: &["sinh"] },
+    MathNames { f: MathFn::Cosh, libm: &["cosh", "coshf"], intrinsics: &["cosh"] },
+    MathNames { f: MathFn::Atan, libm: &["atan", "atanf"], intrinsics: &["atan"] },
+    MathNames { f: MathFn::Atan2, libm: &["atan2", "atan2f"], intrinsics: &["atan2"] },
+    MathNames { f: MathFn::Asin, libm: &["asin", "asinf"], intrinsics: &["asin"] },
+    MathNames { f: MathFn::Acos, libm: &["acos", "acosf"], intrinsics: &["acos"] },
+    MathNames { f: MathFn::Hypot, libm: &["hypot", "hypotf"], intrinsics: &[] },
+    MathNames { f: MathFn::Cbrt, libm: &["cbrt", "cbrtf"], intrinsics: &[] },
+    MathNames { f: MathFn::Erf, libm: &["erf", "erff"], intrinsics: &[] },
+];
+
+impl MathFn {
+    /// The math function a callee name designates (libm or intrinsic spelling).
+    pub(crate) fn from_callee(name: &str) -> Option<MathFn> {
+        if let Some(rest) = name.strip_prefix("llvm.") {
+            let base = rest.split('.').next().unwrap_or("");
+            return MATH
+                .iter()
+                .find(|m| m.intrinsics.contains(&base))
+                .map(|m| m.f);
+        }
+        MATH.iter().find(|m| m.libm.contains(&name)).map(|m| m.f)
+    }
+
+    /// The intrinsic (e.g. `llvm.cos`) that computes this function, if LLVM has one.
+    pub(crate) fn intrinsic(self) -> Option<String> {
+        let m = MATH.iter().find(|m| m.f == self)?;
+        m.intrinsics.first().map(|base| format!("llvm.{base}"))
+    }
+
+    /// The libm name for a scalar of `bits` (32 or 64), if libm has one.
+    pub(crate) fn libm_name(self, bits: u32) -> Option<&'static str> {
+        let m = MATH.iter().find(|m| m.f == self)?;
+        match bits {
+            64 => m.libm.first().copied(),
+            32 => m.libm.get(1).copied(),
+            _ => None,
+        }
+    }
+}
+
+/// Functions known to carry no derivative (I/O, clocks, allocation
+/// bookkeeping): calls to them are kept in the forward sweep and skipped in
+/// the reverse sweep.
+pub(crate) fn is_known_inactive(name: &str) -> bool {
+    const INACTIVE: &[&str] = &[
+        "printf", "puts", "putchar", "fprintf", "fputs", "fputc", "fflush", "fwrite", "clock",
+        "time", "rand", "srand", "gettimeofday", "clock_gettime", "abort", "exit", "__assert_fail",
+        "llvm.assume", "llvm.lifetime.start", "llvm.lifetime.end", "llvm.dbg.value",
+        "llvm.dbg.declare", "llvm.dbg.assign", "llvm.dbg.label", "llvm.experimental.noalias.scope.decl",
+        "llvm.invariant.start", "llvm.invariant.end", "llvm.prefetch", "llvm.donothing",
+        "llvm.sideeffect", "llvm.pseudoprobe",
+    ];
+    INACTIVE.iter().any(|n| {
+        name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}.")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spellings_share_one_entry() {
+        assert_eq!(MathFn::from_callee("sin"), Some(MathFn::Sin));
+        assert_eq!(MathFn::from_callee("sinf"), Some(MathFn::Sin));
+        assert_eq!(MathFn::from_callee("llvm.sin.f64"), Some(MathFn::Sin));
+        assert_eq!(MathFn::from_callee("llvm.sin.v2f32"), Some(MathFn::Sin));
+        assert_eq!(MathFn::from_callee("llvm.maxnum.f32"), Some(MathFn::Max));
+        assert_eq!(MathFn::from_callee("llvm.powi.f64.i32"), Some(MathFn::Powi));
+        assert_eq!(MathFn::from_callee("sinl"), None);
+        assert_eq!(MathFn::from_callee("my_sin"), None);
+    }
+
+    #[test]
+    fn entry_points_match_by_containment() {
+        assert_eq!(EntryPoint::from_callee("__enzyme_autodiff"), Some(EntryPoint::Autodiff));
+        assert_eq!(EntryPoint::from_callee("__enzyme_autodiff_grad2"), Some(EntryPoint::Autodiff));
+        assert_eq!(EntryPoint::from_callee("_Z17__enzyme_autodiffPvz"), Some(EntryPoint::Autodiff));
+        assert_eq!(EntryPoint::from_callee("autodiff"), None);
+        assert!(is_known_inactive("printf"));
+        assert!(is_known_inactive("llvm.lifetime.start.p0"));
+        assert!(!is_known_inactive("sin"));
+    }
+}

@@ -1,0 +1,142 @@
+//! Preprocessing: a private, optimisable clone of the function to
+//! differentiate.
+//!
+//! The clone drops `optnone`/`noinline` (clang -O0 output must work), has its
+//! calls to defined functions inlined, and is run through
+//! `sroa,early-cse,instcombine,simplifycfg` so that synthesis sees SSA values
+//! instead of stack slots. The user's function is never modified.
+
+use crate::ir::{clone_body, cstr, Value, ValueMap};
+use crate::names::{EntryPoint, MathFn};
+use llvm_sys::core::*;
+use llvm_sys::transforms::pass_builder::*;
+use llvm_sys::LLVMLinkage;
+
+/// The function-local clean-up pipeline run on the clone.
+const PREOPT_PIPELINE: &str = "sroa,early-cse,instcombine,simplifycfg,sroa,instcombine";
+
+/// How many rounds of inlining (each inlines one more level of calls).
+const INLINE_ROUNDS: usize = 8;
+
+/// Makes the preprocessed clone of `func`. With `optimise` false, only the
+/// clone and inlining are done.
+pub(crate) fn preprocess(func: Value, optimise: bool) -> Result<Value, String> {
+    let module = func.global_parent();
+    let name = cstr(&format!("preprocess_{}", func.name()));
+    let clone = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), func.function_type().0) });
+    unsafe { LLVMSetLinkage(clone.0, LLVMLinkage::LLVMInternalLinkage) };
+    copy_function_attributes(func, clone);
+    let mut map = ValueMap::default();
+    for (p, q) in func.params().into_iter().zip(clone.params()) {
+        map.insert(p, q);
+        q.set_name(&p.name());
+    }
+    clone_body(func, clone, &mut map, false);
+    inline_calls(clone)?;
+    if optimise {
+        run_function_passes(clone, PREOPT_PIPELINE)?;
+    }
+    Ok(clone)
+}
+
+/// Copies function attributes (target-cpu, target-features, ...) except the
+/// ones that would stop optimisation.
+pub(crate) fn copy_function_attributes(from: Value, to: Value) {
+    const SKIP: &[&str] = &["optnone", "noinline", "alwaysinline"];
+    let idx = llvm_sys::LLVMAttributeFunctionIndex;
+    let n = unsafe { LLVMGetAttributeCountAtIndex(from.0, idx) } as usize;
+    let mut attrs = vec![std::ptr::null_mut(); n];
+    unsafe { LLVMGetAttributesAtIndex(from.0, idx, attrs.as_mut_ptr()) };
+    for a in attrs {
+        let skip = unsafe {
+            if LLVMIsEnumAttribute(a) != 0 {
+                let kind = LLVMGetEnumAttributeKind(a);
+                SKIP.iter().any(|s| {
+                    LLVMGetEnumAttributeKindForName(s.as_ptr() as *const _, s.len()) == kind
+                })
+            } else {
+                false
+            }
+        };
+        if !skip {
+            unsafe { LLVMAddAttributeAtIndex(to.0, idx, a) };
+        }
+    }
+}
+
+/// Inlines, level by level, calls from `func` to functions defined in the
+/// module (not math functions, not entry points, not recursive ones).
+fn inline_calls(func: Value) -> Result<(), String> {
+    let ctx = func.context();
+    let kind = unsafe {
+        LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), "alwaysinline".len())
+    };
+    let attr = unsafe { LLVMCreateEnumAttribute(ctx, kind, 0) };
+    for _ in 0..INLINE_ROUNDS {
+        let mut marked = false;
+        for b in func.blocks() {
+            for i in b.instructions() {
+                let Some(callee) = i.called_function() else { continue };
+                if i.opcode() != Some(llvm_sys::LLVMOpcode::LLVMCall)
+                    || callee.is_declaration()
+                    || callee.intrinsic_id() != 0
+                    || callee == func
+                    || calls_itself(callee)
+                    || MathFn::from_callee(&callee.name()).is_some()
+                    || EntryPoint::from_callee(&callee.name()).is_some()
+                {
+                    continue;
+                }
+                unsafe { LLVMAddCallSiteAttribute(i.0, llvm_sys::LLVMAttributeFunctionIndex, attr) };
+                marked = true;
+            }
+        }
+        if !marked {
+            break;
+        }
+        run_module_passes(func.global_parent(), "always-inline")?;
+    }
+    Ok(())
+}
+
+fn calls_itself(f: Value) -> bool {
+    f.blocks()
+        .iter()
+        .flat_map(|b| b.instructions())
+        .any(|i| i.called_function() == Some(f))
+}
+
+/// Runs a function pass pipeline on one function.
+pub(crate) fn run_function_passes(func: Value, pipeline: &str) -> Result<(), String> {
+    let p = cstr(pipeline);
+    unsafe {
+        let opts = LLVMCreatePassBuilderOptions();
+        let err = LLVMRunPassesOnFunction(func.0, p.as_ptr(), std::ptr::null_mut(), opts);
+        LLVMDisposePassBuilderOptions(opts);
+        check_error(err)
+    }
+}
+
+/// Runs a module pass pipeline.
+pub(crate) fn run_module_passes(
+    module: llvm_sys::prelude::LLVMModuleRef,
+    pipeline: &str,
+) -> Result<(), String> {
+    let p = cstr(pipeline);
+    unsafe {
+        let opts = LLVMCreatePassBuilderOptions();
+        let err = LLVMRunPasses(module, p.as_ptr(), std::ptr::null_mut(), opts);
+        LLVMDisposePassBuilderOptions(opts);
+        check_error(err)
+    }
+}
+
+unsafe fn check_error(err: llvm_sys::error::LLVMErrorRef) -> Result<(), String> {
+    if err.is_null() {
+        return Ok(());
+    }
+    let msg = llvm_sys::error::LLVMGetErrorMessage(err);
+    let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
+    llvm_sys::error::LLVMDisposeErrorMessage(msg);
+    Err(s)
+}

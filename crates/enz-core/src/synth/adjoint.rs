@@ -1,0 +1,47 @@
+//! Arithmetic on adjoint values of any differentiable type: scalars, float
+//! vectors and aggregates (added member by member, non-float members kept).
+
+use crate::ir::{Builder, Ty, TyKind, Value};
+
+/// `a + b` for two adjoints of the same type.
+pub(crate) fn add(b: &Builder, x: Value, y: Value) -> Value {
+    let ty = x.ty();
+    if ty.is_fp_or_fp_vector() {
+        return b.fadd(x, y);
+    }
+    match ty.kind() {
+        TyKind::Struct | TyKind::Array => {
+            let mut acc = x;
+            for i in 0..ty.len() as u32 {
+                if !ty.member(i).carries_float() {
+                    continue;
+                }
+                let s = add(b, b.extract_value(x, i), b.extract_value(y, i));
+                acc = b.insert_value(acc, s, i);
+            }
+            acc
+        }
+        _ => x,
+    }
+}
+
+/// Member `path` of an aggregate value.
+pub(crate) fn extract_path(b: &Builder, agg: Value, path: &[u32]) -> Value {
+    path.iter().fold(agg, |v, i| b.extract_member(v, *i))
+}
+
+/// `agg` with member `path` replaced by `new`.
+pub(crate) fn replace_path(b: &Builder, agg: Value, new: Value, path: &[u32]) -> Value {
+    match path {
+        [] => new,
+        [i, rest @ ..] => {
+            let inner = replace_path(b, b.extract_member(agg, *i), new, rest);
+            b.insert_member(agg, inner, *i)
+        }
+    }
+}
+
+/// A zero of type `ty` with `v` at member `path`.
+pub(crate) fn zero_with(b: &Builder, ty: Ty, v: Value, path: &[u32]) -> Value {
+    replace_path(b, b.zero(ty), v, path)
+}

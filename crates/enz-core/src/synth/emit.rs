@@ -1,0 +1,77 @@
+//! Turns rule formulas ([`Expr`]) into IR at the builder's position.
+//!
+//! This is the only place that gives the rule table's vocabulary a meaning
+//! in instructions; the table itself stays pure data.
+
+use super::rules::{Cond, Expr};
+use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::names::MathFn;
+
+/// The values a formula refers to.
+pub(crate) struct Operands<'a> {
+    /// Primal operands, as available where the formula is emitted.
+    pub(crate) args: &'a [Value],
+    /// The primal result, if the formula needs it (`None` if unavailable).
+    pub(crate) ret: Option<Value>,
+    /// The result's adjoint (reverse) or the operand's tangent (forward).
+    pub(crate) dret: Value,
+    /// Tangents of operands (forward mode only).
+    pub(crate) dargs: &'a [Option<Value>],
+    /// The rule's floating type (the result type): constants take it.
+    pub(crate) ty: Ty,
+}
+
+/// Emits `e` and returns its value.
+pub(crate) fn emit(b: &Builder, e: &Expr, o: &Operands) -> Value {
+    match e {
+        Expr::DRet => o.dret,
+        Expr::DArg(i) => o.dargs[*i].unwrap_or_else(|| b.zero(o.args[*i].ty())),
+        Expr::Arg(i) => o.args[*i],
+        Expr::Ret => o.ret.expect("rule needs the primal result"),
+        Expr::Const(v) => b.const_float(o.ty, *v),
+        Expr::Add(l, r) => b.fadd(emit(b, l, o), emit(b, r, o)),
+        Expr::Sub(l, r) => b.fsub(emit(b, l, o), emit(b, r, o)),
+        Expr::Mul(l, r) => b.fmul(emit(b, l, o), emit(b, r, o)),
+        Expr::Div(l, r) => b.fdiv(emit(b, l, o), emit(b, r, o)),
+        Expr::Neg(a) => b.fneg(emit(b, a, o)),
+        Expr::Math(f, args) => {
+            let vals: Vec<Value> = args.iter().map(|a| emit(b, a, o)).collect();
+            call_math(b, *f, &vals)
+        }
+        Expr::Select(c, t, f) => {
+            let cond = match &**c {
+                Cond::Arg(i) => o.args[*i],
+                Cond::Cmp(p, l, r) => b.fcmp(*p, emit(b, l, o), emit(b, r, o)),
+            };
+            b.select(cond, emit(b, t, o), emit(b, f, o))
+        }
+        Expr::ToArgType(i, a) => b.fp_cast(emit(b, a, o), o.args[*i].ty()),
+        Expr::ToRetType(a) => b.fp_cast(emit(b, a, o), o.ty),
+        Expr::IntToFp(a) => b.si_to_fp(emit(b, a, o), o.ty),
+        Expr::IntAdd(a, k) => {
+            let v = emit(b, a, o);
+            b.add(v, b.const_int(v.ty(), *k))
+        }
+    }
+}
+
+/// Calls math function `f` on `args` (the first argument's type decides the
+/// overload): the LLVM intrinsic where there is one, else libm.
+pub(crate) fn call_math(b: &Builder, f: MathFn, args: &[Value]) -> Value {
+    let ty = args[0].ty();
+    if let Some(name) = f.intrinsic() {
+        let overload: Vec<Ty> = if f == MathFn::Powi {
+            vec![ty, args[1].ty()]
+        } else {
+            vec![ty]
+        };
+        return b.call_intrinsic(&name, &overload, args);
+    }
+    let bits = match ty.kind() {
+        TyKind::Float => 32,
+        _ => 64,
+    };
+    let name = f.libm_name(bits).expect("math function without libm name");
+    let fn_ty = Ty::function(ty, &vec![ty; args.len()], false);
+    b.call_named(name, fn_ty, args)
+}

@@ -1,0 +1,191 @@
+//! Every rule in the table checked against central finite differences of its
+//! primal, through a small f64 interpreter of [`Expr`].
+
+use super::*;
+
+fn primal(op: OpKey, a: &[f64]) -> f64 {
+    use LLVMOpcode::*;
+    use MathFn as M;
+    match op {
+        OpKey::Inst(LLVMFAdd) => a[0] + a[1],
+        OpKey::Inst(LLVMFSub) => a[0] - a[1],
+        OpKey::Inst(LLVMFMul) => a[0] * a[1],
+        OpKey::Inst(LLVMFDiv) => a[0] / a[1],
+        OpKey::Inst(LLVMFRem) => a[0] % a[1],
+        OpKey::Inst(LLVMFNeg) => -a[0],
+        OpKey::Inst(LLVMFreeze | LLVMFPExt | LLVMFPTrunc) => a[0],
+        OpKey::Inst(LLVMSelect) => {
+            if a[0] != 0.0 {
+                a[1]
+            } else {
+                a[2]
+            }
+        }
+        OpKey::Inst(other) => panic!("no primal for {other:?}"),
+        OpKey::Math(f) => math_primal(f, a),
+    }
+}
+
+fn math_primal(f: MathFn, a: &[f64]) -> f64 {
+    use MathFn as M;
+    match f {
+        M::Sqrt => a[0].sqrt(),
+        M::Sin => a[0].sin(),
+        M::Cos => a[0].cos(),
+        M::Tan => a[0].tan(),
+        M::Exp => a[0].exp(),
+        M::Exp2 => a[0].exp2(),
+        M::Expm1 => a[0].exp_m1(),
+        M::Log => a[0].ln(),
+        M::Log2 => a[0].log2(),
+        M::Log10 => a[0].log10(),
+        M::Log1p => a[0].ln_1p(),
+        M::Pow => a[0].powf(a[1]),
+        M::Powi => a[0].powi(a[1] as i32),
+        M::Fabs => a[0].abs(),
+        M::Fma | M::FMulAdd => a[0].mul_add(a[1], a[2]),
+        M::CopySign => a[0].copysign(a[1]),
+        M::Min => a[0].min(a[1]),
+        M::Max => a[0].max(a[1]),
+        M::Floor => a[0].floor(),
+        M::Ceil => a[0].ceil(),
+        M::Trunc => a[0].trunc(),
+        M::Round => a[0].round(),
+        M::RoundEven | M::Rint | M::NearbyInt => a[0].round_ties_even(),
+        M::Tanh => a[0].tanh(),
+        M::Sinh => a[0].sinh(),
+        M::Cosh => a[0].cosh(),
+        M::Atan => a[0].atan(),
+        M::Atan2 => a[0].atan2(a[1]),
+        M::Asin => a[0].asin(),
+        M::Acos => a[0].acos(),
+        M::Hypot => a[0].hypot(a[1]),
+        M::Cbrt => a[0].cbrt(),
+        M::Erf => erf(a[0]),
+    }
+}
+
+/// erf by its Maclaurin series (|x| < 2 here).
+fn erf(x: f64) -> f64 {
+    let mut sum = 0.0;
+    let mut term = x;
+    for n in 0..60 {
+        sum += term / (2 * n + 1) as f64;
+        term *= -x * x / (n + 1) as f64;
+    }
+    sum * TWO_OVER_SQRT_PI
+}
+
+struct Env<'a> {
+    args: &'a [f64],
+    ret: f64,
+    dret: f64,
+    dargs: &'a [f64],
+}
+
+fn eval(e: &Expr, env: &Env) -> f64 {
+    match e {
+        Expr::DRet => env.dret,
+        Expr::DArg(i) => env.dargs[*i],
+        Expr::Arg(i) => env.args[*i],
+        Expr::Ret => env.ret,
+        Expr::Const(v) => *v,
+        Expr::Add(a, b) => eval(a, env) + eval(b, env),
+        Expr::Sub(a, b) => eval(a, env) - eval(b, env),
+        Expr::Mul(a, b) => eval(a, env) * eval(b, env),
+        Expr::Div(a, b) => eval(a, env) / eval(b, env),
+        Expr::Neg(a) => -eval(a, env),
+        Expr::Math(f, args) => {
+            let v: Vec<f64> = args.iter().map(|a| eval(a, env)).collect();
+            math_primal(*f, &v)
+        }
+        Expr::Select(c, a, b) => {
+            let cond = match &**c {
+                Cond::Arg(i) => env.args[*i] != 0.0,
+                Cond::Cmp(LLVMRealPredicate::LLVMRealOLT, l, r) => eval(l, env) < eval(r, env),
+                Cond::Cmp(LLVMRealPredicate::LLVMRealOGT, l, r) => eval(l, env) > eval(r, env),
+                Cond::Cmp(p, _, _) => panic!("predicate {p:?} not interpreted"),
+            };
+            if cond {
+                eval(a, env)
+            } else {
+                eval(b, env)
+            }
+        }
+        Expr::ToArgType(_, a) | Expr::ToRetType(a) | Expr::IntToFp(a) => eval(a, env),
+        Expr::IntAdd(a, k) => eval(a, env) + *k as f64,
+    }
+}
+
+/// Sample points per rule: operands that are integers or booleans are marked.
+fn samples(op: OpKey) -> Vec<Vec<f64>> {
+    use LLVMOpcode::*;
+    match op {
+        OpKey::Inst(LLVMFRem) => vec![vec![3.7, 1.3], vec![-2.9, 0.7]],
+        OpKey::Inst(LLVMSelect) => vec![vec![1.0, 0.3, 0.9], vec![0.0, 0.3, 0.9]],
+        OpKey::Math(MathFn::Powi) => vec![vec![0.8, 3.0], vec![1.3, -2.0]],
+        _ => vec![vec![0.37, 0.81, 0.55], vec![0.81, 0.37, -0.25], vec![0.62, -0.43, 1.1]],
+    }
+}
+
+fn is_discrete(op: OpKey, i: usize) -> bool {
+    matches!(
+        (op, i),
+        (OpKey::Inst(LLVMOpcode::LLVMSelect), 0) | (OpKey::Math(MathFn::Powi), 1)
+    )
+}
+
+#[test]
+fn every_rule_matches_finite_differences() {
+    for rule in table() {
+        let n = rule.adjoints.len();
+        for point in samples(rule.op) {
+            let args = &point[..n];
+            let ret = primal(rule.op, args);
+            assert!(ret.is_finite(), "{:?} at {args:?}", rule.op);
+            for i in 0..n {
+                if is_discrete(rule.op, i) {
+                    assert!(rule.adjoints[i].is_none(), "{:?}: operand {i} is discrete", rule.op);
+                    continue;
+                }
+                let h = 1e-6 * (1.0 + args[i].abs());
+                let (mut p, mut m) = (args.to_vec(), args.to_vec());
+                p[i] += h;
+                m[i] -= h;
+                let fd = (primal(rule.op, &p) - primal(rule.op, &m)) / (2.0 * h);
+                let zeros = vec![0.0; n];
+                let env = Env { args, ret, dret: 1.0, dargs: &zeros };
+                let adj = rule.adjoints[i].as_ref().map_or(0.0, |a| eval(a, &env));
+                let tol = 1e-6 * (1.0 + fd.abs());
+                assert!(
+                    (adj - fd).abs() < tol,
+                    "{:?} operand {i} at {args:?}: adjoint {adj}, finite difference {fd}",
+                    rule.op
+                );
+                let mut unit = vec![0.0; n];
+                unit[i] = 1.0;
+                let tenv = Env { args, ret, dret: 0.0, dargs: &unit };
+                let tan = eval(&rule.tangent(), &tenv);
+                assert!(
+                    (tan - fd).abs() < tol,
+                    "{:?} operand {i} at {args:?}: tangent {tan}, finite difference {fd}",
+                    rule.op
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_math_function_has_a_rule() {
+    use MathFn as M;
+    let all = [
+        M::Sqrt, M::Sin, M::Cos, M::Tan, M::Exp, M::Exp2, M::Expm1, M::Log, M::Log2, M::Log10,
+        M::Log1p, M::Pow, M::Powi, M::Fabs, M::Fma, M::FMulAdd, M::CopySign, M::Min, M::Max,
+        M::Floor, M::Ceil, M::Trunc, M::Round, M::RoundEven, M::Rint, M::NearbyInt, M::Tanh,
+        M::Sinh, M::Cosh, M::Atan, M::Atan2, M::Asin, M::Acos, M::Hypot, M::Cbrt, M::Erf,
+    ];
+    for f in all {
+        assert!(lookup(OpKey::Math(f)).is_some(), "{f:?} has no rule");
+    }
+}

@@ -1,0 +1,133 @@
+//! The `enz-rs` command: differentiate the `__enzyme_*` call sites of an LLVM
+//! module.
+//!
+//! Only this crate touches argv and files. It reads bitcode or textual IR,
+//! hands the module to `enz_core::differentiate_module`, and writes the
+//! result through a temporary file renamed into place, so that a failed run
+//! never leaves a partial output.
+
+use clap::Parser;
+use enz_core::{differentiate_module, Diagnostic, Options};
+use enz_core::inkwell::context::Context;
+use enz_core::inkwell::memory_buffer::MemoryBuffer;
+use enz_core::inkwell::module::Module;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Automatic differentiation of LLVM IR, Enzyme-compatible.
+///
+/// Replaces every call to __enzyme_autodiff in the input module with a call to
+/// a synthesised gradient function, re-optimises, verifies and writes the
+/// module. Input may be bitcode (.bc) or textual IR (.ll).
+#[derive(Parser, Debug)]
+#[command(name = "enz-rs", version, about, long_about = None)]
+struct Cli {
+    /// Input module: LLVM bitcode or textual IR.
+    input: PathBuf,
+
+    /// Output file.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    output: PathBuf,
+
+    /// Write textual IR instead of bitcode.
+    #[arg(short = 'S')]
+    text: bool,
+
+    /// Do not run the clean-up pipeline on the functions before
+    /// differentiating them.
+    #[arg(long = "no-preopt")]
+    no_preopt: bool,
+
+    /// Optimisation level after differentiation (-O0, -O1, -O2, -O3).
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    opt_level: u8,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match std::panic::catch_unwind(|| run(&cli)) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(errors)) => {
+            for e in errors {
+                eprintln!("{e}");
+            }
+            ExitCode::from(1)
+        }
+        Err(_) => {
+            eprintln!(
+                "error: internal error in enz-rs while processing `{}` (this is a bug; no output was written)",
+                cli.input.display()
+            );
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
+    let context = Context::create();
+    let module = read_module(&context, &cli.input).map_err(|d| vec![d])?;
+    if let Err(e) = module.verify() {
+        return Err(vec![Diagnostic::new(format!(
+            "`{}` is not a valid LLVM module: {}",
+            cli.input.display(),
+            e.to_string().trim()
+        ))]);
+    }
+    let opts = Options { preopt: !cli.no_preopt, opt_level: cli.opt_level };
+    differentiate_module(&module, &opts)?;
+    write_module(&module, &cli.output, cli.text).map_err(|d| vec![d])
+}
+
+/// Reads bitcode or textual IR, chosen by content (bitcode magic), not name.
+fn read_module<'c>(context: &'c Context, path: &Path) -> Result<Module<'c>, Diagnostic> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        Diagnostic::new(format!("cannot read input file `{}`: {e}", path.display()))
+    })?;
+    let is_bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let name = path.display().to_string();
+    if is_bitcode {
+        let buf = MemoryBuffer::create_from_memory_range_copy(&bytes, &name);
+        Module::parse_bitcode_from_buffer(&buf, context).map_err(|e| {
+            Diagnostic::new(format!(
+                "`{name}` is not valid LLVM bitcode (corrupt or truncated): {}",
+                e.to_string().trim()
+            ))
+        })
+    } else {
+        let mut text = bytes;
+        text.push(0);
+        let buf = MemoryBuffer::create_from_memory_range_copy(&text[..text.len() - 1], &name);
+        context.create_module_from_ir(buf).map_err(|e| {
+            Diagnostic::new(format!(
+                "`{name}` is neither LLVM bitcode nor valid textual LLVM IR: {}",
+                e.to_string().trim()
+            ))
+        })
+    }
+}
+
+/// Writes the module to a temporary file beside `out`, then renames it.
+fn write_module(module: &Module, out: &Path, text: bool) -> Result<(), Diagnostic> {
+    let fail = |what: &str, e: &dyn std::fmt::Display| {
+        Diagnostic::new(format!("cannot write output file `{}`: {what}: {e}", out.display()))
+    };
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".enz-rs-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(|e| fail("cannot create a temporary file", &e))?;
+    if text {
+        module
+            .print_to_file(tmp.path())
+            .map_err(|e| fail("cannot print IR", &e.to_string()))?;
+    } else if !module.write_bitcode_to_path(tmp.path()) {
+        return Err(fail("cannot write bitcode", &"LLVM reported an error"));
+    }
+    tmp.persist(out).map_err(|e| fail("cannot rename the temporary file", &e.error))?;
+    Ok(())
+}

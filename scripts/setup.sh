@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what enz-rs needs to build and test: LLVM 22 (library, clang, lld)
+# from Debian, plus zlib/zstd/libxml2 headers that linking against libLLVM needs.
+# Idempotent: does nothing that is already done.
+set -euo pipefail
+
+pkgs=(llvm-22-dev llvm-22 clang-22 lld-22 libzstd-dev zlib1g-dev libxml2-dev libffi-dev libncurses-dev libpolly-22-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+fi
+command -v clang-22 >/dev/null
+/usr/lib/llvm-22/bin/llvm-config --version
