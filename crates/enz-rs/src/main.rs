@@ -94,14 +94,19 @@ fn read_module<'c>(context: &'c Context, path: &Path) -> Result<Module<'c>, Diag
                 e.to_string().trim()
             ))
         })
+    } else if std::str::from_utf8(&bytes).is_err() || bytes.contains(&0) {
+        Err(Diagnostic::new(format!(
+            "`{name}` is neither LLVM bitcode (no bitcode magic number) nor textual LLVM IR (not text)"
+        )))
     } else {
         let mut text = bytes;
         text.push(0);
         let buf = MemoryBuffer::create_from_memory_range_copy(&text[..text.len() - 1], &name);
         context.create_module_from_ir(buf).map_err(|e| {
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("").trim();
             Diagnostic::new(format!(
-                "`{name}` is neither LLVM bitcode nor valid textual LLVM IR: {}",
-                e.to_string().trim()
+                "`{name}` is neither LLVM bitcode nor valid textual LLVM IR: {first}"
             ))
         })
     }
