@@ -16,8 +16,9 @@ static float ff(float x, float y) { return fmodf(x * x, y) - y; }
 static float ff_v(const float *v) { return ff(v[0], v[1]); }
 
 int main(void) {
-  /* x/y well away from integers */
+  /* x/y and x*x/y well away from integers */
   const double p[3][2] = {{5.3, 1.7}, {-4.1, 1.3}, {2.2, -0.9}};
+  const float pf[3][2] = {{2.5f, 1.7f}, {-1.8f, 1.3f}, {1.1f, -0.9f}};
   for (int i = 0; i < 3; i++) {
     double x = p[i][0], y = p[i][1];
     check_at("fmod x=%g y=%g", x, y);
@@ -27,7 +28,7 @@ int main(void) {
     check_close("dx vs FD", a.dx, fdn(f_v, p[i], 2, 0), TOL_FD);
     check_close("dy vs FD", a.dy, fdn(f_v, p[i], 2, 1), TOL_FD);
 
-    float q[2] = {(float)(0.5 * x), (float)y};
+    float q[2] = {pf[i][0], pf[i][1]};
     double xx = (double)q[0] * q[0];
     check_at("fmodf(x*x,y) x=%g y=%g", q[0], q[1]);
     grad2f b = __enzyme_autodiff_grad2f((void *)ff, q[0], q[1]);

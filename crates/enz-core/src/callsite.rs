@@ -25,7 +25,8 @@ pub(crate) struct CallArg {
     pub(crate) activity: ArgActivity,
     /// The primal value passed (as it appears at the call, before conversion).
     pub(crate) value: Value,
-    /// The shadow, for `Dup`/`DupNoNeed`.
+    /// The shadow, for `Dup`/`DupNoNeed` (read once memory is differentiated).
+    #[allow(dead_code)]
     pub(crate) shadow: Option<Value>,
 }
 
@@ -33,7 +34,6 @@ pub(crate) struct CallArg {
 #[derive(Clone, Debug)]
 pub(crate) struct CallSite {
     pub(crate) call: Value,
-    pub(crate) entry: EntryPoint,
     /// The function to differentiate.
     pub(crate) function: Value,
     /// One entry per parameter of `function`.
@@ -114,7 +114,10 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
         let mut v = call.operand(k);
         let mut marker = marker_of(v);
         if let Some(m) = marker {
-            if matches!(m, Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar) {
+            if matches!(
+                m,
+                Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar
+            ) {
                 return Err(err(format!(
                     "the marker `{}` is not supported by `{}` yet",
                     m.name(),
@@ -155,7 +158,11 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
         } else {
             None
         };
-        args.push(CallArg { activity, value: v, shadow });
+        args.push(CallArg {
+            activity,
+            value: v,
+            shadow,
+        });
     }
     if k < nargs {
         return Err(err(format!(
@@ -165,5 +172,10 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
             nargs - k
         )));
     }
-    Ok(CallSite { call, entry, function, args, sret })
+    Ok(CallSite {
+        call,
+        function,
+        args,
+        sret,
+    })
 }

@@ -23,7 +23,11 @@ impl EntryPoint {
     }
 
     pub(crate) fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(e, _)| *e == self).map(|(_, s)| *s).unwrap_or("?")
+        Self::ALL
+            .iter()
+            .find(|(e, _)| *e == self)
+            .map(|(_, s)| *s)
+            .unwrap_or("?")
     }
 }
 
@@ -58,7 +62,11 @@ impl Marker {
     }
 
     pub(crate) fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(m, _)| *m == self).map(|(_, s)| *s).unwrap_or("?")
+        Self::ALL
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map(|(_, s)| *s)
+            .unwrap_or("?")
     }
 
     /// Whether a global of this name is a marker global.
@@ -119,23 +127,91 @@ struct MathNames {
 }
 
 const MATH: &[MathNames] = &[
-    MathNames { f: MathFn::Sqrt, libm: &["sqrt", "sqrtf"], intrinsics: &["sqrt"] },
-    MathNames { f: MathFn::Sin, libm: &["sin", "sinf"], intrinsics: &["sin"] },
-    MathNames { f: MathFn::Cos, libm: &["cos", "cosf"], intrinsics: &["cos"] },
-    MathNames { f: MathFn::Tan, libm: &["tan", "tanf"], intrinsics: &["tan"] },
-    MathNames { f: MathFn::Exp, libm: &["exp", "expf"], intrinsics: &["exp"] },
-    MathNames { f: MathFn::Exp2, libm: &["exp2", "exp2f"], intrinsics: &["exp2"] },
-    MathNames { f: MathFn::Expm1, libm: &["expm1", "expm1f"], intrinsics: &[] },
-    MathNames { f: MathFn::Log, libm: &["log", "logf"], intrinsics: &["log"] },
-    MathNames { f: MathFn::Log2, libm: &["log2", "log2f"], intrinsics: &["log2"] },
-    MathNames { f: MathFn::Log10, libm: &["log10", "log10f"], intrinsics: &["log10"] },
-    MathNames { f: MathFn::Log1p, libm: &["log1p", "log1pf"], intrinsics: &[] },
-    MathNames { f: MathFn::Pow, libm: &["pow", "powf"], intrinsics: &["pow"] },
-    MathNames { f: MathFn::Powi, libm: &[], intrinsics: &["powi"] },
-    MathNames { f: MathFn::Fabs, libm: &["fabs", "fabsf"], intrinsics: &["fabs"] },
-    MathNames { f: MathFn::Fma, libm: &["fma", "fmaf"], intrinsics: &["fma"] },
-    MathNames { f: MathFn::FMulAdd, libm: &[], intrinsics: &["fmuladd"] },
-    MathNames { f: MathFn::CopySign, libm: &["copysign", "copysignf"], intrinsics: &["copysign"] },
+    MathNames {
+        f: MathFn::Sqrt,
+        libm: &["sqrt", "sqrtf"],
+        intrinsics: &["sqrt"],
+    },
+    MathNames {
+        f: MathFn::Sin,
+        libm: &["sin", "sinf"],
+        intrinsics: &["sin"],
+    },
+    MathNames {
+        f: MathFn::Cos,
+        libm: &["cos", "cosf"],
+        intrinsics: &["cos"],
+    },
+    MathNames {
+        f: MathFn::Tan,
+        libm: &["tan", "tanf"],
+        intrinsics: &["tan"],
+    },
+    MathNames {
+        f: MathFn::Exp,
+        libm: &["exp", "expf"],
+        intrinsics: &["exp"],
+    },
+    MathNames {
+        f: MathFn::Exp2,
+        libm: &["exp2", "exp2f"],
+        intrinsics: &["exp2"],
+    },
+    MathNames {
+        f: MathFn::Expm1,
+        libm: &["expm1", "expm1f"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Log,
+        libm: &["log", "logf"],
+        intrinsics: &["log"],
+    },
+    MathNames {
+        f: MathFn::Log2,
+        libm: &["log2", "log2f"],
+        intrinsics: &["log2"],
+    },
+    MathNames {
+        f: MathFn::Log10,
+        libm: &["log10", "log10f"],
+        intrinsics: &["log10"],
+    },
+    MathNames {
+        f: MathFn::Log1p,
+        libm: &["log1p", "log1pf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Pow,
+        libm: &["pow", "powf"],
+        intrinsics: &["pow"],
+    },
+    MathNames {
+        f: MathFn::Powi,
+        libm: &[],
+        intrinsics: &["powi"],
+    },
+    MathNames {
+        f: MathFn::Fabs,
+        libm: &["fabs", "fabsf"],
+        intrinsics: &["fabs"],
+    },
+    MathNames {
+        f: MathFn::Fma,
+        libm: &["fma", "fmaf"],
+        intrinsics: &["fma"],
+    },
+    MathNames {
+        f: MathFn::FMulAdd,
+        libm: &[],
+        intrinsics: &["fmuladd"],
+    },
+    MathNames {
+        f: MathFn::CopySign,
+        libm: &["copysign", "copysignf"],
+        intrinsics: &["copysign"],
+    },
     MathNames {
         f: MathFn::Min,
         libm: &["fmin", "fminf"],
@@ -146,23 +222,91 @@ const MATH: &[MathNames] = &[
         libm: &["fmax", "fmaxf"],
         intrinsics: &["maxnum", "maximum", "maximumnum"],
     },
-    MathNames { f: MathFn::Floor, libm: &["floor", "floorf"], intrinsics: &["floor"] },
-    MathNames { f: MathFn::Ceil, libm: &["ceil", "ceilf"], intrinsics: &["ceil"] },
-    MathNames { f: MathFn::Trunc, libm: &["trunc", "truncf"], intrinsics: &["trunc"] },
-    MathNames { f: MathFn::Round, libm: &["round", "roundf"], intrinsics: &["round"] },
-    MathNames { f: MathFn::RoundEven, libm: &["roundeven", "roundevenf"], intrinsics: &["roundeven"] },
-    MathNames { f: MathFn::Rint, libm: &["rint", "rintf"], intrinsics: &["rint"] },
-    MathNames { f: MathFn::NearbyInt, libm: &["nearbyint", "nearbyintf"], intrinsics: &["nearbyint"] },
-    MathNames { f: MathFn::Tanh, libm: &["tanh", "tanhf"], intrinsics: &["tanh"] },
-    MathNames { f: MathFn::Sinh, libm: &["sinh", "sinhf"], intrinsics: &["sinh"] },
-    MathNames { f: MathFn::Cosh, libm: &["cosh", "coshf"], intrinsics: &["cosh"] },
-    MathNames { f: MathFn::Atan, libm: &["atan", "atanf"], intrinsics: &["atan"] },
-    MathNames { f: MathFn::Atan2, libm: &["atan2", "atan2f"], intrinsics: &["atan2"] },
-    MathNames { f: MathFn::Asin, libm: &["asin", "asinf"], intrinsics: &["asin"] },
-    MathNames { f: MathFn::Acos, libm: &["acos", "acosf"], intrinsics: &["acos"] },
-    MathNames { f: MathFn::Hypot, libm: &["hypot", "hypotf"], intrinsics: &[] },
-    MathNames { f: MathFn::Cbrt, libm: &["cbrt", "cbrtf"], intrinsics: &[] },
-    MathNames { f: MathFn::Erf, libm: &["erf", "erff"], intrinsics: &[] },
+    MathNames {
+        f: MathFn::Floor,
+        libm: &["floor", "floorf"],
+        intrinsics: &["floor"],
+    },
+    MathNames {
+        f: MathFn::Ceil,
+        libm: &["ceil", "ceilf"],
+        intrinsics: &["ceil"],
+    },
+    MathNames {
+        f: MathFn::Trunc,
+        libm: &["trunc", "truncf"],
+        intrinsics: &["trunc"],
+    },
+    MathNames {
+        f: MathFn::Round,
+        libm: &["round", "roundf"],
+        intrinsics: &["round"],
+    },
+    MathNames {
+        f: MathFn::RoundEven,
+        libm: &["roundeven", "roundevenf"],
+        intrinsics: &["roundeven"],
+    },
+    MathNames {
+        f: MathFn::Rint,
+        libm: &["rint", "rintf"],
+        intrinsics: &["rint"],
+    },
+    MathNames {
+        f: MathFn::NearbyInt,
+        libm: &["nearbyint", "nearbyintf"],
+        intrinsics: &["nearbyint"],
+    },
+    MathNames {
+        f: MathFn::Tanh,
+        libm: &["tanh", "tanhf"],
+        intrinsics: &["tanh"],
+    },
+    MathNames {
+        f: MathFn::Sinh,
+        libm: &["sinh", "sinhf"],
+        intrinsics: &["sinh"],
+    },
+    MathNames {
+        f: MathFn::Cosh,
+        libm: &["cosh", "coshf"],
+        intrinsics: &["cosh"],
+    },
+    MathNames {
+        f: MathFn::Atan,
+        libm: &["atan", "atanf"],
+        intrinsics: &["atan"],
+    },
+    MathNames {
+        f: MathFn::Atan2,
+        libm: &["atan2", "atan2f"],
+        intrinsics: &["atan2"],
+    },
+    MathNames {
+        f: MathFn::Asin,
+        libm: &["asin", "asinf"],
+        intrinsics: &["asin"],
+    },
+    MathNames {
+        f: MathFn::Acos,
+        libm: &["acos", "acosf"],
+        intrinsics: &["acos"],
+    },
+    MathNames {
+        f: MathFn::Hypot,
+        libm: &["hypot", "hypotf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Cbrt,
+        libm: &["cbrt", "cbrtf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Erf,
+        libm: &["erf", "erff"],
+        intrinsics: &[],
+    },
 ];
 
 impl MathFn {
@@ -200,16 +344,41 @@ impl MathFn {
 /// the reverse sweep.
 pub(crate) fn is_known_inactive(name: &str) -> bool {
     const INACTIVE: &[&str] = &[
-        "printf", "puts", "putchar", "fprintf", "fputs", "fputc", "fflush", "fwrite", "clock",
-        "time", "rand", "srand", "gettimeofday", "clock_gettime", "abort", "exit", "__assert_fail",
-        "llvm.assume", "llvm.lifetime.start", "llvm.lifetime.end", "llvm.dbg.value",
-        "llvm.dbg.declare", "llvm.dbg.assign", "llvm.dbg.label", "llvm.experimental.noalias.scope.decl",
-        "llvm.invariant.start", "llvm.invariant.end", "llvm.prefetch", "llvm.donothing",
-        "llvm.sideeffect", "llvm.pseudoprobe",
+        "printf",
+        "puts",
+        "putchar",
+        "fprintf",
+        "fputs",
+        "fputc",
+        "fflush",
+        "fwrite",
+        "clock",
+        "time",
+        "rand",
+        "srand",
+        "gettimeofday",
+        "clock_gettime",
+        "abort",
+        "exit",
+        "__assert_fail",
+        "llvm.assume",
+        "llvm.lifetime.start",
+        "llvm.lifetime.end",
+        "llvm.dbg.value",
+        "llvm.dbg.declare",
+        "llvm.dbg.assign",
+        "llvm.dbg.label",
+        "llvm.experimental.noalias.scope.decl",
+        "llvm.invariant.start",
+        "llvm.invariant.end",
+        "llvm.prefetch",
+        "llvm.donothing",
+        "llvm.sideeffect",
+        "llvm.pseudoprobe",
     ];
-    INACTIVE.iter().any(|n| {
-        name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}.")))
-    })
+    INACTIVE
+        .iter()
+        .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
 }
 
 #[cfg(test)]
@@ -230,9 +399,18 @@ mod tests {
 
     #[test]
     fn entry_points_match_by_containment() {
-        assert_eq!(EntryPoint::from_callee("__enzyme_autodiff"), Some(EntryPoint::Autodiff));
-        assert_eq!(EntryPoint::from_callee("__enzyme_autodiff_grad2"), Some(EntryPoint::Autodiff));
-        assert_eq!(EntryPoint::from_callee("_Z17__enzyme_autodiffPvz"), Some(EntryPoint::Autodiff));
+        assert_eq!(
+            EntryPoint::from_callee("__enzyme_autodiff"),
+            Some(EntryPoint::Autodiff)
+        );
+        assert_eq!(
+            EntryPoint::from_callee("__enzyme_autodiff_grad2"),
+            Some(EntryPoint::Autodiff)
+        );
+        assert_eq!(
+            EntryPoint::from_callee("_Z17__enzyme_autodiffPvz"),
+            Some(EntryPoint::Autodiff)
+        );
         assert_eq!(EntryPoint::from_callee("autodiff"), None);
         assert!(is_known_inactive("printf"));
         assert!(is_known_inactive("llvm.lifetime.start.p0"));

@@ -30,7 +30,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { preopt: true, opt_level: 2 }
+        Options {
+            preopt: true,
+            opt_level: 2,
+        }
     }
 }
 
@@ -129,15 +132,22 @@ fn derivative_for(
     let prep = match prepped.get(&cs.function) {
         Some(p) => *p,
         None => {
-            let p = preprocess(cs.function, opts.preopt).map_err(|e| {
-                vec![Diagnostic::new(format!("preprocessing failed: {e}")).in_function(name.clone())]
-            })?;
+            let p =
+                preprocess(cs.function, opts.preopt).map_err(|e| {
+                    vec![Diagnostic::new(format!("preprocessing failed: {e}"))
+                        .in_function(name.clone())]
+                })?;
             prepped.insert(cs.function, p);
             p
         }
     };
     let ret_active = cs.function.function_type().return_type().is_fp_scalar();
-    let req = GradientRequest { prep, name: &name, args: &acts, ret_active };
+    let req = GradientRequest {
+        prep,
+        name: &name,
+        args: &acts,
+        ret_active,
+    };
     let g = synthesize(&req)?;
     derivatives.insert(key, g);
     Ok(g)
@@ -163,7 +173,9 @@ fn replace_call(cs: &CallSite, g: Value) {
     let outs: Vec<Value> = if ret_ty.is_void() {
         Vec::new()
     } else {
-        (0..ret_ty.len() as u32).map(|k| b.extract_value(call, k)).collect()
+        (0..ret_ty.len() as u32)
+            .map(|k| b.extract_value(call, k))
+            .collect()
     };
     let declared = cs.call.call_function_type().return_type();
     if let Some(v) = abi::pack_return(&b, &entry, &outs, declared, cs.sret) {
@@ -224,15 +236,14 @@ fn functions(m: LLVMModuleRef) -> Vec<Value> {
     out
 }
 
-/// Runs the LLVM verifier on the module.
-pub fn verify_raw(m: LLVMModuleRef) -> Result<(), String> {
-    verify(m)
-}
-
 fn verify(m: LLVMModuleRef) -> Result<(), String> {
     let mut msg = std::ptr::null_mut();
     let failed = unsafe {
-        LLVMVerifyModule(m, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut msg)
+        LLVMVerifyModule(
+            m,
+            LLVMVerifierFailureAction::LLVMReturnStatusAction,
+            &mut msg,
+        )
     };
     let text = crate::ir::take_message(msg);
     if failed != 0 {

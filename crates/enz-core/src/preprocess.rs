@@ -68,15 +68,16 @@ pub(crate) fn copy_function_attributes(from: Value, to: Value) {
 /// module (not math functions, not entry points, not recursive ones).
 fn inline_calls(func: Value) -> Result<(), String> {
     let ctx = func.context();
-    let kind = unsafe {
-        LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), "alwaysinline".len())
-    };
+    let kind =
+        unsafe { LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), "alwaysinline".len()) };
     let attr = unsafe { LLVMCreateEnumAttribute(ctx, kind, 0) };
     for _ in 0..INLINE_ROUNDS {
         let mut marked = false;
         for b in func.blocks() {
             for i in b.instructions() {
-                let Some(callee) = i.called_function() else { continue };
+                let Some(callee) = i.called_function() else {
+                    continue;
+                };
                 if i.opcode() != Some(llvm_sys::LLVMOpcode::LLVMCall)
                     || callee.is_declaration()
                     || callee.intrinsic_id() != 0
@@ -87,7 +88,9 @@ fn inline_calls(func: Value) -> Result<(), String> {
                 {
                     continue;
                 }
-                unsafe { LLVMAddCallSiteAttribute(i.0, llvm_sys::LLVMAttributeFunctionIndex, attr) };
+                unsafe {
+                    LLVMAddCallSiteAttribute(i.0, llvm_sys::LLVMAttributeFunctionIndex, attr)
+                };
                 marked = true;
             }
         }

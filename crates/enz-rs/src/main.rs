@@ -7,10 +7,10 @@
 //! never leaves a partial output.
 
 use clap::Parser;
-use enz_core::{differentiate_module, Diagnostic, Options};
 use enz_core::inkwell::context::Context;
 use enz_core::inkwell::memory_buffer::MemoryBuffer;
 use enz_core::inkwell::module::Module;
+use enz_core::{differentiate_module, Diagnostic, Options};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -74,7 +74,10 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             e.to_string().trim()
         ))]);
     }
-    let opts = Options { preopt: !cli.no_preopt, opt_level: cli.opt_level };
+    let opts = Options {
+        preopt: !cli.no_preopt,
+        opt_level: cli.opt_level,
+    };
     differentiate_module(&module, &opts)?;
     write_module(&module, &cli.output, cli.text).map_err(|d| vec![d])
 }
@@ -84,7 +87,8 @@ fn read_module<'c>(context: &'c Context, path: &Path) -> Result<Module<'c>, Diag
     let bytes = std::fs::read(path).map_err(|e| {
         Diagnostic::new(format!("cannot read input file `{}`: {e}", path.display()))
     })?;
-    let is_bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let is_bitcode =
+        bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
     let name = path.display().to_string();
     if is_bitcode {
         let buf = MemoryBuffer::create_from_memory_range_copy(&bytes, &name);
@@ -115,7 +119,10 @@ fn read_module<'c>(context: &'c Context, path: &Path) -> Result<Module<'c>, Diag
 /// Writes the module to a temporary file beside `out`, then renames it.
 fn write_module(module: &Module, out: &Path, text: bool) -> Result<(), Diagnostic> {
     let fail = |what: &str, e: &dyn std::fmt::Display| {
-        Diagnostic::new(format!("cannot write output file `{}`: {what}: {e}", out.display()))
+        Diagnostic::new(format!(
+            "cannot write output file `{}`: {what}: {e}",
+            out.display()
+        ))
     };
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -133,6 +140,7 @@ fn write_module(module: &Module, out: &Path, text: bool) -> Result<(), Diagnosti
     } else if !module.write_bitcode_to_path(tmp.path()) {
         return Err(fail("cannot write bitcode", &"LLVM reported an error"));
     }
-    tmp.persist(out).map_err(|e| fail("cannot rename the temporary file", &e.error))?;
+    tmp.persist(out)
+        .map_err(|e| fail("cannot rename the temporary file", &e.error))?;
     Ok(())
 }

@@ -116,5 +116,8 @@ pub(crate) fn data_operands(i: Value) -> Vec<Value> {
     if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
         return i.incoming().into_iter().map(|(v, _)| v).collect();
     }
-    i.operands().into_iter().filter(|o| !o.is_block_value()).collect()
+    i.operands()
+        .into_iter()
+        .filter(|o| !o.is_block_value())
+        .collect()
 }

@@ -47,7 +47,15 @@ impl Cfg {
             .copied()
             .collect::<HashSet<_>>();
         exits.retain(|e| reachable.contains(e));
-        Cfg { blocks, index, graph, doms, preds, reachable, exits }
+        Cfg {
+            blocks,
+            index,
+            graph,
+            doms,
+            preds,
+            reachable,
+            exits,
+        }
     }
 
     /// Predecessors, one entry per edge.
@@ -106,7 +114,9 @@ impl Cfg {
         while changed {
             changed = false;
             for b in &self.blocks {
-                if !reaches_exit.contains(b) && b.successors().iter().any(|s| reaches_exit.contains(s)) {
+                if !reaches_exit.contains(b)
+                    && b.successors().iter().any(|s| reaches_exit.contains(s))
+                {
                     reaches_exit.insert(*b);
                     changed = true;
                 }

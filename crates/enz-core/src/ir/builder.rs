@@ -3,7 +3,7 @@
 use super::{cstr, Block, Ty, TyKind, Value};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
+use llvm_sys::LLVMRealPredicate;
 
 /// Builds instructions at a position; disposed on drop.
 pub(crate) struct Builder {
@@ -128,10 +128,6 @@ impl Builder {
         Value(unsafe { LLVMBuildFCmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn icmp(&self, pred: LLVMIntPredicate, a: Value, b: Value) -> Value {
-        Value(unsafe { LLVMBuildICmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
-    }
-
     pub(crate) fn select(&self, c: Value, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildSelect(self.raw, c.0, a.0, b.0, c"".as_ptr()) })
     }
@@ -210,10 +206,6 @@ impl Builder {
         Value(unsafe { LLVMBuildBr(self.raw, to.0) })
     }
 
-    pub(crate) fn cond_br(&self, c: Value, t: Block, f: Block) -> Value {
-        Value(unsafe { LLVMBuildCondBr(self.raw, c.0, t.0, f.0) })
-    }
-
     pub(crate) fn switch(&self, v: Value, default: Block, cases: &[(Value, Block)]) -> Value {
         let s = unsafe { LLVMBuildSwitch(self.raw, v.0, default.0, cases.len() as u32) };
         for (c, b) in cases {
@@ -259,9 +251,8 @@ impl Builder {
         let id = unsafe { LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len()) };
         assert!(id != 0, "unknown intrinsic {name}");
         let mut tys: Vec<LLVMTypeRef> = overload.iter().map(|t| t.0).collect();
-        let decl = unsafe {
-            LLVMGetIntrinsicDeclaration(self.module(), id, tys.as_mut_ptr(), tys.len())
-        };
+        let decl =
+            unsafe { LLVMGetIntrinsicDeclaration(self.module(), id, tys.as_mut_ptr(), tys.len()) };
         let fty = unsafe { LLVMIntrinsicGetType(self.ctx, id, tys.as_mut_ptr(), tys.len()) };
         self.call(Ty(fty), Value(decl), args)
     }

@@ -123,10 +123,6 @@ impl Ty {
         Ty(unsafe { LLVMVoidTypeInContext(ctx) })
     }
 
-    pub(crate) fn ptr(ctx: LLVMContextRef) -> Ty {
-        Ty(unsafe { LLVMPointerTypeInContext(ctx, 0) })
-    }
-
     /// A literal (unnamed) struct of `fields`.
     pub(crate) fn literal_struct(ctx: LLVMContextRef, fields: &[Ty]) -> Ty {
         let mut raw: Vec<LLVMTypeRef> = fields.iter().map(|t| t.0).collect();
@@ -143,18 +139,6 @@ impl Ty {
     /// Return type of a function type.
     pub(crate) fn return_type(self) -> Ty {
         Ty(unsafe { LLVMGetReturnType(self.0) })
-    }
-
-    /// Parameter types of a function type.
-    pub(crate) fn param_types(self) -> Vec<Ty> {
-        let n = unsafe { LLVMCountParamTypes(self.0) } as usize;
-        let mut v: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
-        unsafe { LLVMGetParamTypes(self.0, v.as_mut_ptr()) };
-        v.into_iter().map(Ty).collect()
-    }
-
-    pub(crate) fn is_vararg(self) -> bool {
-        unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
     }
 
     /// Printed form, as in IR dumps.

@@ -26,10 +26,6 @@ impl Value {
         !unsafe { LLVMIsAArgument(self.0) }.is_null()
     }
 
-    pub(crate) fn is_constant(self) -> bool {
-        !unsafe { LLVMIsAConstant(self.0) }.is_null()
-    }
-
     pub(crate) fn is_function(self) -> bool {
         !unsafe { LLVMIsAFunction(self.0) }.is_null()
     }
@@ -94,11 +90,6 @@ impl Value {
     /// Block containing an instruction.
     pub(crate) fn parent_block(self) -> Block {
         Block(unsafe { LLVMGetInstructionParent(self.0) })
-    }
-
-    /// For an argument, its function.
-    pub(crate) fn arg_parent(self) -> Value {
-        Value(unsafe { LLVMGetParamParent(self.0) })
     }
 
     /// Source location `file:line[:col]` of an instruction, when debug info has it.
@@ -196,7 +187,9 @@ impl Value {
                 v = Value(unsafe { LLVMAliasGetAliasee(v.0) });
                 continue;
             }
-            if !unsafe { LLVMIsAConstantExpr(v.0) }.is_null() || !unsafe { LLVMIsACastInst(v.0) }.is_null() {
+            if !unsafe { LLVMIsAConstantExpr(v.0) }.is_null()
+                || !unsafe { LLVMIsACastInst(v.0) }.is_null()
+            {
                 if v.num_operands() == 0 {
                     return None;
                 }
@@ -267,12 +260,6 @@ impl Value {
             .collect()
     }
 
-    /// Integer value of a constant int, if it is one.
-    pub(crate) fn const_int(self) -> Option<i64> {
-        (!unsafe { LLVMIsAConstantInt(self.0) }.is_null())
-            .then(|| unsafe { LLVMConstIntGetSExtValue(self.0) })
-    }
-
     /// Intrinsic ID of a function (0 if not an intrinsic).
     pub(crate) fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0) }
@@ -296,16 +283,13 @@ impl Value {
         }
     }
 
-    /// Whether this is `undef` or `poison`.
-    pub(crate) fn is_undef(self) -> bool {
-        unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 }
-    }
-
     // ---- functions ----
 
     pub(crate) fn params(self) -> Vec<Value> {
         let n = unsafe { LLVMCountParams(self.0) };
-        (0..n).map(|i| Value(unsafe { LLVMGetParam(self.0, i) })).collect()
+        (0..n)
+            .map(|i| Value(unsafe { LLVMGetParam(self.0, i) }))
+            .collect()
     }
 
     pub(crate) fn blocks(self) -> Vec<Block> {
@@ -378,7 +362,9 @@ impl Block {
             return Vec::new();
         };
         let n = unsafe { LLVMGetNumSuccessors(t.0) };
-        (0..n).map(|i| Block(unsafe { LLVMGetSuccessor(t.0, i) })).collect()
+        (0..n)
+            .map(|i| Block(unsafe { LLVMGetSuccessor(t.0, i) }))
+            .collect()
     }
 
     pub(crate) fn as_value(self) -> Value {

@@ -44,16 +44,15 @@ pub(crate) struct GradientRequest<'a> {
 pub(crate) fn synthesize(req: &GradientRequest) -> Result<Value, Vec<Diagnostic>> {
     let cfg = Cfg::new(req.prep);
     if let Some((latch, header)) = cfg.back_edges().first() {
-        let at = header.first_non_phi().or(latch.terminator()).expect("block has a terminator");
+        let at = header
+            .first_non_phi()
+            .or(latch.terminator())
+            .expect("block has a terminator");
         return Err(vec![Diagnostic::new("loops are not supported yet")
             .in_function(req.name)
             .at(at)]);
     }
-    let active_args: Vec<bool> = req
-        .args
-        .iter()
-        .map(|a| *a == ArgActivity::Out)
-        .collect();
+    let active_args: Vec<bool> = req.args.iter().map(|a| *a == ArgActivity::Out).collect();
     let activity = Activity::analyse(req.prep, &active_args, req.ret_active);
     let mut r = Reverse::new(req, cfg, activity);
     r.build();
@@ -141,8 +140,9 @@ impl<'a> Reverse<'a> {
             let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx, self.g.0, name.as_ptr()) });
             self.rev.insert(*blk, nb);
         }
-        let ret_block =
-            Block(unsafe { LLVMAppendBasicBlockInContext(ctx, self.g.0, c"invert_return".as_ptr()) });
+        let ret_block = Block(unsafe {
+            LLVMAppendBasicBlockInContext(ctx, self.g.0, c"invert_return".as_ptr())
+        });
         self.record_came_from(&live);
         self.redirect_exits();
         for blk in &live {
@@ -197,7 +197,10 @@ impl<'a> Reverse<'a> {
         self.b.position_at_end(rb);
         let insts = blk.instructions();
         if let Some(t) = blk.terminator() {
-            if t.opcode() == Some(LLVMOpcode::LLVMRet) && t.num_operands() == 1 && self.req.ret_active {
+            if t.opcode() == Some(LLVMOpcode::LLVMRet)
+                && t.num_operands() == 1
+                && self.req.ret_active
+            {
                 let r = t.operand(0);
                 let one = self.b.const_float(r.ty(), 1.0);
                 self.accumulate(r, one);
@@ -216,7 +219,10 @@ impl<'a> Reverse<'a> {
         use LLVMOpcode::*;
         if !self.act.is_active(i) {
             if i.opcode() == Some(LLVMStore) && self.act.is_varied(i.operand(0)) {
-                self.unsupported(i, "storing a differentiable value to memory is not supported yet");
+                self.unsupported(
+                    i,
+                    "storing a differentiable value to memory is not supported yet",
+                );
             }
             return;
         }
@@ -277,7 +283,9 @@ impl<'a> Reverse<'a> {
         let d = self.take_adjoint(i);
         let ops: Vec<Value> = (0..nops).map(|k| i.operand(k)).collect();
         let needed: Vec<usize> = (0..ops.len())
-            .filter(|k| rule.adjoints.get(*k).is_some_and(Option::is_some) && self.act.is_active(ops[*k]))
+            .filter(|k| {
+                rule.adjoints.get(*k).is_some_and(Option::is_some) && self.act.is_active(ops[*k])
+            })
             .collect();
         if needed.is_empty() {
             return;
@@ -286,7 +294,13 @@ impl<'a> Reverse<'a> {
         let ret = Some(self.primal(i));
         for k in needed {
             let expr = rule.adjoints[k].as_ref().expect("checked");
-            let o = Operands { args: &args, ret, dret: d, dargs: &[], ty: i.ty() };
+            let o = Operands {
+                args: &args,
+                ret,
+                dret: d,
+                dargs: &[],
+                ty: i.ty(),
+            };
             let c = emit(&self.b, expr, &o);
             self.accumulate(ops[k], c);
         }
@@ -303,7 +317,9 @@ impl<'a> Reverse<'a> {
             let dj = self.b.extract_element(d, self.b.i32(j as i64));
             let lane_v = self.b.i32(i64::from(lane));
             let old = self.b.extract_element(acc[which], lane_v);
-            acc[which] = self.b.insert_element(acc[which], self.b.fadd(old, dj), lane_v);
+            acc[which] = self
+                .b
+                .insert_element(acc[which], self.b.fadd(old, dj), lane_v);
         }
         self.accumulate(a, acc[0]);
         self.accumulate(bv, acc[1]);
@@ -324,7 +340,8 @@ impl<'a> Reverse<'a> {
     }
 
     fn unsupported(&mut self, i: Value, msg: &str) {
-        self.diags.push(Diagnostic::new(msg).in_function(self.req.name).at(i));
+        self.diags
+            .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
     }
 
     /// Adjoints of the phis of `blk` go to the incoming values of the edge
@@ -415,7 +432,11 @@ impl<'a> Reverse<'a> {
         if let Some(s) = self.adjoints.get(&v) {
             return *s;
         }
-        let name = if v.name().is_empty() { "d".to_string() } else { format!("d_{}", v.name()) };
+        let name = if v.name().is_empty() {
+            "d".to_string()
+        } else {
+            format!("d_{}", v.name())
+        };
         let slot = self.top.alloca(v.ty(), &name);
         self.top.store(self.top.zero(v.ty()), slot);
         self.adjoints.insert(v, slot);

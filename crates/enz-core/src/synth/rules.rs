@@ -72,12 +72,14 @@ pub(crate) struct Rule {
     pub(crate) adjoints: Vec<Option<Expr>>,
     /// A hand-written tangent, when cheaper or when the derived one is wrong
     /// (type-changing casts).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) tangent: Option<Expr>,
 }
 
 impl Rule {
     /// The forward-mode (tangent) formula: the hand-written one, or the sum
     /// over differentiable operands of the adjoint with `DArg(i)` for `DRet`.
+    #[cfg_attr(not(test), allow(dead_code))] // forward mode's formula; tested now
     pub(crate) fn tangent(&self) -> Expr {
         if let Some(t) = &self.tangent {
             return t.clone();
@@ -93,6 +95,7 @@ impl Rule {
 }
 
 impl Expr {
+    #[cfg_attr(not(test), allow(dead_code))]
     fn substitute_dret(&self, with: &Expr) -> Expr {
         let s = |e: &Expr| Box::new(e.substitute_dret(with));
         match self {
@@ -186,10 +189,18 @@ fn if_arg(i: usize, t: Expr, f: Expr) -> Expr {
 }
 
 fn inst(op: LLVMOpcode, adjoints: Vec<Option<Expr>>) -> Rule {
-    Rule { op: OpKey::Inst(op), adjoints, tangent: None }
+    Rule {
+        op: OpKey::Inst(op),
+        adjoints,
+        tangent: None,
+    }
 }
 fn math(f: MathFn, adjoints: Vec<Option<Expr>>) -> Rule {
-    Rule { op: OpKey::Math(f), adjoints, tangent: None }
+    Rule {
+        op: OpKey::Math(f),
+        adjoints,
+        tangent: None,
+    }
 }
 /// A function whose derivative is zero almost everywhere.
 fn flat(f: MathFn) -> Rule {
@@ -208,11 +219,17 @@ fn build_table() -> Vec<Rule> {
         inst(LLVMFAdd, vec![Some(dret()), Some(dret())]),
         inst(LLVMFSub, vec![Some(dret()), Some(-dret())]),
         inst(LLVMFMul, vec![Some(dret() * x(1)), Some(dret() * x(0))]),
-        inst(LLVMFDiv, vec![Some(dret() / x(1)), Some(-(dret() * ret()) / x(1))]),
+        inst(
+            LLVMFDiv,
+            vec![Some(dret() / x(1)), Some(-(dret() * ret()) / x(1))],
+        ),
         // frem(a, b) = a - b * trunc(a / b)
         inst(
             LLVMFRem,
-            vec![Some(dret()), Some(-(dret() * call(M::Trunc, vec![x(0) / x(1)])))],
+            vec![
+                Some(dret()),
+                Some(-(dret() * call(M::Trunc, vec![x(0) / x(1)]))),
+            ],
         ),
         inst(LLVMFNeg, vec![Some(-dret())]),
         inst(LLVMFreeze, vec![Some(dret())]),
@@ -226,7 +243,14 @@ fn build_table() -> Vec<Rule> {
             adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
             tangent: Some(Expr::ToRetType(Box::new(Expr::DArg(0)))),
         },
-        inst(LLVMSelect, vec![None, Some(if_arg(0, dret(), c(0.0))), Some(if_arg(0, c(0.0), dret()))]),
+        inst(
+            LLVMSelect,
+            vec![
+                None,
+                Some(if_arg(0, dret(), c(0.0))),
+                Some(if_arg(0, c(0.0), dret())),
+            ],
+        ),
         // ---- math functions ----
         math(M::Sqrt, vec![Some(dret() / (c(2.0) * ret()))]),
         math(M::Sin, vec![Some(dret() * call(M::Cos, vec![x(0)]))]),
@@ -257,9 +281,18 @@ fn build_table() -> Vec<Rule> {
                 None,
             ],
         ),
-        math(M::Fabs, vec![Some(dret() * call(M::CopySign, vec![c(1.0), x(0)]))]),
-        math(M::Fma, vec![Some(dret() * x(1)), Some(dret() * x(0)), Some(dret())]),
-        math(M::FMulAdd, vec![Some(dret() * x(1)), Some(dret() * x(0)), Some(dret())]),
+        math(
+            M::Fabs,
+            vec![Some(dret() * call(M::CopySign, vec![c(1.0), x(0)]))],
+        ),
+        math(
+            M::Fma,
+            vec![Some(dret() * x(1)), Some(dret() * x(0)), Some(dret())],
+        ),
+        math(
+            M::FMulAdd,
+            vec![Some(dret() * x(1)), Some(dret() * x(0)), Some(dret())],
+        ),
         // copysign(a, b) = |a| sgn(b): d/da = sgn(a) sgn(b)
         math(
             M::CopySign,
@@ -275,11 +308,17 @@ fn build_table() -> Vec<Rule> {
         // Ties go to the first operand.
         math(
             M::Min,
-            vec![Some(if_gt(x(0), x(1), c(0.0), dret())), Some(if_gt(x(0), x(1), dret(), c(0.0)))],
+            vec![
+                Some(if_gt(x(0), x(1), c(0.0), dret())),
+                Some(if_gt(x(0), x(1), dret(), c(0.0))),
+            ],
         ),
         math(
             M::Max,
-            vec![Some(if_lt(x(0), x(1), c(0.0), dret())), Some(if_lt(x(0), x(1), dret(), c(0.0)))],
+            vec![
+                Some(if_lt(x(0), x(1), c(0.0), dret())),
+                Some(if_lt(x(0), x(1), dret(), c(0.0))),
+            ],
         ),
         flat(M::Floor),
         flat(M::Ceil),
@@ -300,13 +339,24 @@ fn build_table() -> Vec<Rule> {
                 Some(-(dret() * x(0)) / (sq(x(0)) + sq(x(1)))),
             ],
         ),
-        math(M::Asin, vec![Some(dret() / call(M::Sqrt, vec![c(1.0) - sq(x(0))]))]),
-        math(M::Acos, vec![Some(-dret() / call(M::Sqrt, vec![c(1.0) - sq(x(0))]))]),
-        math(M::Hypot, vec![Some(dret() * x(0) / ret()), Some(dret() * x(1) / ret())]),
+        math(
+            M::Asin,
+            vec![Some(dret() / call(M::Sqrt, vec![c(1.0) - sq(x(0))]))],
+        ),
+        math(
+            M::Acos,
+            vec![Some(-dret() / call(M::Sqrt, vec![c(1.0) - sq(x(0))]))],
+        ),
+        math(
+            M::Hypot,
+            vec![Some(dret() * x(0) / ret()), Some(dret() * x(1) / ret())],
+        ),
         math(M::Cbrt, vec![Some(dret() / (c(3.0) * sq(ret())))]),
         math(
             M::Erf,
-            vec![Some(dret() * c(TWO_OVER_SQRT_PI) * call(M::Exp, vec![-sq(x(0))]))],
+            vec![Some(
+                dret() * c(TWO_OVER_SQRT_PI) * call(M::Exp, vec![-sq(x(0))]),
+            )],
         ),
     ]
 }

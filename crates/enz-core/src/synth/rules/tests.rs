@@ -5,7 +5,6 @@ use super::*;
 
 fn primal(op: OpKey, a: &[f64]) -> f64 {
     use LLVMOpcode::*;
-    use MathFn as M;
     match op {
         OpKey::Inst(LLVMFAdd) => a[0] + a[1],
         OpKey::Inst(LLVMFSub) => a[0] - a[1],
@@ -124,7 +123,11 @@ fn samples(op: OpKey) -> Vec<Vec<f64>> {
         OpKey::Inst(LLVMFRem) => vec![vec![3.7, 1.3], vec![-2.9, 0.7]],
         OpKey::Inst(LLVMSelect) => vec![vec![1.0, 0.3, 0.9], vec![0.0, 0.3, 0.9]],
         OpKey::Math(MathFn::Powi) => vec![vec![0.8, 3.0], vec![1.3, -2.0]],
-        _ => vec![vec![0.37, 0.81, 0.55], vec![0.81, 0.37, -0.25], vec![0.62, -0.43, 1.1]],
+        _ => vec![
+            vec![0.37, 0.81, 0.55],
+            vec![0.81, 0.37, -0.25],
+            vec![0.62, -0.43, 1.1],
+        ],
     }
 }
 
@@ -145,7 +148,11 @@ fn every_rule_matches_finite_differences() {
             assert!(ret.is_finite(), "{:?} at {args:?}", rule.op);
             for i in 0..n {
                 if is_discrete(rule.op, i) {
-                    assert!(rule.adjoints[i].is_none(), "{:?}: operand {i} is discrete", rule.op);
+                    assert!(
+                        rule.adjoints[i].is_none(),
+                        "{:?}: operand {i} is discrete",
+                        rule.op
+                    );
                     continue;
                 }
                 let h = 1e-6 * (1.0 + args[i].abs());
@@ -154,7 +161,12 @@ fn every_rule_matches_finite_differences() {
                 m[i] -= h;
                 let fd = (primal(rule.op, &p) - primal(rule.op, &m)) / (2.0 * h);
                 let zeros = vec![0.0; n];
-                let env = Env { args, ret, dret: 1.0, dargs: &zeros };
+                let env = Env {
+                    args,
+                    ret,
+                    dret: 1.0,
+                    dargs: &zeros,
+                };
                 let adj = rule.adjoints[i].as_ref().map_or(0.0, |a| eval(a, &env));
                 let tol = 1e-6 * (1.0 + fd.abs());
                 assert!(
@@ -164,7 +176,12 @@ fn every_rule_matches_finite_differences() {
                 );
                 let mut unit = vec![0.0; n];
                 unit[i] = 1.0;
-                let tenv = Env { args, ret, dret: 0.0, dargs: &unit };
+                let tenv = Env {
+                    args,
+                    ret,
+                    dret: 0.0,
+                    dargs: &unit,
+                };
                 let tan = eval(&rule.tangent(), &tenv);
                 assert!(
                     (tan - fd).abs() < tol,
@@ -180,10 +197,42 @@ fn every_rule_matches_finite_differences() {
 fn every_math_function_has_a_rule() {
     use MathFn as M;
     let all = [
-        M::Sqrt, M::Sin, M::Cos, M::Tan, M::Exp, M::Exp2, M::Expm1, M::Log, M::Log2, M::Log10,
-        M::Log1p, M::Pow, M::Powi, M::Fabs, M::Fma, M::FMulAdd, M::CopySign, M::Min, M::Max,
-        M::Floor, M::Ceil, M::Trunc, M::Round, M::RoundEven, M::Rint, M::NearbyInt, M::Tanh,
-        M::Sinh, M::Cosh, M::Atan, M::Atan2, M::Asin, M::Acos, M::Hypot, M::Cbrt, M::Erf,
+        M::Sqrt,
+        M::Sin,
+        M::Cos,
+        M::Tan,
+        M::Exp,
+        M::Exp2,
+        M::Expm1,
+        M::Log,
+        M::Log2,
+        M::Log10,
+        M::Log1p,
+        M::Pow,
+        M::Powi,
+        M::Fabs,
+        M::Fma,
+        M::FMulAdd,
+        M::CopySign,
+        M::Min,
+        M::Max,
+        M::Floor,
+        M::Ceil,
+        M::Trunc,
+        M::Round,
+        M::RoundEven,
+        M::Rint,
+        M::NearbyInt,
+        M::Tanh,
+        M::Sinh,
+        M::Cosh,
+        M::Atan,
+        M::Atan2,
+        M::Asin,
+        M::Acos,
+        M::Hypot,
+        M::Cbrt,
+        M::Erf,
     ];
     for f in all {
         assert!(lookup(OpKey::Math(f)).is_some(), "{f:?} has no rule");
