@@ -13,7 +13,12 @@
  *
  * Finite differences are central differences of the primal. The step is
  * scaled by 1 + |x|, and the quotient uses the step actually taken
- * ((x+h) - (x-h) after rounding), which matters for float.
+ * ((x+h) - (x-h) after rounding), which matters for float:
+ *   fd1(f, x), fd1_h(f, x, h), fd1f(ff, x)        one-argument functions
+ *   fdn(f_v, x, n, i), fdn_h(...), fdnf(ff_v, ...) d/dx[i] of a function
+ *                                                 taking its args as array
+ * CHECK_GRAD1(f, df, x) / CHECK_GRAD1F(ff, df, x) do both checks of the
+ * __enzyme_autodiff of a one-argument function (needs enzyme.h).
  */
 #ifndef ENZ_CHECK_H
 #define ENZ_CHECK_H
@@ -138,5 +143,136 @@ CHECK_UNUSED static double fdnf(float (*f)(const float *), const float *x,
     check_close("d/dx vs analytic", d_, (DF)((double)x_), TOL_AD_F);           \
     check_close("d/dx vs FD", d_, fd1f((F), x_), TOL_FD_F);                    \
   } while (0)
+
+
+/* ---- Helpers for tests with pointer arguments (memory and calls). ---- */
+
+/* check_close with the label "what[i]". */
+CHECK_UNUSED static int check_close_i(const char *what, int i, double got,
+                                      double want, double rel_tol) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s[%d]", what, i);
+  return check_close(buf, got, want, rel_tol);
+}
+
+/* d f / d x[i] for f taking n <= 32 doubles through a pointer, step h.
+ * f may overwrite its argument: every evaluation gets a fresh copy of x, so
+ * this is the derivative w.r.t. the values x held before the call. */
+CHECK_UNUSED static double fdp_h(double (*f)(double *), const double *x,
+                                 int n, int i, double h) {
+  double p[32], m[32], step, fp, fm;
+  if (n > 32 || i < 0 || i >= n)
+    return NAN; /* a misuse: fails the check that uses it */
+  for (int k = 0; k < n; k++)
+    p[k] = m[k] = x[k];
+  p[i] = x[i] + h;
+  m[i] = x[i] - h;
+  step = p[i] - m[i]; /* before f can overwrite p and m */
+  fp = f(p);
+  fm = f(m);
+  return (fp - fm) / step;
+}
+
+CHECK_UNUSED static double fdp(double (*f)(double *), const double *x, int n,
+                               int i) {
+  return fdp_h(f, x, n, i, FD_REL * (1.0 + fabs(x[i])));
+}
+
+/* The same for float functions (step FD_REL_F, quotient in double). */
+CHECK_UNUSED static double fdpf(float (*f)(float *), const float *x, int n,
+                                int i) {
+  float p[32], m[32], h;
+  double step, fp, fm;
+  if (n > 32 || i < 0 || i >= n)
+    return NAN;
+  h = (float)(FD_REL_F * (1.0 + fabs(x[i])));
+  for (int k = 0; k < n; k++)
+    p[k] = m[k] = x[k];
+  p[i] = x[i] + h;
+  m[i] = x[i] - h;
+  step = (double)p[i] - (double)m[i];
+  fp = f(p);
+  fm = f(m);
+  return (fp - fm) / step;
+}
+
+/* A vector-Jacobian product by central differences: d/dx[i] of
+ * sum_j w[j] * y[j], where f(x, y) reads x[0..n-1] (it may overwrite them:
+ * each evaluation gets a fresh copy) and writes y[0..m-1] (zeroed before each
+ * evaluation); n, m <= 32. This is what the shadow of x receives from a
+ * reverse-mode call whose output shadow was seeded with w. */
+CHECK_UNUSED static double fdvjp(void (*f)(double *, double *),
+                                 const double *x, int n, int i,
+                                 const double *w, int m) {
+  double p[32], q[32], y[32], h, step, sp = 0.0, sm = 0.0;
+  if (n > 32 || m > 32 || i < 0 || i >= n)
+    return NAN;
+  h = FD_REL * (1.0 + fabs(x[i]));
+  for (int k = 0; k < n; k++)
+    p[k] = q[k] = x[k];
+  p[i] = x[i] + h;
+  q[i] = x[i] - h;
+  step = p[i] - q[i];
+  for (int j = 0; j < m; j++)
+    y[j] = 0.0;
+  f(p, y);
+  for (int j = 0; j < m; j++)
+    sp += w[j] * y[j];
+  for (int j = 0; j < m; j++)
+    y[j] = 0.0;
+  f(q, y);
+  for (int j = 0; j < m; j++)
+    sm += w[j] * y[j];
+  return (sp - sm) / step;
+}
+
+/* The same for float functions (sums in double). */
+CHECK_UNUSED static double fdvjpf(void (*f)(float *, float *), const float *x,
+                                  int n, int i, const float *w, int m) {
+  float p[32], q[32], y[32], h;
+  double step, sp = 0.0, sm = 0.0;
+  if (n > 32 || m > 32 || i < 0 || i >= n)
+    return NAN;
+  h = (float)(FD_REL_F * (1.0 + fabs(x[i])));
+  for (int k = 0; k < n; k++)
+    p[k] = q[k] = x[k];
+  p[i] = x[i] + h;
+  q[i] = x[i] - h;
+  step = (double)p[i] - (double)q[i];
+  for (int j = 0; j < m; j++)
+    y[j] = 0.0f;
+  f(p, y);
+  for (int j = 0; j < m; j++)
+    sp += (double)w[j] * (double)y[j];
+  for (int j = 0; j < m; j++)
+    y[j] = 0.0f;
+  f(q, y);
+  for (int j = 0; j < m; j++)
+    sm += (double)w[j] * (double)y[j];
+  return (sp - sm) / step;
+}
+
+/* In-place functions: f(x) overwrites x[0..n-1] (n <= 32). Returns d/dx[i]
+ * (w.r.t. the values before the call) of sum_j w[j] * x_after[j]: what the
+ * shadow of x holds after a reverse-mode call that started from shadow w. */
+CHECK_UNUSED static double fdinplace(void (*f)(double *), const double *x,
+                                     int n, int i, const double *w) {
+  double p[32], q[32], h, step, sp = 0.0, sm = 0.0;
+  if (n > 32 || i < 0 || i >= n)
+    return NAN;
+  h = FD_REL * (1.0 + fabs(x[i]));
+  for (int k = 0; k < n; k++)
+    p[k] = q[k] = x[k];
+  p[i] = x[i] + h;
+  q[i] = x[i] - h;
+  step = p[i] - q[i];
+  f(p);
+  f(q);
+  for (int j = 0; j < n; j++) {
+    sp += w[j] * p[j];
+    sm += w[j] * q[j];
+  }
+  return (sp - sm) / step;
+}
 
 #endif /* ENZ_CHECK_H */

@@ -116,6 +116,7 @@ pub(crate) enum MathFn {
     Hypot,
     Cbrt,
     Erf,
+    Fmod,
 }
 
 /// Spellings of one math function: libm double and float names, and the

@@ -9,15 +9,19 @@
 use crate::abi;
 use crate::callsite::{self, ArgActivity, CallSite};
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, Value};
+use crate::ir::{Builder, Ty, Value};
 use crate::names::{EntryPoint, Marker};
-use crate::preprocess::{preprocess, run_module_passes};
-use crate::synth::reverse::{synthesize, GradientRequest};
+use crate::preprocess::run_module_passes;
+use crate::synth::registry::{Registry, SplitKey};
+use crate::synth::reverse::{
+    adjoint_return_type, new_function, shadowed_params, synthesize, Derivative, GradientRequest,
+    Mode,
+};
 use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMLinkage;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the caller wants done.
 #[derive(Clone, Debug)]
@@ -70,11 +74,11 @@ pub fn differentiate_module(
     if !diags.is_empty() {
         return Err(diags);
     }
-    let mut prepped: HashMap<Value, Value> = HashMap::new();
-    let mut derivatives: HashMap<(Value, Vec<ArgActivity>), Value> = HashMap::new();
+    let mut registry = Registry::new(opts.preopt, inactive_functions(m));
+    let mut gradients: HashMap<(Value, Vec<ArgActivity>), Value> = HashMap::new();
     let mut report = Report::default();
     for cs in &sites {
-        match derivative_for(cs, opts, &mut prepped, &mut derivatives) {
+        match gradient_for(cs, &mut registry, &mut gradients) {
             Ok(g) => {
                 replace_call(cs, g);
                 report.call_sites += 1;
@@ -82,13 +86,17 @@ pub fn differentiate_module(
             Err(mut d) => diags.append(&mut d),
         }
     }
-    for p in prepped.values() {
-        p.delete_function();
+    while let Some((key, fns)) = registry.take_pending() {
+        if let Err(mut d) = synthesize_split(&key, fns, &mut registry) {
+            diags.append(&mut d);
+        }
     }
+    registry.delete_clones();
     if !diags.is_empty() {
+        registry.delete_split();
         return Err(diags);
     }
-    report.derivatives = derivatives.len();
+    report.derivatives = gradients.len();
     clean_up_api_symbols(m);
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
@@ -103,54 +111,100 @@ pub fn differentiate_module(
     Ok(report)
 }
 
-/// The derivative function for one call site, synthesised once per
-/// (function, activity) pair.
-fn derivative_for(
+/// Functions the user declared inactive: listed in a global array
+/// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
+fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    let mut g = unsafe { LLVMGetFirstGlobal(m) };
+    while !g.is_null() {
+        let gv = Value(g);
+        if gv.name().contains("__enzyme_inactivefn") {
+            let init = unsafe { LLVMGetInitializer(g) };
+            if !init.is_null() {
+                let init = Value(init);
+                let n = init.num_operands();
+                for k in 0..n {
+                    if let Some(f) = init.operand(k).strip_to_function() {
+                        out.insert(f);
+                    }
+                }
+                if let Some(f) = init.strip_to_function() {
+                    out.insert(f);
+                }
+            }
+        }
+        g = unsafe { LLVMGetNextGlobal(g) };
+    }
+    for f in functions(m) {
+        if f.has_string_attribute("enzyme_inactive") {
+            out.insert(f);
+        }
+    }
+    out
+}
+
+/// The gradient (combined reverse mode) for one call site, synthesised
+/// once per (function, activity) pair.
+fn gradient_for(
     cs: &CallSite,
-    opts: &Options,
-    prepped: &mut HashMap<Value, Value>,
-    derivatives: &mut HashMap<(Value, Vec<ArgActivity>), Value>,
+    registry: &mut Registry,
+    gradients: &mut HashMap<(Value, Vec<ArgActivity>), Value>,
 ) -> Result<Value, Vec<Diagnostic>> {
     let name = cs.function.name();
     let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
-    if let Some((k, _)) = acts
-        .iter()
-        .enumerate()
-        .find(|(_, a)| matches!(a, ArgActivity::Dup | ArgActivity::DupNoNeed))
-    {
-        return Err(vec![Diagnostic::new(format!(
-            "parameter {k} of `{name}` is a pointer with a shadow (enzyme_dup): differentiating through memory is not supported yet"
-        ))
-        .in_function(name.clone())
-        .at(cs.call)
-        .help("pass the pointer as enzyme_const if no derivative flows through it")]);
-    }
     let key = (cs.function, acts.clone());
-    if let Some(g) = derivatives.get(&key) {
+    if let Some(g) = gradients.get(&key) {
         return Ok(*g);
     }
-    let prep = match prepped.get(&cs.function) {
-        Some(p) => *p,
-        None => {
-            let p =
-                preprocess(cs.function, opts.preopt).map_err(|e| {
-                    vec![Diagnostic::new(format!("preprocessing failed: {e}"))
-                        .in_function(name.clone())]
-                })?;
-            prepped.insert(cs.function, p);
-            p
-        }
-    };
+    if cs.function.function_type().is_vararg() {
+        return Err(vec![Diagnostic::new(format!(
+            "cannot differentiate `{name}`: variadic functions are not supported"
+        ))
+        .in_function(name.clone())
+        .at(cs.call)]);
+    }
+    let prep = registry.prep(cs.function).map_err(|d| vec![d])?;
     let ret_active = cs.function.function_type().return_type().is_fp_scalar();
+    let fty = Ty::function(
+        adjoint_return_type(prep, &acts),
+        &shadowed_params(prep, &acts),
+        false,
+    );
+    let g = new_function(prep, &format!("diffe_{name}"), fty);
     let req = GradientRequest {
         prep,
         name: &name,
         args: &acts,
         ret_active,
+        ret_shadowed: false,
+        mode: Mode::Combined,
     };
-    let g = synthesize(&req)?;
-    derivatives.insert(key, g);
+    let fns = Derivative { forward: g, reverse: g };
+    if let Err(d) = synthesize(&req, fns, registry) {
+        g.delete_function();
+        return Err(d);
+    }
+    gradients.insert(key, g);
     Ok(g)
+}
+
+/// Fills in a callee's augmented primal and reverse function.
+fn synthesize_split(
+    key: &SplitKey,
+    fns: Derivative,
+    registry: &mut Registry,
+) -> Result<(), Vec<Diagnostic>> {
+    let name = key.function.name();
+    let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+    let req = GradientRequest {
+        prep,
+        name: &name,
+        args: &key.args,
+        ret_active: key.ret_active,
+        ret_shadowed: key.ret_shadowed,
+        mode: Mode::Split,
+    };
+    synthesize(&req, fns, registry)
 }
 
 /// Replaces the call by a call to the gradient `g` and packs its result.
@@ -161,21 +215,20 @@ fn replace_call(cs: &CallSite, g: Value) {
     entry.position_before(caller.entry_block().first_instruction().expect("entry"));
     b.position_before(cs.call);
     let params = cs.function.params();
-    let args: Vec<Value> = cs
-        .args
-        .iter()
-        .zip(&params)
-        .map(|(a, p)| abi::convert_arg(&b, a.value, p.ty()).unwrap_or(a.value))
-        .collect();
+    let mut args = Vec::new();
+    for (a, p) in cs.args.iter().zip(&params) {
+        args.push(abi::convert_arg(&b, a.value, p.ty()).unwrap_or(a.value));
+        if let Some(s) = a.shadow {
+            args.push(abi::convert_arg(&b, s, p.ty()).unwrap_or(s));
+        }
+    }
     let call = b.call(g.function_type(), g, &args);
     call.copy_debug_loc(cs.call);
     let ret_ty = g.function_type().return_type();
     let outs: Vec<Value> = if ret_ty.is_void() {
         Vec::new()
     } else {
-        (0..ret_ty.len() as u32)
-            .map(|k| b.extract_value(call, k))
-            .collect()
+        (0..ret_ty.len() as u32).map(|k| b.extract_value(call, k)).collect()
     };
     let declared = cs.call.call_function_type().return_type();
     if let Some(v) = abi::pack_return(&b, &entry, &outs, declared, cs.sret) {

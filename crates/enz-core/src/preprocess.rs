@@ -41,24 +41,43 @@ pub(crate) fn preprocess(func: Value, optimise: bool) -> Result<Value, String> {
 
 /// Copies function attributes (target-cpu, target-features, ...) except the
 /// ones that would stop optimisation.
-pub(crate) fn copy_function_attributes(from: Value, to: Value) {
-    const SKIP: &[&str] = &["optnone", "noinline", "alwaysinline"];
+fn copy_function_attributes(from: Value, to: Value) {
+    copy_attributes_where(from, to, |name| !matches!(name, "optnone" | "noinline" | "alwaysinline"));
+}
+
+/// Copies the attributes a derivative of `from` may carry: every string
+/// attribute (target-cpu, target-features, denormal modes...) and the enum
+/// attributes that stay true of code that also writes shadow memory,
+/// allocates and frees (`nounwind`, `uwtable`).
+pub(crate) fn copy_derivative_attributes(from: Value, to: Value) {
+    copy_attributes_where(from, to, |name| matches!(name, "nounwind" | "uwtable"));
+}
+
+/// Copies function attributes: string attributes always, enum attributes
+/// whose name `keep_enum` accepts.
+fn copy_attributes_where(from: Value, to: Value, keep_enum: impl Fn(&str) -> bool) {
+    const ENUMS: &[&str] = &[
+        "optnone", "noinline", "alwaysinline", "nounwind", "uwtable", "memory", "readonly",
+        "readnone", "writeonly", "willreturn", "nofree", "nosync", "norecurse", "speculatable",
+        "mustprogress", "noreturn", "cold", "hot", "minsize", "optsize", "nocallback", "convergent",
+    ];
     let idx = llvm_sys::LLVMAttributeFunctionIndex;
     let n = unsafe { LLVMGetAttributeCountAtIndex(from.0, idx) } as usize;
     let mut attrs = vec![std::ptr::null_mut(); n];
     unsafe { LLVMGetAttributesAtIndex(from.0, idx, attrs.as_mut_ptr()) };
     for a in attrs {
-        let skip = unsafe {
+        let keep = unsafe {
             if LLVMIsEnumAttribute(a) != 0 {
                 let kind = LLVMGetEnumAttributeKind(a);
-                SKIP.iter().any(|s| {
+                let name = ENUMS.iter().find(|s| {
                     LLVMGetEnumAttributeKindForName(s.as_ptr() as *const _, s.len()) == kind
-                })
+                });
+                name.is_some_and(|s| keep_enum(s))
             } else {
-                false
+                LLVMIsStringAttribute(a) != 0
             }
         };
-        if !skip {
+        if keep {
             unsafe { LLVMAddAttributeAtIndex(to.0, idx, a) };
         }
     }
@@ -82,7 +101,7 @@ fn inline_calls(func: Value) -> Result<(), String> {
                     || callee.is_declaration()
                     || callee.intrinsic_id() != 0
                     || callee == func
-                    || calls_itself(callee)
+                    || is_recursive(callee)
                     || MathFn::from_callee(&callee.name()).is_some()
                     || EntryPoint::from_callee(&callee.name()).is_some()
                 {
@@ -102,11 +121,24 @@ fn inline_calls(func: Value) -> Result<(), String> {
     Ok(())
 }
 
-fn calls_itself(f: Value) -> bool {
-    f.blocks()
-        .iter()
-        .flat_map(|b| b.instructions())
-        .any(|i| i.called_function() == Some(f))
+/// Whether `f` can reach itself through calls to defined functions.
+fn is_recursive(f: Value) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        for b in g.blocks() {
+            for i in b.instructions() {
+                let Some(c) = i.called_function() else { continue };
+                if c == f {
+                    return true;
+                }
+                if !c.is_declaration() && seen.insert(c) {
+                    stack.push(c);
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Runs a function pass pipeline on one function.

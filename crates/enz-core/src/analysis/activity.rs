@@ -1,87 +1,225 @@
-//! Activity analysis: which values can carry a derivative from an active
-//! input to an active output.
+//! Activity analysis: which values carry derivatives and which pointers
+//! need shadows.
 //!
-//! A value is *active* when it is both *varied* (reached, through
-//! floating-point data flow, from an active argument) and *useful* (it
-//! reaches, through floating-point data flow, the active return). Integers,
-//! and calls to known-inactive functions, are never active. Memory is not
-//! modelled yet: loads are inactive and a varied value stored to memory is
-//! reported by synthesis.
+//! A floating value is *active* when it is both *varied* (reached, through
+//! floating-point data flow or through active memory, from an active input)
+//! and *useful* (it reaches the active return, or is stored to memory that
+//! has a shadow, or is passed to a differentiated call). A pointer is
+//! *shadowed* when the memory it points to may hold derivatives: pointers
+//! are grouped into families (connected through GEPs, casts, phis and
+//! selects); a family is shadowed when it holds a `dup` argument, when a
+//! varied value or a shadowed pointer is stored through it, when shadowed
+//! memory is copied into it, when it is loaded from shadowed memory, or
+//! when it is passed to a differentiated call with other active data.
+//! Integers, comparisons and calls to known-inactive functions are never
+//! active.
 
-use crate::ir::Value;
-use crate::names::is_known_inactive;
+use crate::ir::{TyKind, Value};
+use crate::names::{is_known_inactive, MathFn};
 use llvm_sys::LLVMOpcode;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+/// How a parameter enters the analysis.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum ArgFact {
+    /// Inactive.
+    Const,
+    /// A floating value whose adjoint is wanted.
+    Active,
+    /// A pointer with a shadow.
+    Shadowed,
+}
 
 /// The activity facts of one function for one activity signature.
 #[derive(Debug, Default)]
 pub(crate) struct Activity {
     varied: HashSet<Value>,
     useful: HashSet<Value>,
+    family: HashMap<Value, usize>,
+    shadowed_families: HashSet<usize>,
+}
+
+/// What the analysis needs to know about the world outside the function.
+pub(crate) struct ActivityInputs<'a> {
+    pub(crate) args: &'a [ArgFact],
+    pub(crate) ret_active: bool,
+    /// Whether returned pointers need shadows.
+    pub(crate) ret_shadowed: bool,
+    /// Functions the user declared inactive.
+    pub(crate) inactive_fns: &'a HashSet<Value>,
 }
 
 impl Activity {
-    /// Analyses `func` with `active_args[i]` telling whether parameter `i`
-    /// is a differentiable input and `ret_active` whether the return is.
-    pub(crate) fn analyse(func: Value, active_args: &[bool], ret_active: bool) -> Activity {
+    /// Analyses `func`.
+    pub(crate) fn analyse(func: Value, inputs: &ActivityInputs) -> Activity {
         let insts: Vec<Value> = func
             .blocks()
             .into_iter()
             .flat_map(|b| b.instructions())
             .collect();
-        let mut varied: HashSet<Value> = func
-            .params()
-            .into_iter()
-            .zip(active_args)
-            .filter(|(p, a)| **a && p.ty().carries_float())
-            .map(|(p, _)| p)
-            .collect();
+        let mut a = Activity { family: pointer_families(func, &insts), ..Activity::default() };
+        for (p, fact) in func.params().into_iter().zip(inputs.args) {
+            match fact {
+                ArgFact::Active if p.ty().carries_float() => {
+                    a.varied.insert(p);
+                }
+                ArgFact::Shadowed if p.ty().kind() == TyKind::Pointer => {
+                    a.shadow(p);
+                }
+                _ => {}
+            }
+        }
+        if inputs.ret_shadowed {
+            for i in &insts {
+                if i.opcode() == Some(LLVMOpcode::LLVMRet) && i.num_operands() == 1 {
+                    a.shadow(i.operand(0));
+                }
+            }
+        }
         let mut changed = true;
         while changed {
             changed = false;
             for i in &insts {
-                if varied.contains(i) || !propagates(*i) || !i.ty().carries_float() {
-                    continue;
-                }
-                if data_operands(*i).iter().any(|o| varied.contains(o)) {
-                    varied.insert(*i);
-                    changed = true;
-                }
+                changed |= a.step_forward(*i, inputs.inactive_fns);
             }
         }
-        let mut useful: HashSet<Value> = HashSet::new();
-        if ret_active {
+        if inputs.ret_active {
             for i in &insts {
                 if i.opcode() == Some(LLVMOpcode::LLVMRet) && i.num_operands() == 1 {
-                    useful.insert(i.operand(0));
+                    a.useful.insert(i.operand(0));
                 }
-            }
-        }
-        // Values a varied store or call writes into memory are useful: the
-        // synthesiser must see (and refuse) them rather than drop them.
-        for i in &insts {
-            if matches!(i.opcode(), Some(LLVMOpcode::LLVMStore)) && varied.contains(&i.operand(0)) {
-                useful.insert(i.operand(0));
             }
         }
         changed = true;
         while changed {
             changed = false;
             for i in insts.iter().rev() {
-                if !useful.contains(i) || !propagates(*i) {
-                    continue;
+                changed |= a.step_backward(*i, inputs.inactive_fns);
+            }
+        }
+        a
+    }
+
+    /// One forward transfer; returns whether anything changed.
+    fn step_forward(&mut self, i: Value, inactive: &HashSet<Value>) -> bool {
+        use LLVMOpcode::*;
+        let mut changed = false;
+        match i.opcode() {
+            Some(LLVMLoad) => {
+                if self.is_shadowed(i.operand(0)) {
+                    if i.ty().carries_float() {
+                        changed |= self.varied.insert(i);
+                    }
+                    if i.ty().kind() == TyKind::Pointer {
+                        changed |= self.shadow(i);
+                    }
                 }
-                for o in data_operands(*i) {
-                    if o.ty().carries_float() && useful.insert(o) {
-                        changed = true;
+            }
+            Some(LLVMStore) => {
+                let v = i.operand(0);
+                if self.varied.contains(&v) || self.is_shadowed(v) {
+                    changed |= self.shadow(i.operand(1));
+                }
+            }
+            Some(LLVMCall) => {
+                let callee = i.called_function();
+                let name = callee.map(|f| f.name()).unwrap_or_default();
+                if is_inactive_call(callee, &name, inactive) {
+                    return false;
+                }
+                let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+                if is_mem_transfer(&name) {
+                    if self.is_shadowed(args[1]) {
+                        changed |= self.shadow(args[0]);
+                    }
+                    return changed;
+                }
+                if is_allocation(&name) || name.starts_with("llvm.memset") || name == "free" {
+                    return false;
+                }
+                let any_active = args
+                    .iter()
+                    .any(|a| self.varied.contains(a) || self.is_shadowed(*a));
+                if !any_active {
+                    return false;
+                }
+                if i.ty().carries_float() {
+                    changed |= self.varied.insert(i);
+                }
+                if MathFn::from_callee(&name).is_none() {
+                    for a in &args {
+                        if a.ty().kind() == TyKind::Pointer {
+                            changed |= self.shadow(*a);
+                        }
+                    }
+                    if i.ty().kind() == TyKind::Pointer {
+                        changed |= self.shadow(i);
+                    }
+                }
+            }
+            Some(LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
+            Some(_) => {
+                if i.ty().carries_float()
+                    && !self.varied.contains(&i)
+                    && data_operands(i).iter().any(|o| self.varied.contains(o))
+                {
+                    changed |= self.varied.insert(i);
+                }
+            }
+        }
+        changed
+    }
+
+    /// One backward transfer; returns whether anything changed.
+    fn step_backward(&mut self, i: Value, inactive: &HashSet<Value>) -> bool {
+        use LLVMOpcode::*;
+        let mut changed = false;
+        match i.opcode() {
+            Some(LLVMStore) => {
+                if self.is_shadowed(i.operand(1)) && i.operand(0).ty().carries_float() {
+                    changed |= self.useful.insert(i.operand(0));
+                }
+            }
+            Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
+            Some(LLVMCall) => {
+                let callee = i.called_function();
+                let name = callee.map(|f| f.name()).unwrap_or_default();
+                if is_inactive_call(callee, &name, inactive) || is_mem_transfer(&name) {
+                    return false;
+                }
+                let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+                let math = MathFn::from_callee(&name).is_some();
+                let writes_active = !math && args.iter().any(|a| self.is_shadowed(*a));
+                if self.useful.contains(&i) || writes_active {
+                    for a in args {
+                        if a.ty().carries_float() {
+                            changed |= self.useful.insert(a);
+                        }
+                    }
+                }
+            }
+            Some(_) => {
+                if self.useful.contains(&i) {
+                    for o in data_operands(i) {
+                        if o.ty().carries_float() {
+                            changed |= self.useful.insert(o);
+                        }
                     }
                 }
             }
         }
-        Activity { varied, useful }
+        changed
     }
 
-    /// Whether `v` (instruction or argument) is active.
+    /// Marks `p`'s pointer family shadowed; returns whether that is new.
+    fn shadow(&mut self, p: Value) -> bool {
+        match self.family.get(&p) {
+            Some(f) => self.shadowed_families.insert(*f),
+            None => false,
+        }
+    }
+
+    /// Whether floating value `v` (instruction or argument) is active.
     pub(crate) fn is_active(&self, v: Value) -> bool {
         self.varied.contains(&v) && self.useful.contains(&v)
     }
@@ -90,22 +228,100 @@ impl Activity {
     pub(crate) fn is_varied(&self, v: Value) -> bool {
         self.varied.contains(&v)
     }
+
+    /// The pointer family of `v`, if it is a pointer of this function.
+    pub(crate) fn family_of(&self, v: Value) -> Option<usize> {
+        self.family.get(&v).copied()
+    }
+
+    /// Whether pointer `v` has a shadow.
+    pub(crate) fn is_shadowed(&self, v: Value) -> bool {
+        self.family
+            .get(&v)
+            .is_some_and(|f| self.shadowed_families.contains(f))
+    }
 }
 
-/// Whether derivatives can flow through `i` from its operands to its result.
-fn propagates(i: Value) -> bool {
+/// Calls that never carry derivatives.
+fn is_inactive_call(callee: Option<Value>, name: &str, inactive: &HashSet<Value>) -> bool {
+    is_known_inactive(name) || callee.is_some_and(|f| inactive.contains(&f))
+}
+
+pub(crate) fn is_mem_transfer(name: &str) -> bool {
+    name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") || name == "memcpy" || name == "memmove"
+}
+
+pub(crate) fn is_allocation(name: &str) -> bool {
+    matches!(name, "malloc" | "calloc" | "realloc" | "_Znwm" | "_Znam")
+}
+
+/// Groups pointer values connected through GEPs, casts, phis, selects and
+/// freezes (union-find); returns each pointer's family id.
+fn pointer_families(func: Value, insts: &[Value]) -> HashMap<Value, usize> {
     use LLVMOpcode::*;
-    match i.opcode() {
-        Some(LLVMLoad | LLVMAlloca | LLVMStore | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI) => {
-            false
+    let mut parent: HashMap<Value, Value> = HashMap::new();
+    fn find(parent: &mut HashMap<Value, Value>, v: Value) -> Value {
+        let p = *parent.entry(v).or_insert(v);
+        if p == v {
+            return v;
         }
-        Some(LLVMCall) => match i.called_function() {
-            Some(f) => !is_known_inactive(&f.name()),
-            None => true,
-        },
-        Some(_) => true,
-        None => false,
+        let r = find(parent, p);
+        parent.insert(v, r);
+        r
     }
+    let union = |parent: &mut HashMap<Value, Value>, a: Value, b: Value| {
+        let (ra, rb) = (find(parent, a), find(parent, b));
+        if ra != rb {
+            parent.insert(ra, rb);
+        }
+    };
+    let is_ptr = |v: Value| v.ty().kind() == TyKind::Pointer;
+    for p in func.params() {
+        if is_ptr(p) {
+            find(&mut parent, p);
+        }
+    }
+    for i in insts {
+        for o in i.operands() {
+            if is_ptr(o) && !o.is_block_value() && !o.is_function() {
+                find(&mut parent, o);
+            }
+        }
+        if !is_ptr(*i) {
+            continue;
+        }
+        find(&mut parent, *i);
+        match i.opcode() {
+            Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
+                union(&mut parent, *i, i.operand(0));
+            }
+            Some(LLVMPHI) => {
+                for (v, _) in i.incoming() {
+                    if !v.is_undef_or_null() {
+                        union(&mut parent, *i, v);
+                    }
+                }
+            }
+            Some(LLVMSelect) => {
+                for k in [1, 2] {
+                    if !i.operand(k).is_undef_or_null() {
+                        union(&mut parent, *i, i.operand(k));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let keys: Vec<Value> = parent.keys().copied().collect();
+    let mut ids: HashMap<Value, usize> = HashMap::new();
+    let mut out = HashMap::new();
+    for k in keys {
+        let r = find(&mut parent, k);
+        let n = ids.len();
+        let id = *ids.entry(r).or_insert(n);
+        out.insert(k, id);
+    }
+    out
 }
 
 /// The operands of `i` that carry data (not blocks, not the callee).
@@ -116,8 +332,5 @@ pub(crate) fn data_operands(i: Value) -> Vec<Value> {
     if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
         return i.incoming().into_iter().map(|(v, _)| v).collect();
     }
-    i.operands()
-        .into_iter()
-        .filter(|o| !o.is_block_value())
-        .collect()
+    i.operands().into_iter().filter(|o| !o.is_block_value()).collect()
 }

@@ -107,6 +107,30 @@ impl Cfg {
         out
     }
 
+    /// Reachable blocks in reverse post-order (definitions before uses,
+    /// except through phis).
+    pub(crate) fn rpo(&self) -> Vec<Block> {
+        let entry = self.blocks[0];
+        let mut seen: HashSet<Block> = HashSet::new();
+        let mut post = Vec::new();
+        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        seen.insert(entry);
+        while let Some((b, k)) = stack.pop() {
+            let succs = b.successors();
+            if k < succs.len() {
+                stack.push((b, k + 1));
+                let s = succs[k];
+                if seen.insert(s) {
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        post.reverse();
+        post
+    }
+
     /// Blocks that are reachable and from which some exit is reachable.
     pub(crate) fn live_blocks(&self) -> Vec<Block> {
         let mut reaches_exit: HashSet<Block> = self.exits.iter().copied().collect();

@@ -3,3 +3,4 @@
 
 pub(crate) mod activity;
 pub(crate) mod cfg;
+pub(crate) mod pointee;

@@ -3,7 +3,7 @@
 use super::{cstr, Block, Ty, TyKind, Value};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::LLVMRealPredicate;
+use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
 
 /// Builds instructions at a position; disposed on drop.
 pub(crate) struct Builder {
@@ -200,7 +200,65 @@ impl Builder {
         })
     }
 
+    /// `memset(ptr, 0, bytes)`.
+    pub(crate) fn memset_zero(&self, ptr: Value, bytes: Value) -> Value {
+        let zero = self.const_int(Ty::int(self.ctx, 8), 0);
+        Value(unsafe { LLVMBuildMemSet(self.raw, ptr.0, zero.0, bytes.0, 1) })
+    }
+
+    /// `memcpy(dst, src, bytes)`.
+    pub(crate) fn memcpy(&self, dst: Value, src: Value, bytes: Value) -> Value {
+        Value(unsafe { LLVMBuildMemCpy(self.raw, dst.0, 1, src.0, 1, bytes.0) })
+    }
+
+    /// `malloc(bytes)` (bytes: i64).
+    pub(crate) fn malloc(&self, bytes: Value) -> Value {
+        let ptr = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });
+        let fty = Ty::function(ptr, &[Ty::int(self.ctx, 64)], false);
+        let b = self.int_cast(bytes, Ty::int(self.ctx, 64));
+        self.call_named("malloc", fty, &[b])
+    }
+
+    /// `free(ptr)`.
+    pub(crate) fn free(&self, ptr: Value) -> Value {
+        let pty = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });
+        let fty = Ty::function(Ty::void(self.ctx), &[pty], false);
+        self.call_named("free", fty, &[ptr])
+    }
+
+    /// Integer resize (zero-extending).
+    pub(crate) fn int_cast(&self, v: Value, to: Ty) -> Value {
+        if v.ty() == to {
+            return v;
+        }
+        Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn mul(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildMul(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn udiv(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildUDiv(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    pub(crate) fn icmp(&self, pred: LLVMIntPredicate, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildICmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
+    }
+
+    /// `getelementptr ty, ptr, indices...`.
+    pub(crate) fn gep(&self, ty: Ty, ptr: Value, indices: &[Value]) -> Value {
+        let mut idx: Vec<LLVMValueRef> = indices.iter().map(|v| v.0).collect();
+        Value(unsafe {
+            LLVMBuildGEP2(self.raw, ty.0, ptr.0, idx.as_mut_ptr(), idx.len() as u32, c"".as_ptr())
+        })
+    }
+
     // ---- control flow ----
+
+    pub(crate) fn cond_br(&self, c: Value, t: Block, f: Block) -> Value {
+        Value(unsafe { LLVMBuildCondBr(self.raw, c.0, t.0, f.0) })
+    }
 
     pub(crate) fn br(&self, to: Block) -> Value {
         Value(unsafe { LLVMBuildBr(self.raw, to.0) })

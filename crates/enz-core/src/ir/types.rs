@@ -123,6 +123,15 @@ impl Ty {
         Ty(unsafe { LLVMVoidTypeInContext(ctx) })
     }
 
+    pub(crate) fn ptr(ctx: LLVMContextRef) -> Ty {
+        Ty(unsafe { LLVMPointerTypeInContext(ctx, 0) })
+    }
+
+    /// Size in bytes of a value of this type in `module`'s data layout.
+    pub(crate) fn alloc_size(self, module: LLVMModuleRef) -> u64 {
+        unsafe { llvm_sys::target::LLVMABISizeOfType(llvm_sys::target::LLVMGetModuleDataLayout(module), self.0) }
+    }
+
     /// A literal (unnamed) struct of `fields`.
     pub(crate) fn literal_struct(ctx: LLVMContextRef, fields: &[Ty]) -> Ty {
         let mut raw: Vec<LLVMTypeRef> = fields.iter().map(|t| t.0).collect();
@@ -141,6 +150,10 @@ impl Ty {
         Ty(unsafe { LLVMGetReturnType(self.0) })
     }
 
+    pub(crate) fn is_vararg(self) -> bool {
+        unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
+    }
+
     /// Printed form, as in IR dumps.
     pub(crate) fn to_ir(self) -> String {
         super::take_message(unsafe { LLVMPrintTypeToString(self.0) })
@@ -150,5 +163,54 @@ impl Ty {
 impl std::fmt::Display for Ty {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.to_ir())
+    }
+}
+
+// ---- data layout queries (for type analysis) ----
+impl Ty {
+    /// Whether the data layout can size this type without failing: integers,
+    /// floats, pointers, fixed vectors, arrays and non-opaque structs of them.
+    fn safely_sized(self) -> bool {
+        use llvm_sys::LLVMTypeKind::*;
+        match unsafe { LLVMGetTypeKind(self.0) } {
+            LLVMIntegerTypeKind | LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind | LLVMPointerTypeKind => true,
+            LLVMVectorTypeKind | LLVMArrayTypeKind => self.element().safely_sized(),
+            LLVMStructTypeKind => {
+                let opaque = unsafe { LLVMIsOpaqueStruct(self.0) != 0 };
+                !opaque && self.struct_fields().into_iter().all(Ty::safely_sized)
+            }
+            _ => false,
+        }
+    }
+
+    /// Allocation size in bytes (the GEP stride of this type) under the data
+    /// layout of `module`; `None` for unsized or scalable types.
+    pub(crate) fn layout_size(self, module: LLVMModuleRef) -> Option<u64> {
+        if !self.safely_sized() {
+            return None;
+        }
+        unsafe {
+            let dl = llvm_sys::target::LLVMGetModuleDataLayout(module);
+            Some(llvm_sys::target::LLVMABISizeOfType(dl, self.0))
+        }
+    }
+
+    /// Byte offset of field `i` of a struct type under `module`'s data
+    /// layout; `None` if not a sized struct or `i` is out of range.
+    pub(crate) fn field_offset(self, module: LLVMModuleRef, i: u32) -> Option<u64> {
+        if self.kind() != TyKind::Struct || !self.safely_sized() || u64::from(i) >= self.len() {
+            return None;
+        }
+        unsafe {
+            let dl = llvm_sys::target::LLVMGetModuleDataLayout(module);
+            Some(llvm_sys::target::LLVMOffsetOfElement(dl, self.0, i))
+        }
+    }
+
+    /// Whether this is a scalable vector (which has no fixed layout).
+    pub(crate) fn is_scalable_vector(self) -> bool {
+        unsafe { LLVMGetTypeKind(self.0) == LLVMTypeKind::LLVMScalableVectorTypeKind }
     }
 }

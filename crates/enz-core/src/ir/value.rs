@@ -260,6 +260,45 @@ impl Value {
             .collect()
     }
 
+    /// Whether this is `undef`, `poison` or a null constant.
+    pub(crate) fn is_undef_or_null(self) -> bool {
+        unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 || LLVMIsNull(self.0) != 0 }
+    }
+
+    /// Source element type of a GEP.
+    pub(crate) fn gep_source_type(self) -> Ty {
+        Ty(unsafe { LLVMGetGEPSourceElementType(self.0) })
+    }
+
+    /// Allocated type of an alloca.
+    pub(crate) fn allocated_type(self) -> Ty {
+        Ty(unsafe { LLVMGetAllocatedType(self.0) })
+    }
+
+    /// The instruction's module.
+    pub(crate) fn module(self) -> LLVMModuleRef {
+        if self.is_instruction() {
+            self.parent_block().parent().global_parent()
+        } else if self.is_argument() {
+            Value(unsafe { LLVMGetParamParent(self.0) }).global_parent()
+        } else {
+            self.global_parent()
+        }
+    }
+
+    /// Whether a function carries the string attribute `name`.
+    pub(crate) fn has_string_attribute(self, name: &str) -> bool {
+        unsafe {
+            !LLVMGetStringAttributeAtIndex(
+                self.0,
+                llvm_sys::LLVMAttributeFunctionIndex,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+            )
+            .is_null()
+        }
+    }
+
     /// Intrinsic ID of a function (0 if not an intrinsic).
     pub(crate) fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0) }
@@ -381,5 +420,58 @@ impl Block {
 
     pub(crate) fn parent(self) -> Value {
         Value(unsafe { LLVMGetBasicBlockParent(self.0) })
+    }
+}
+
+// ---- helpers for type analysis (read-only queries) ----
+impl Value {
+    /// A constant integer of at most 64 bits, sign-extended; `None` for
+    /// anything else (including wider integers, which cannot be read safely).
+    pub(crate) fn const_int_sext(self) -> Option<i64> {
+        unsafe {
+            if LLVMIsAConstantInt(self.0).is_null() {
+                return None;
+            }
+            if LLVMGetIntTypeWidth(LLVMTypeOf(self.0)) > 64 {
+                return None;
+            }
+            Some(LLVMConstIntGetSExtValue(self.0))
+        }
+    }
+
+    /// The value type of a global variable or function.
+    pub(crate) fn global_value_type(self) -> Ty {
+        Ty(unsafe { LLVMGlobalGetValueType(self.0) })
+    }
+
+    /// The metadata node attached to an instruction under `kind` (e.g.
+    /// `"tbaa"`), as a metadata value; `None` if absent or not a node.
+    pub(crate) fn metadata_node(self, kind: &str) -> Option<Value> {
+        if !self.is_instruction() {
+            return None;
+        }
+        unsafe {
+            let id = LLVMGetMDKindIDInContext(self.context(), kind.as_ptr() as *const _, kind.len() as u32);
+            let md = LLVMGetMetadata(self.0, id);
+            if md.is_null() || LLVMIsAMDNode(md).is_null() {
+                return None;
+            }
+            Some(Value(md))
+        }
+    }
+
+    /// Operands of a metadata node value (see [`Value::metadata_node`]).
+    /// Nested nodes and strings come back as metadata values, constants as
+    /// the constants themselves; missing operands are left out.
+    pub(crate) fn md_node_operands(self) -> Vec<Value> {
+        unsafe {
+            if LLVMIsAMDNode(self.0).is_null() {
+                return Vec::new();
+            }
+            let n = LLVMGetMDNodeNumOperands(self.0) as usize;
+            let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n];
+            LLVMGetMDNodeOperands(self.0, ops.as_mut_ptr());
+            ops.into_iter().map(Value).collect()
+        }
     }
 }

@@ -3,5 +3,9 @@
 
 pub(crate) mod adjoint;
 pub(crate) mod emit;
+pub(crate) mod registry;
 pub(crate) mod reverse;
 pub(crate) mod rules;
+pub(crate) mod runtime;
+pub(crate) mod shadow;
+pub(crate) mod tape;

@@ -352,6 +352,11 @@ fn build_table() -> Vec<Rule> {
             vec![Some(dret() * x(0) / ret()), Some(dret() * x(1) / ret())],
         ),
         math(M::Cbrt, vec![Some(dret() / (c(3.0) * sq(ret())))]),
+        // fmod(a, b) = a - b * trunc(a / b), like frem
+        math(
+            M::Fmod,
+            vec![Some(dret()), Some(-(dret() * call(M::Trunc, vec![x(0) / x(1)])))],
+        ),
         math(
             M::Erf,
             vec![Some(

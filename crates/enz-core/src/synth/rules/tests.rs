@@ -61,6 +61,7 @@ fn math_primal(f: MathFn, a: &[f64]) -> f64 {
         M::Hypot => a[0].hypot(a[1]),
         M::Cbrt => a[0].cbrt(),
         M::Erf => erf(a[0]),
+        M::Fmod => a[0] % a[1],
     }
 }
 
@@ -120,7 +121,9 @@ fn eval(e: &Expr, env: &Env) -> f64 {
 fn samples(op: OpKey) -> Vec<Vec<f64>> {
     use LLVMOpcode::*;
     match op {
-        OpKey::Inst(LLVMFRem) => vec![vec![3.7, 1.3], vec![-2.9, 0.7]],
+        OpKey::Inst(LLVMFRem) | OpKey::Math(MathFn::Fmod) => {
+            vec![vec![3.7, 1.3], vec![-2.9, 0.7]]
+        }
         OpKey::Inst(LLVMSelect) => vec![vec![1.0, 0.3, 0.9], vec![0.0, 0.3, 0.9]],
         OpKey::Math(MathFn::Powi) => vec![vec![0.8, 3.0], vec![1.3, -2.0]],
         _ => vec![

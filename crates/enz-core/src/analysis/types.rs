@@ -1,0 +1,264 @@
+//! Type analysis: what every value of a function holds, and what the memory
+//! behind every pointer holds, as Enzyme's TypeAnalysis computes it. With
+//! opaque pointers this is the only way to know which memory holds floats.
+//!
+//! **What it is.** A [`TypeTree`] per value maps byte-offset paths to a
+//! [`ConcreteType`] (`[]`: the value itself; `[o]`: the data at byte `o`
+//! behind a pointer; `[o, o2]`: behind the pointer stored there; `-1`:
+//! every offset). [`TypeAnalysis::analyse`] computes them by a fixed point
+//! over the function's instructions in both directions (`solve.rs`), from
+//! LLVM types, loads and stores, GEP offsets from the data layout, `!tbaa`,
+//! casts, phis, known library functions and interprocedurally through calls
+//! to defined functions (`calls.rs`).
+//!
+//! **Variable GEP indices.** A variable index of stride `s` makes data
+//! periodic; facts are folded into the first period (offsets modulo `s`),
+//! and a period one type tiles exactly becomes `-1`. So `double *a; a[i]`
+//! gives `a: {[]:Pointer, [-1]:Float@double}`, and `struct {double x; int
+//! *p;} *s; s[i].p` gives `s: {[]:Pointer, [8]:Pointer}` (first element).
+//!
+//! **What it owns.** The lattice and trees (`tree.rs`), the fixed point, the
+//! facts API below used by synthesis, the undecided values the pipeline
+//! reports, and `--print-type-analysis` output ([`print`]). Names of library
+//! functions and TBAA types it matches are in `known.rs`.
+//!
+//! **What it must not do.** Mutate IR, or panic on any input: instructions it
+//! does not know add no facts, and conflicting facts are recorded (the first
+//! one kept), not fatal.
+
+// Synthesis and the pipeline consume this API next.
+#![allow(dead_code)]
+
+mod calls;
+mod known;
+mod solve;
+mod tree;
+#[cfg(test)]
+mod tests;
+
+#[allow(unused_imports)] // FloatKind: synthesis matches on it next.
+pub(crate) use tree::{ConcreteType, FloatKind, TypeTree};
+
+use crate::ir::{TyKind, Value};
+use crate::names::Marker;
+use llvm_sys::LLVMOpcode;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// Two facts that disagree about one place (e.g. `Float` vs `Pointer`).
+#[derive(Clone, Debug)]
+pub(crate) struct Conflict {
+    /// The value whose tree refused the fact.
+    pub(crate) value: Value,
+    /// The instruction whose rule produced it, if any.
+    pub(crate) instruction: Option<Value>,
+    /// Where in the tree.
+    pub(crate) path: Vec<i64>,
+    /// The type kept (found first).
+    pub(crate) kept: ConcreteType,
+    /// The type refused.
+    pub(crate) rejected: ConcreteType,
+}
+
+/// Why a value's type matters but stays unknown.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum UndecidedKind {
+    /// A `memcpy`/`memmove` whose bytes no fact types.
+    UntypedCopy,
+    /// An integer load stored elsewhere unchanged: it may be a copied float.
+    IntegerCopy,
+}
+
+/// A place whose type stays `Unknown` although synthesis needs it.
+#[derive(Clone, Debug)]
+pub(crate) struct Undecided {
+    /// The function it is in.
+    pub(crate) function: String,
+    /// The instruction.
+    pub(crate) instruction: Value,
+    /// Its `file:line:col`, when debug info has it.
+    pub(crate) location: Option<String>,
+    /// What is undecided.
+    pub(crate) kind: UndecidedKind,
+}
+
+impl Undecided {
+    /// One line saying what is not known.
+    pub(crate) fn message(&self) -> String {
+        match self.kind {
+            UndecidedKind::UntypedCopy => format!(
+                "type analysis cannot tell what the bytes copied by `{}` hold",
+                self.instruction.to_ir()
+            ),
+            UndecidedKind::IntegerCopy => format!(
+                "type analysis cannot tell whether the integer copied by `{}` is floating-point data",
+                self.instruction.to_ir()
+            ),
+        }
+    }
+
+    /// What annotation resolves it.
+    pub(crate) fn help(&self) -> String {
+        format!(
+            "add TBAA by compiling with -O1 or above, or pass the pointer as {}",
+            Marker::Const.name()
+        )
+    }
+}
+
+/// The type facts of one function.
+#[derive(Debug)]
+pub(crate) struct TypeAnalysis {
+    func: Value,
+    trees: HashMap<Value, TypeTree>,
+    ret: TypeTree,
+    conflicts: Vec<Conflict>,
+    undecided: Vec<Undecided>,
+}
+
+impl TypeAnalysis {
+    /// Analyses `func`, seeded by its parameter types only.
+    pub(crate) fn analyse(func: Value) -> TypeAnalysis {
+        TypeAnalysis::analyse_with(func, &[], &TypeTree::new())
+    }
+
+    /// Analyses `func` with `arg_seeds[i]` known of parameter `i` (e.g. from
+    /// a call site or an annotation) and `ret_seed` of the return value.
+    pub(crate) fn analyse_with(func: Value, arg_seeds: &[TypeTree], ret_seed: &TypeTree) -> TypeAnalysis {
+        if !func.is_function() || func.blocks().is_empty() {
+            return TypeAnalysis {
+                func,
+                trees: HashMap::new(),
+                ret: ret_seed.clone(),
+                conflicts: Vec::new(),
+                undecided: Vec::new(),
+            };
+        }
+        let mut calls = calls::Interproc::default();
+        calls.stack.push(func);
+        let solved = solve::solve(func, arg_seeds, ret_seed, &mut calls);
+        let mut ta = TypeAnalysis {
+            func,
+            trees: solved.trees,
+            ret: solved.ret,
+            conflicts: solved.conflicts,
+            undecided: Vec::new(),
+        };
+        ta.undecided = ta.find_undecided();
+        ta
+    }
+
+    /// The function analysed.
+    pub(crate) fn function(&self) -> Value {
+        self.func
+    }
+
+    /// The tree of `v` (for constants: what their type says).
+    pub(crate) fn tree(&self, v: Value) -> TypeTree {
+        match self.trees.get(&v) {
+            Some(t) => t.clone(),
+            None if v.is_function() => TypeTree::from_type(ConcreteType::Pointer),
+            None => solve::seed(v, self.func.global_parent()),
+        }
+    }
+
+    /// The tree of the function's return value.
+    pub(crate) fn return_tree(&self) -> &TypeTree {
+        &self.ret
+    }
+
+    /// The type of the data at byte `offset` behind pointer `ptr`.
+    pub(crate) fn pointee_type(&self, ptr: Value, offset: i64) -> ConcreteType {
+        self.tree(ptr).at(&[offset])
+    }
+
+    /// Whether the memory directly behind `ptr` holds floats anywhere.
+    pub(crate) fn pointee_has_float(&self, ptr: Value) -> bool {
+        self.tree(ptr).first_level().any(|(_, t)| t.is_float())
+    }
+
+    /// Whether the memory directly behind `ptr` holds pointers anywhere.
+    pub(crate) fn pointee_has_pointer(&self, ptr: Value) -> bool {
+        self.tree(ptr)
+            .first_level()
+            .any(|(_, t)| t == ConcreteType::Pointer)
+    }
+
+    /// Places whose type matters but stays unknown, for diagnostics.
+    pub(crate) fn undecided(&self) -> &[Undecided] {
+        &self.undecided
+    }
+
+    /// Facts that disagreed (the first was kept).
+    pub(crate) fn conflicts(&self) -> &[Conflict] {
+        &self.conflicts
+    }
+
+    fn find_undecided(&self) -> Vec<Undecided> {
+        let mut out = Vec::new();
+        let fname = self.func.name();
+        for b in self.func.blocks() {
+            for i in b.instructions() {
+                let kind = match i.opcode() {
+                    Some(LLVMOpcode::LLVMCall) => self.untyped_copy(i),
+                    Some(LLVMOpcode::LLVMLoad) => self.integer_copy(i),
+                    _ => None,
+                };
+                if let Some(kind) = kind {
+                    out.push(Undecided {
+                        function: fname.clone(),
+                        instruction: i,
+                        location: i.debug_location(),
+                        kind,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn untyped_copy(&self, call: Value) -> Option<UndecidedKind> {
+        let f = call.called_function()?;
+        if known::KnownFn::from_name(&f.name()) != Some(known::KnownFn::MemTransfer)
+            || call.call_num_args() < 3
+        {
+            return None;
+        }
+        let n = calls::const_len(call.operand(2));
+        if n == Some(0) {
+            return None;
+        }
+        let dst = calls::copied(&self.tree(call.operand(0)), n);
+        let src = calls::copied(&self.tree(call.operand(1)), n);
+        (dst.is_empty() && src.is_empty()).then_some(UndecidedKind::UntypedCopy)
+    }
+
+    fn integer_copy(&self, load: Value) -> Option<UndecidedKind> {
+        let TyKind::Integer(bits) = load.ty().kind() else {
+            return None;
+        };
+        let stored = load
+            .users()
+            .into_iter()
+            .any(|u| u.opcode() == Some(LLVMOpcode::LLVMStore) && u.operand(0) == load);
+        (bits >= 16 && stored && !self.tree(load).root().is_known())
+            .then_some(UndecidedKind::IntegerCopy)
+    }
+}
+
+/// `-enzyme-print-type` style: each argument, then each instruction with a
+/// result, one per line as `<IR>: <tree>`.
+pub(crate) fn print(func: Value, ta: &TypeAnalysis) -> String {
+    let mut out = String::new();
+    for p in func.params() {
+        let _ = writeln!(out, "{}: {}", p.to_ir(), ta.tree(p));
+    }
+    for b in func.blocks() {
+        for i in b.instructions() {
+            if !i.ty().is_void() {
+                let _ = writeln!(out, "{}: {}", i.to_ir(), ta.tree(i));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,213 @@
+//! Calls in type analysis: known library functions (allocation, `free`,
+//! `memcpy`/`memmove` with `!tbaa`/`!tbaa.struct`, `memset`), math
+//! functions, and calls to defined functions, analysed interprocedurally with
+//! the call's argument trees as seeds and a memo keyed by those seeds.
+
+use super::known::KnownFn;
+use super::solve::{self, tbaa_access, Solver};
+use super::tree::{TypeTree, MAX_OFFSET};
+use crate::ir::Value;
+use crate::names::MathFn;
+use std::collections::HashMap;
+
+/// Callee analyses nest at most this deep (the top-level function is depth 1).
+const MAX_CALL_DEPTH: usize = 5;
+
+/// What a callee's analysis hands back to a call site.
+#[derive(Clone)]
+struct Summary {
+    params: Vec<TypeTree>,
+    ret: TypeTree,
+}
+
+/// Interprocedural state shared by the analyses of one top-level function.
+#[derive(Default)]
+pub(super) struct Interproc {
+    /// Callee analyses by (callee, parameter seeds, return seed).
+    memo: HashMap<(Value, Vec<TypeTree>, TypeTree), Summary>,
+    /// Functions being analysed, outermost first (recursion guard).
+    pub(super) stack: Vec<Value>,
+}
+
+/// Arguments of a call (without the callee and bundles).
+fn args(call: Value) -> Vec<Value> {
+    let n = call.call_num_args().min(call.num_operands());
+    (0..n).map(|k| call.operand(k)).collect()
+}
+
+/// Visits one call instruction.
+pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
+    let args = args(call);
+    let Some(f) = call.called_function() else {
+        return;
+    };
+    let name = f.name();
+    if let Some(k) = KnownFn::from_name(&name) {
+        known(s, call, &args, k);
+        return;
+    }
+    if MathFn::from_callee(&name).is_some() {
+        // Float operands and result are typed by their LLVM types; the rest
+        // (powi's exponent) are integers.
+        for a in &args {
+            s.integer(*a);
+        }
+        return;
+    }
+    if f.intrinsic_id() != 0 {
+        return;
+    }
+    if !f.is_declaration() && !f.blocks().is_empty() {
+        interprocedural(s, call, f, &args);
+        return;
+    }
+    // An unknown external function: integers are integers.
+    for a in &args {
+        s.integer(*a);
+    }
+    s.integer(call);
+}
+
+fn known(s: &mut Solver<'_>, call: Value, args: &[Value], k: KnownFn) {
+    match k {
+        KnownFn::MemTransfer if args.len() >= 3 => mem_transfer(s, call, args[0], args[1], args[2]),
+        KnownFn::MemSet if args.len() >= 3 => {
+            s.integer(args[1]);
+            s.integer(args[2]);
+        }
+        KnownFn::Alloc(sizes) => {
+            for k in sizes {
+                if let Some(a) = args.get(*k as usize) {
+                    s.integer(*a);
+                }
+            }
+        }
+        KnownFn::Realloc if args.len() >= 2 => {
+            s.flow(call, args[0]);
+            s.integer(args[1]);
+        }
+        _ => {}
+    }
+}
+
+/// The constant length of a memory transfer, if any.
+pub(super) fn const_len(len: Value) -> Option<i64> {
+    len.const_int_sext().filter(|n| *n >= 0)
+}
+
+/// The copied bytes of `p`'s pointee tree: offsets below `len` (all when
+/// unknown) and `-1` entries.
+pub(super) fn copied(t: &TypeTree, len: Option<i64>) -> TypeTree {
+    t.filter_first(|o| o == -1 || len.is_none_or(|n| o < n))
+}
+
+/// `memcpy(dst, src, len)`: each side's pointee facts over the copied bytes
+/// flow to the other; `!tbaa.struct` triples and a scalar `!tbaa` type them.
+fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Value) {
+    s.integer(len);
+    let n = const_len(len);
+    let from_src = copied(&s.tree(src), n);
+    s.update(dst, &from_src);
+    let from_dst = copied(&s.tree(dst), n);
+    s.update(src, &from_dst);
+    let mut typed = TypeTree::new();
+    if let Some(md) = call.metadata_node("tbaa.struct") {
+        let ops = md.md_node_operands();
+        for triple in ops.chunks(3) {
+            let [off, _size, tag] = triple else { break };
+            let Some(off) = off.const_int_sext().filter(|o| (0..=MAX_OFFSET).contains(o)) else {
+                continue;
+            };
+            if let Some((ct, _)) = tbaa_access(*tag) {
+                typed.insert(vec![off], ct);
+            }
+        }
+    }
+    if let Some((ct, size)) = call.metadata_node("tbaa").and_then(tbaa_access) {
+        match (n, size) {
+            (Some(n), Some(size)) if size > 0 => {
+                let mut o = 0;
+                while o < n && o <= MAX_OFFSET {
+                    typed.insert(vec![o], ct);
+                    o += size as i64;
+                }
+            }
+            (None, _) => {
+                typed.insert(vec![-1], ct);
+            }
+            _ => {
+                typed.insert(vec![0], ct);
+            }
+        }
+    }
+    s.update(dst, &typed);
+    s.update(src, &typed);
+}
+
+/// A call to a defined function: analyse the callee with the argument
+/// trees (and the call's tree as the return seed), and join its parameter
+/// and return trees back. Direct recursion joins the arguments with the
+/// function's own parameters; a call back into a function further up the
+/// analysis stack (mutual recursion), or nested too deep, adds nothing.
+fn interprocedural(s: &mut Solver<'_>, call: Value, f: Value, args: &[Value]) {
+    let params = f.params();
+    if f == s.function() {
+        // Direct recursion: the callee's parameters are ours.
+        for (a, p) in args.iter().zip(&params) {
+            if a.ty() == p.ty() {
+                s.flow(*a, *p);
+            }
+        }
+        if !call.ty().is_void() {
+            let r = s.ret_tree().clone();
+            s.update(call, &r);
+            let t = s.tree(call);
+            s.update_ret(&t);
+        }
+        return;
+    }
+    if s.calls.stack.contains(&f) || s.calls.stack.len() >= MAX_CALL_DEPTH {
+        return;
+    }
+    let seeds: Vec<TypeTree> = params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| match args.get(k) {
+            Some(a) if a.ty() == p.ty() => s.tree(*a),
+            _ => TypeTree::new(),
+        })
+        .collect();
+    let ret_seed = if call.ty().is_void() {
+        TypeTree::new()
+    } else {
+        s.tree(call)
+    };
+    let key = (f, seeds, ret_seed);
+    let summary = match s.calls.memo.get(&key) {
+        Some(sum) => sum.clone(),
+        None => {
+            s.calls.stack.push(f);
+            let solved = solve::solve(f, &key.1, &key.2, s.calls);
+            s.calls.stack.pop();
+            let sum = Summary {
+                params: params
+                    .iter()
+                    .map(|p| solved.trees.get(p).cloned().unwrap_or_default())
+                    .collect(),
+                ret: solved.ret,
+            };
+            s.calls.memo.insert(key, sum.clone());
+            sum
+        }
+    };
+    for (k, a) in args.iter().enumerate() {
+        if let (Some(t), Some(p)) = (summary.params.get(k), params.get(k)) {
+            if a.ty() == p.ty() {
+                s.update(*a, t);
+            }
+        }
+    }
+    if !call.ty().is_void() {
+        s.update(call, &summary.ret);
+    }
+}

@@ -1,0 +1,602 @@
+//! The fixed point of type analysis over one function.
+//!
+//! A worklist of instructions: visiting one joins facts into its operands and
+//! its result (both directions); a value whose tree grows puts its users and
+//! its definition back on the list. Two phases: the first derives only facts
+//! the IR proves (LLVM types, memory accesses, GEPs, TBAA, known
+//! functions); the second adds "integer unless shown otherwise" defaults
+//! (integer arithmetic, comparisons, indices, integer parameters), so that a
+//! pointer found in phase one always wins over an integer default.
+//!
+//! Calls are in `calls.rs`. Nothing here changes the IR.
+
+use super::calls::{self, Interproc};
+use super::known::tbaa_type;
+use super::tree::{ConcreteType, TreeConflict, TypeTree};
+use super::Conflict;
+use crate::ir::{Ty, TyKind, Value};
+use llvm_sys::prelude::LLVMModuleRef;
+use llvm_sys::LLVMOpcode;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Most entries a layout of one LLVM type may produce (big arrays are cut).
+const MAX_LAYOUT_ENTRIES: usize = 64;
+
+/// The facts of one solved function.
+pub(super) struct Solved {
+    pub(super) trees: HashMap<Value, TypeTree>,
+    pub(super) ret: TypeTree,
+    pub(super) conflicts: Vec<Conflict>,
+}
+
+/// The state of the fixed point over one function.
+pub(super) struct Solver<'c> {
+    func: Value,
+    module: LLVMModuleRef,
+    trees: HashMap<Value, TypeTree>,
+    ret: TypeTree,
+    rets: Vec<Value>,
+    insts: Vec<Value>,
+    members: HashSet<Value>,
+    params: HashSet<Value>,
+    work: VecDeque<Value>,
+    queued: HashSet<Value>,
+    /// Phase two: integer defaults are on.
+    integers: bool,
+    /// The instruction being visited (blamed for conflicts).
+    current: Option<Value>,
+    conflicts: Vec<Conflict>,
+    seen_conflicts: HashSet<(Value, Vec<i64>, ConcreteType)>,
+    pub(super) calls: &'c mut Interproc,
+}
+
+/// Solves `func` (which must have a body) with `arg_seeds[i]` joined into
+/// parameter `i` and `ret_seed` into the return.
+pub(super) fn solve(
+    func: Value,
+    arg_seeds: &[TypeTree],
+    ret_seed: &TypeTree,
+    calls: &mut Interproc,
+) -> Solved {
+    let insts: Vec<Value> = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .collect();
+    let module = func.global_parent();
+    let mut s = Solver {
+        func,
+        module,
+        trees: HashMap::new(),
+        ret: ret_seed.clone(),
+        rets: insts
+            .iter()
+            .copied()
+            .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMRet))
+            .collect(),
+        members: insts.iter().copied().collect(),
+        params: func.params().into_iter().collect(),
+        insts,
+        work: VecDeque::new(),
+        queued: HashSet::new(),
+        integers: false,
+        current: None,
+        conflicts: Vec::new(),
+        seen_conflicts: HashSet::new(),
+        calls,
+    };
+    let ret_ty = func.function_type().return_type();
+    s.ret.merge(&TypeTree::from_type(ConcreteType::from_ty(ret_ty)));
+    for (k, p) in func.params().into_iter().enumerate() {
+        let mut t = seed(p, module);
+        if let Some(extra) = arg_seeds.get(k) {
+            t.merge(extra);
+        }
+        s.trees.insert(p, t);
+    }
+    for i in s.insts.clone() {
+        s.trees.insert(i, seed(i, module));
+    }
+    for phase_two in [false, true] {
+        s.integers = phase_two;
+        if phase_two {
+            for p in func.params() {
+                s.integer(p);
+            }
+            if ret_ty.is_integer() && !s.ret.root().is_known() {
+                s.ret.merge(&TypeTree::from_type(ConcreteType::Integer));
+            }
+        }
+        for i in s.insts.clone() {
+            s.enqueue(i);
+        }
+        s.drain();
+    }
+    Solved {
+        trees: s.trees,
+        ret: s.ret,
+        conflicts: s.conflicts,
+    }
+}
+
+/// What a value's LLVM type (and, for stack slots and globals of scalar
+/// type, the allocated type) says by itself.
+pub(super) fn seed(v: Value, module: LLVMModuleRef) -> TypeTree {
+    let mut t = TypeTree::from_type(ConcreteType::from_ty(v.ty()));
+    let slot = if v.opcode() == Some(LLVMOpcode::LLVMAlloca) {
+        Some(v.allocated_type())
+    } else if v.is_global_variable() {
+        Some(v.global_value_type())
+    } else {
+        None
+    };
+    if let Some(ty) = slot {
+        if is_scalar(ty) || ty.kind() == TyKind::Vector {
+            t.merge(&layout(ty, module));
+        }
+    }
+    t
+}
+
+/// A scalar (non-aggregate, non-vector) sized type.
+pub(super) fn is_scalar(ty: Ty) -> bool {
+    matches!(
+        ty.kind(),
+        TyKind::Half | TyKind::Float | TyKind::Double | TyKind::OtherFloat | TyKind::Integer(_) | TyKind::Pointer
+    )
+}
+
+/// The memory layout of an LLVM type as pointee facts: `[o]: T` for each
+/// float or pointer leaf at byte `o` (integers stay unknown: they may be
+/// copies of anything). Large arrays are cut after a few entries.
+pub(super) fn layout(ty: Ty, module: LLVMModuleRef) -> TypeTree {
+    fn walk(ty: Ty, module: LLVMModuleRef, base: i64, out: &mut Vec<(i64, ConcreteType)>) {
+        if out.len() >= MAX_LAYOUT_ENTRIES || base > super::tree::MAX_OFFSET {
+            return;
+        }
+        match ty.kind() {
+            TyKind::Struct => {
+                for (k, f) in ty.struct_fields().into_iter().enumerate() {
+                    if let Some(off) = ty.field_offset(module, k as u32) {
+                        walk(f, module, base + off as i64, out);
+                    }
+                }
+            }
+            TyKind::Array | TyKind::Vector if !ty.is_scalable_vector() => {
+                let elem = ty.element();
+                let Some(size) = elem.layout_size(module).filter(|s| *s > 0) else {
+                    return;
+                };
+                for k in 0..ty.len().min(MAX_LAYOUT_ENTRIES as u64) {
+                    walk(elem, module, base + (k * size) as i64, out);
+                }
+            }
+            _ => {
+                let ct = ConcreteType::from_ty(ty);
+                if ct.is_known() {
+                    out.push((base, ct));
+                }
+            }
+        }
+    }
+    let mut entries = Vec::new();
+    walk(ty, module, 0, &mut entries);
+    let mut t = TypeTree::new();
+    for (o, ct) in entries {
+        t.insert(vec![o], ct);
+    }
+    t
+}
+
+/// The access type a `!tbaa` tag names (`!{base, access, offset}`, or an
+/// old-style scalar type node), with its size where fixed.
+pub(super) fn tbaa_access(tag: Value) -> Option<(ConcreteType, Option<u64>)> {
+    let ops = tag.md_node_operands();
+    let first = *ops.first()?;
+    let name = if let Some(s) = first.metadata_string() {
+        s
+    } else {
+        let access = *ops.get(1)?;
+        access.md_node_operands().first()?.metadata_string()?
+    };
+    tbaa_type(&name)
+}
+
+/// A byte offset and a GEP's variable part: the result points at
+/// `base + offset + k * stride` for unknown `k` (stride 0: constant GEP).
+struct GepOffset {
+    offset: i64,
+    stride: i64,
+    /// The type the last index selects.
+    elem: Ty,
+}
+
+/// Whether `gep` steps a loop-carried pointer: its base is itself, or a phi
+/// one of whose incoming values is the GEP.
+fn is_induction_step(gep: Value, base: Value) -> bool {
+    base == gep
+        || (base.opcode() == Some(LLVMOpcode::LLVMPHI)
+            && base.incoming().iter().any(|(v, _)| *v == gep))
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl Solver<'_> {
+    /// The function being solved.
+    pub(super) fn function(&self) -> Value {
+        self.func
+    }
+
+    /// The tree of the function's return value so far.
+    pub(super) fn ret_tree(&self) -> &TypeTree {
+        &self.ret
+    }
+
+    /// Joins `t` into the return tree (requeueing the `ret`s on growth).
+    pub(super) fn update_ret(&mut self, t: &TypeTree) {
+        if self.ret.merge(t) {
+            for r in self.rets.clone() {
+                self.enqueue(r);
+            }
+        }
+    }
+
+    /// Whether phase two (integer defaults) is on.
+    pub(super) fn phase_two(&self) -> bool {
+        self.integers
+    }
+
+    fn enqueue(&mut self, i: Value) {
+        if self.members.contains(&i) && self.queued.insert(i) {
+            self.work.push_back(i);
+        }
+    }
+
+    fn drain(&mut self) {
+        while let Some(i) = self.work.pop_front() {
+            self.queued.remove(&i);
+            self.current = Some(i);
+            self.visit(i);
+        }
+        self.current = None;
+    }
+
+    /// The current tree of `v` (constants: what their type says).
+    pub(super) fn tree(&self, v: Value) -> TypeTree {
+        match self.trees.get(&v) {
+            Some(t) => t.clone(),
+            None => seed(v, self.module),
+        }
+    }
+
+    /// The root type of `v`.
+    pub(super) fn root(&self, v: Value) -> ConcreteType {
+        self.trees
+            .get(&v)
+            .map(TypeTree::root)
+            .unwrap_or_else(|| ConcreteType::from_ty(v.ty()))
+    }
+
+    /// Joins `t` into the tree of `v` (instructions, arguments and global
+    /// variables; other constants carry no facts). Growth requeues `v`'s
+    /// definition and users.
+    pub(super) fn update(&mut self, v: Value, t: &TypeTree) {
+        if t.is_empty() {
+            return;
+        }
+        let trackable = self.members.contains(&v)
+            || self.params.contains(&v)
+            || v.is_global_variable();
+        if !trackable {
+            return;
+        }
+        let module = self.module;
+        let entry = self.trees.entry(v).or_insert_with(|| seed(v, module));
+        let mut found = Vec::new();
+        let changed = entry.merge_checked(t, &mut found);
+        for c in found {
+            self.record(v, c);
+        }
+        if changed {
+            self.enqueue(v);
+            for u in v.users() {
+                self.enqueue(u);
+            }
+        }
+    }
+
+    fn record(&mut self, value: Value, c: TreeConflict) {
+        if self
+            .seen_conflicts
+            .insert((value, c.path.clone(), c.rejected))
+        {
+            self.conflicts.push(Conflict {
+                value,
+                instruction: self.current,
+                path: c.path,
+                kept: c.kept,
+                rejected: c.rejected,
+            });
+        }
+    }
+
+    /// Phase two: an integer-typed `v` whose type is still open is `Integer`.
+    pub(super) fn integer(&mut self, v: Value) {
+        if !self.integers {
+            return;
+        }
+        let ty = v.ty();
+        let int_like = ty.is_integer() || (ty.kind() == TyKind::Vector && ty.element().is_integer());
+        if int_like && matches!(self.root(v), ConcreteType::Unknown | ConcreteType::Anything) {
+            self.update(v, &TypeTree::from_type(ConcreteType::Integer));
+        }
+    }
+
+    /// Both directions between `a` and `b`, whole trees.
+    pub(super) fn flow(&mut self, a: Value, b: Value) {
+        let tb = self.tree(b);
+        self.update(a, &tb);
+        let ta = self.tree(a);
+        self.update(b, &ta);
+    }
+
+    fn visit(&mut self, i: Value) {
+        use LLVMOpcode::*;
+        let Some(op) = i.opcode() else { return };
+        let n = i.num_operands();
+        let opnd = |k: u32| (k < n).then(|| i.operand(k));
+        match op {
+            LLVMLoad => self.access(i, i.operand(0), i),
+            LLVMStore if n >= 2 => self.access(i, i.operand(1), i.operand(0)),
+            LLVMGetElementPtr => self.gep(i),
+            LLVMPHI => {
+                let incoming: Vec<Value> = i.incoming().into_iter().map(|(v, _)| v).collect();
+                self.merge_into(i, &incoming);
+            }
+            LLVMSelect if n == 3 => {
+                self.merge_into(i, &[i.operand(1), i.operand(2)]);
+                self.integer(i.operand(0));
+            }
+            LLVMFreeze | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr
+                if n >= 1 =>
+            {
+                self.flow(i, i.operand(0))
+            }
+            LLVMBitCast if n >= 1 => {
+                let (a, b) = (ConcreteType::from_ty(i.ty()), ConcreteType::from_ty(i.operand(0).ty()));
+                // A float of one kind reinterpreted as another: no relation.
+                if !(a.is_known() && b.is_known() && a != b) {
+                    self.flow(i, i.operand(0));
+                }
+            }
+            LLVMZExt | LLVMSExt | LLVMTrunc | LLVMSIToFP | LLVMUIToFP => {
+                if op != LLVMSIToFP && op != LLVMUIToFP {
+                    self.integer(i);
+                }
+                if let Some(o) = opnd(0) {
+                    self.integer(o);
+                }
+            }
+            LLVMFPToSI | LLVMFPToUI | LLVMFCmp => self.integer(i),
+            LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl
+            | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor
+                if n == 2 =>
+            {
+                self.int_binop(i, op)
+            }
+            LLVMICmp if n == 2 => {
+                self.integer(i);
+                self.integer(i.operand(0));
+                self.integer(i.operand(1));
+            }
+            LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector => {
+                // Lanes share the vector's root type.
+                let vecs = if op == LLVMShuffleVector { 2 } else { 1 };
+                for k in 0..vecs.min(n) {
+                    self.flow_root(i, i.operand(k));
+                }
+                if op == LLVMInsertElement && n == 3 {
+                    self.flow_root(i, i.operand(1));
+                    self.integer(i.operand(2));
+                } else if op == LLVMExtractElement && n == 2 {
+                    self.integer(i.operand(1));
+                }
+            }
+            LLVMAtomicRMW if n >= 2 => {
+                self.access(i, i.operand(0), i.operand(1));
+                self.flow(i, i.operand(1));
+            }
+            LLVMCall => calls::visit_call(self, i),
+            LLVMRet if n == 1 => {
+                let t = self.tree(i.operand(0));
+                self.update_ret(&t);
+                let r = self.ret.clone();
+                self.update(i.operand(0), &r);
+            }
+            LLVMSwitch if n >= 1 => self.integer(i.operand(0)),
+            LLVMAlloca if n >= 1 => self.integer(i.operand(0)),
+            _ => {}
+        }
+    }
+
+    /// Root types only, both directions (vector lanes).
+    fn flow_root(&mut self, a: Value, b: Value) {
+        let rb = TypeTree::from_type(self.root(b));
+        self.update(a, &rb);
+        let ra = TypeTree::from_type(self.root(a));
+        self.update(b, &ra);
+    }
+
+    /// Phi and select: the result joins every input; inputs get the result
+    /// back without `Anything` (one input's bytes say nothing of another's).
+    fn merge_into(&mut self, i: Value, inputs: &[Value]) {
+        for v in inputs {
+            let t = self.tree(*v);
+            self.update(i, &t);
+        }
+        let back = self.tree(i).purge_anything();
+        for v in inputs {
+            self.update(*v, &back);
+        }
+    }
+
+    /// A load or store of `value` through `ptr` (`inst` carries the TBAA).
+    fn access(&mut self, inst: Value, ptr: Value, value: Value) {
+        let ty = value.ty();
+        if is_scalar(ty) {
+            let t = self.tree(ptr).pointee_at(0);
+            self.update(value, &t);
+            let t = self.tree(value).as_pointee_at(0);
+            self.update(ptr, &t);
+        } else {
+            let l = layout(ty, self.module);
+            self.update(ptr, &l);
+        }
+        if let Some((ct, _)) = inst.metadata_node("tbaa").and_then(tbaa_access) {
+            self.update(ptr, &TypeTree::from_path(vec![0], ct));
+            if is_scalar(ty) {
+                self.update(value, &TypeTree::from_type(ct));
+            }
+        }
+    }
+
+    /// Byte offset (constant part and stride) of a GEP, `None` where the
+    /// layout cannot say (vector GEPs, unsized types, odd indices).
+    fn gep_offset(&self, gep: Value) -> Option<GepOffset> {
+        let n = gep.num_operands();
+        let mut cur = gep.gep_source_type();
+        let mut offset: i64 = 0;
+        let mut stride: i64 = 0;
+        for k in 1..n {
+            let ix = gep.operand(k);
+            if k > 1 {
+                match cur.kind() {
+                    TyKind::Struct => {
+                        let f = u32::try_from(ix.const_int_sext()?).ok()?;
+                        offset = offset.checked_add(cur.field_offset(self.module, f)? as i64)?;
+                        cur = cur.member(f);
+                        continue;
+                    }
+                    TyKind::Array | TyKind::Vector if !cur.is_scalable_vector() => {
+                        cur = cur.element();
+                    }
+                    _ => return None,
+                }
+            }
+            let size = i64::try_from(cur.layout_size(self.module)?).ok()?;
+            match ix.const_int_sext() {
+                Some(c) => offset = offset.checked_add(c.checked_mul(size)?)?,
+                None if ix.ty().is_integer() => stride = gcd(stride, size),
+                None => return None,
+            }
+        }
+        Some(GepOffset {
+            offset,
+            stride,
+            elem: cur,
+        })
+    }
+
+    /// GEPs. Constant offsets shift the pointee tree. A variable index of
+    /// stride `s` makes the data periodic: facts are folded into the first
+    /// period (offsets modulo `s`), and a period that one type tiles exactly
+    /// (e.g. `double a[]; a[i]`, stride 8) becomes `[-1]`: every offset. A
+    /// constant step of a loop-carried pointer (`p.next = gep p, 8`) counts
+    /// as a variable index of that stride.
+    fn gep(&mut self, i: Value) {
+        for k in 1..i.num_operands() {
+            self.integer(i.operand(k));
+        }
+        if i.ty().kind() != TyKind::Pointer {
+            return;
+        }
+        let base = i.operand(0);
+        let ptr_size = base.ty().layout_size(self.module).map(|x| x as i64);
+        let Some(g) = self.gep_offset(i) else { return };
+        let (mut c, mut s) = (g.offset, g.stride);
+        // `p.next = gep p, c` around a loop: p is `start + k * c`.
+        if s == 0 && c != 0 && is_induction_step(i, base) {
+            (c, s) = (0, c.abs());
+        }
+        let down = if s == 0 {
+            self.tree(base).shift_pointee(c)
+        } else {
+            self.tree(base).map_first(|o| Some((o - c).rem_euclid(s)))
+        };
+        self.update(i, &down.without_root());
+        let rt = self.tree(i);
+        let up = if s == 0 {
+            rt.shift_pointee(-c)
+        } else if self.tiles_period(&rt, (c, s), g.elem, ptr_size) {
+            rt.map_first(|_| Some(-1))
+        } else {
+            rt.map_first(|o| Some((o + c).rem_euclid(s)))
+        };
+        self.update(base, &up.without_root());
+    }
+
+    /// Whether the result's first-level facts, seen from the base modulo
+    /// `s`, are one type covering the whole period: a `-1` entry, or
+    /// entries of that type laid end to end over it.
+    fn tiles_period(&self, rt: &TypeTree, (c, s): (i64, i64), elem: Ty, ptr_size: Option<i64>) -> bool {
+        let facts: Vec<(i64, ConcreteType)> = rt.first_level().collect();
+        let Some((_, ty)) = facts.first().copied() else {
+            return false;
+        };
+        if facts.iter().any(|(_, t)| *t != ty) {
+            return false;
+        }
+        if facts.iter().any(|(o, _)| *o == -1) {
+            return true;
+        }
+        let size = match ty {
+            ConcreteType::Float(k) => k.size().map(|x| x as i64),
+            ConcreteType::Pointer => ptr_size,
+            // Integers have no size of their own: use the GEP's element type.
+            ConcreteType::Integer if is_scalar(elem) => elem.layout_size(self.module).map(|x| x as i64),
+            _ => None,
+        };
+        let Some(size) = size.filter(|z| *z > 0 && s % *z == 0) else {
+            return false;
+        };
+        let mut covered: Vec<i64> = facts.iter().map(|(o, _)| (o + c).rem_euclid(s)).collect();
+        covered.sort_unstable();
+        covered.dedup();
+        covered.len() as i64 == s / size
+            && covered.iter().enumerate().all(|(k, o)| *o == k as i64 * size)
+    }
+
+    /// Integer arithmetic. Phase one: pointer arithmetic on `ptrtoint`
+    /// values stays `Pointer` (a difference of pointers is `Integer`).
+    /// Phase two: everything not a pointer is `Integer`.
+    fn int_binop(&mut self, i: Value, op: LLVMOpcode) {
+        use LLVMOpcode::*;
+        let (a, b) = (i.operand(0), i.operand(1));
+        let (ra, rb) = (self.root(a), self.root(b));
+        let ptr = ConcreteType::Pointer;
+        match op {
+            LLVMAdd | LLVMOr | LLVMAnd | LLVMXor if (ra == ptr) != (rb == ptr) => {
+                self.update(i, &TypeTree::from_type(ptr));
+            }
+            LLVMSub if ra == ptr && rb != ptr => self.update(i, &TypeTree::from_type(ptr)),
+            LLVMSub if ra == ptr && rb == ptr => {
+                self.update(i, &TypeTree::from_type(ConcreteType::Integer))
+            }
+            _ => {}
+        }
+        if self.root(i) != ptr {
+            self.integer(i);
+        }
+        for v in [a, b] {
+            if self.root(v) != ptr {
+                self.integer(v);
+            }
+        }
+    }
+}

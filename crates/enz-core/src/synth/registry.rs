@@ -1,0 +1,137 @@
+//! The module-wide registry of derivatives: preprocessed clones, the
+//! augmented-primal/reverse pairs of callees (declared first, so recursive
+//! calls can refer to them, and filled in from a worklist), shadow globals,
+//! and the functions the user declared inactive.
+
+use super::reverse::{adjoint_return_type, new_function, shadowed_params, Derivative};
+use crate::callsite::ArgActivity;
+use crate::diag::Diagnostic;
+use crate::ir::{cstr, Ty, Value};
+use crate::preprocess::preprocess;
+use llvm_sys::core::*;
+use llvm_sys::LLVMLinkage;
+use std::collections::{HashMap, HashSet};
+
+/// Identifies one split derivative of a callee.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct SplitKey {
+    /// The user's function.
+    pub(crate) function: Value,
+    pub(crate) args: Vec<ArgActivity>,
+    pub(crate) ret_active: bool,
+    pub(crate) ret_shadowed: bool,
+}
+
+/// Derivatives and shared state of one module.
+pub(crate) struct Registry {
+    preopt: bool,
+    prepped: HashMap<Value, Value>,
+    split: HashMap<SplitKey, Derivative>,
+    pending: Vec<SplitKey>,
+    inactive_fns: HashSet<Value>,
+    shadow_globals: HashMap<Value, Value>,
+}
+
+impl Registry {
+    pub(crate) fn new(preopt: bool, inactive_fns: HashSet<Value>) -> Registry {
+        Registry {
+            preopt,
+            prepped: HashMap::new(),
+            split: HashMap::new(),
+            pending: Vec::new(),
+            inactive_fns,
+            shadow_globals: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn inactive_fns(&self) -> &HashSet<Value> {
+        &self.inactive_fns
+    }
+
+    /// The preprocessed clone of `f`, made once.
+    pub(crate) fn prep(&mut self, f: Value) -> Result<Value, Diagnostic> {
+        if let Some(p) = self.prepped.get(&f) {
+            return Ok(*p);
+        }
+        let p = preprocess(f, self.preopt).map_err(|e| {
+            Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name())
+        })?;
+        self.prepped.insert(f, p);
+        Ok(p)
+    }
+
+    /// The augmented primal and reverse function for `key`, declared now
+    /// and synthesised later (see [`Registry::take_pending`]).
+    pub(crate) fn split(&mut self, key: &SplitKey) -> Result<Derivative, Diagnostic> {
+        if let Some(d) = self.split.get(key) {
+            return Ok(*d);
+        }
+        let prep = self.prep(key.function)?;
+        let ctx = prep.context();
+        let name = key.function.name();
+        let params = shadowed_params(prep, &key.args);
+        let ret = prep.function_type().return_type();
+        let ptr = Ty::ptr(ctx);
+        let mut aug_fields = vec![ptr];
+        if !ret.is_void() {
+            aug_fields.push(ret);
+            if ret.kind() == crate::ir::TyKind::Pointer {
+                aug_fields.push(ptr);
+            }
+        }
+        let aug_ty = Ty::function(Ty::literal_struct(ctx, &aug_fields), &params, false);
+        let forward = new_function(prep, &format!("augmented_{name}"), aug_ty);
+        let mut rev_params = params.clone();
+        if key.ret_active {
+            rev_params.push(ret);
+        }
+        rev_params.push(ptr);
+        let rev_ty = Ty::function(adjoint_return_type(prep, &key.args), &rev_params, false);
+        let reverse = new_function(prep, &format!("reverse_{name}"), rev_ty);
+        let d = Derivative { forward, reverse };
+        self.split.insert(key.clone(), d);
+        self.pending.push(key.clone());
+        Ok(d)
+    }
+
+    /// The next split derivative whose body is still to be built.
+    pub(crate) fn take_pending(&mut self) -> Option<(SplitKey, Derivative)> {
+        let k = self.pending.pop()?;
+        let d = self.split[&k];
+        Some((k, d))
+    }
+
+    /// The shadow of global `g`: a zero-initialised private copy.
+    pub(crate) fn shadow_global(&mut self, g: Value) -> Value {
+        if let Some(s) = self.shadow_globals.get(&g) {
+            return *s;
+        }
+        let ty = unsafe { LLVMGlobalGetValueType(g.0) };
+        let name = cstr(&format!("{}_shadow", g.name()));
+        let s = Value(unsafe { LLVMAddGlobal(g.global_parent(), ty, name.as_ptr()) });
+        unsafe {
+            LLVMSetInitializer(s.0, LLVMConstNull(ty));
+            LLVMSetLinkage(s.0, LLVMLinkage::LLVMInternalLinkage);
+            LLVMSetAlignment(s.0, LLVMGetAlignment(g.0).max(8));
+        }
+        self.shadow_globals.insert(g, s);
+        s
+    }
+
+    /// Deletes the preprocessed clones (they are only synthesis input).
+    pub(crate) fn delete_clones(&mut self) {
+        for p in self.prepped.values() {
+            p.delete_function();
+        }
+        self.prepped.clear();
+    }
+
+    /// Deletes every split function (after a failure).
+    pub(crate) fn delete_split(&mut self) {
+        for d in self.split.values() {
+            d.forward.delete_function();
+            d.reverse.delete_function();
+        }
+        self.split.clear();
+    }
+}

@@ -1,0 +1,152 @@
+//! Calls in reverse mode.
+//!
+//! Math functions use their rule; allocation and memory intrinsics are in
+//! `memory`; known-inactive calls are skipped. A call to another function
+//! of the module (after preprocessing inlined what it could, these are the
+//! recursive ones) is differentiated interprocedurally: the forward sweep
+//! calls its augmented primal, which returns `{tape, ret, shadow ret}`, and
+//! the reverse sweep calls its reverse function with that tape.
+
+use super::Reverse;
+use crate::callsite::ArgActivity;
+use crate::diag::Diagnostic;
+use crate::ir::{Builder, TyKind, Value};
+use crate::names::{is_known_inactive, MathFn};
+use crate::synth::registry::{Registry, SplitKey};
+use crate::synth::rules::{lookup, OpKey};
+
+impl Reverse<'_> {
+    /// The activity signature a call passes to its callee.
+    fn call_signature(&self, i: Value) -> (Vec<ArgActivity>, bool, bool) {
+        let args: Vec<ArgActivity> = (0..i.call_num_args())
+            .map(|k| {
+                let a = i.operand(k);
+                if a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a) {
+                    ArgActivity::Dup
+                } else if a.ty().carries_float() && self.act.is_active(a) {
+                    ArgActivity::Out
+                } else {
+                    ArgActivity::Const
+                }
+            })
+            .collect();
+        let ret_active = i.ty().carries_float() && self.act.is_active(i);
+        let ret_shadowed = i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i);
+        (args, ret_active, ret_shadowed)
+    }
+
+    /// Forward sweep of a call to a user function: call its augmented
+    /// primal instead, when anything about the call is active.
+    pub(super) fn augment_user_call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
+        let Some(callee) = i.called_function() else { return };
+        let name = callee.name();
+        if callee.is_declaration()
+            || callee.intrinsic_id() != 0
+            || is_known_inactive(&name)
+            || registry.inactive_fns().contains(&callee)
+            || MathFn::from_callee(&name).is_some()
+        {
+            return;
+        }
+        let (args, ret_active, ret_shadowed) = self.call_signature(i);
+        if !ret_active && !ret_shadowed && args.iter().all(|a| *a == ArgActivity::Const) {
+            return;
+        }
+        let key = SplitKey { function: callee, args: args.clone(), ret_active, ret_shadowed };
+        let fns = match registry.split(&key) {
+            Ok(f) => f,
+            Err(d) => return self.diags.push(d),
+        };
+        let fb = Builder::new(i.context());
+        fb.position_after(gi);
+        let mut call_args = Vec::new();
+        for (k, a) in args.iter().enumerate() {
+            let op = i.operand(k as u32);
+            call_args.push(self.map.get(op));
+            if *a == ArgActivity::Dup {
+                match self.shadows.forward(op) {
+                    Some(s) => call_args.push(s),
+                    None => return self.no_shadow_arg(i, k),
+                }
+            }
+        }
+        let res = fb.call(fns.forward.function_type(), fns.forward, &call_args);
+        let tape = fb.extract_value(res, 0);
+        if !i.ty().is_void() {
+            let primal = fb.extract_value(res, 1);
+            gi.replace_all_uses_with(primal);
+            self.map.insert(i, primal);
+            if i.ty().kind() == TyKind::Pointer {
+                let s = fb.extract_value(res, 2);
+                self.shadows.insert(i, s);
+            }
+        }
+        gi.erase();
+        self.aug_calls.insert(i, (tape, key, fns.reverse));
+    }
+
+    fn no_shadow_arg(&mut self, i: Value, k: usize) {
+        self.unsupported(i, &format!("argument {k} of this call needs a shadow that enz-rs cannot build"));
+    }
+
+    /// Reverse sweep of any call.
+    pub(super) fn reverse_call(&mut self, i: Value) {
+        if let Some((tape, key, rev)) = self.aug_calls.get(&i).cloned() {
+            return self.reverse_user_call(i, tape, &key, rev);
+        }
+        let callee = i.called_function();
+        let name = callee.map(|f| f.name()).unwrap_or_default();
+        if self.reverse_memory_call(i, &name) {
+            return;
+        }
+        if !self.act.is_active(i) {
+            return;
+        }
+        match MathFn::from_callee(&name).and_then(|f| lookup(OpKey::Math(f))) {
+            Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
+            None => self.no_rule_for_call(i, callee, &name),
+        }
+    }
+
+    fn reverse_user_call(&mut self, i: Value, tape: Value, key: &SplitKey, rev: Value) {
+        let blk = i.parent_block();
+        let mut args = Vec::new();
+        for (k, a) in key.args.iter().enumerate() {
+            let op = i.operand(k as u32);
+            args.push(self.primal(op));
+            if *a == ArgActivity::Dup {
+                match self.shadow_rev(op) {
+                    Some(s) => args.push(s),
+                    None => return self.no_shadow_arg(i, k),
+                }
+            }
+        }
+        if key.ret_active {
+            args.push(self.take_adjoint(i));
+        }
+        args.push(self.cached_forward(tape, blk));
+        let res = self.b.call(rev.function_type(), rev, &args);
+        let mut j = 0u32;
+        for (k, a) in key.args.iter().enumerate() {
+            if *a == ArgActivity::Out {
+                let d = self.b.extract_value(res, j);
+                j += 1;
+                self.accumulate(i.operand(k as u32), d);
+            }
+        }
+    }
+
+    fn no_rule_for_call(&mut self, i: Value, callee: Option<Value>, name: &str) {
+        let msg = match callee {
+            Some(f) if f.is_declaration() => format!(
+                "no derivative rule for the external function `{name}`, which is called with a differentiable argument"
+            ),
+            Some(_) => format!("cannot differentiate the call to `{name}`"),
+            None => "cannot differentiate an indirect call".to_string(),
+        };
+        let d = Diagnostic::new(msg).in_function(self.req.name).at(i).help(
+            "mark the argument enzyme_const if it needs no derivative, list the function in __enzyme_inactivefn if it has none, or register a custom gradient",
+        );
+        self.diags.push(d);
+    }
+}

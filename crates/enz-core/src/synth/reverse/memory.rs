@@ -1,0 +1,268 @@
+//! Memory in reverse mode: shadows in the forward sweep, and the adjoints
+//! of loads, stores, allocations and memory intrinsics in the reverse sweep.
+//!
+//! - `x = load p`: `d(*shadow(p)) += d(x)`.
+//! - `store v, p`: `d(v) += *shadow(p); *shadow(p) = 0` (also for inactive
+//!   `v`: the overwritten value's adjoint must not flow further back).
+//! - allocations get zeroed shadows, freed in the reverse sweep where the
+//!   allocation is undone (a primal `free` frees only the primal).
+//! - `memcpy(d, s)` of floats: `shadow(s) += shadow(d); shadow(d) = 0`; of
+//!   pointers: the shadow pointers are copied in the forward sweep.
+//! - `memset(p)`: `shadow(p) = 0` in the reverse sweep.
+
+use super::{Mode, Reverse};
+use crate::analysis::activity::{is_allocation, is_mem_transfer};
+use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::synth::registry::Registry;
+use crate::synth::runtime;
+use crate::synth::shadow::position_at_top;
+use llvm_sys::core::LLVMInstructionClone;
+use llvm_sys::LLVMOpcode;
+
+impl Reverse<'_> {
+    /// Adds the forward-sweep work for primal instruction `i`.
+    pub(super) fn augment_instruction(&mut self, i: Value, registry: &mut Registry) {
+        use LLVMOpcode::*;
+        for o in i.operands() {
+            if o.is_global_variable() && self.act.is_shadowed(o) && !self.shadows.contains(o) {
+                let s = registry.shadow_global(o);
+                self.shadows.insert(o, s);
+            }
+        }
+        let Some(op) = i.opcode() else { return };
+        let gi = self.map.get(i);
+        let fb = Builder::new(i.context());
+        let shadowed = i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i);
+        match op {
+            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze if shadowed => {
+                let Some(base) = self.shadows.forward(i.operand(0)) else {
+                    return self.no_shadow(i);
+                };
+                fb.position_after(gi);
+                let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                fb.insert(s);
+                s.set_operand(0, base);
+                s.set_name(&format!("{}'", gi.name()));
+                self.shadows.insert(i, s);
+            }
+            LLVMSelect if shadowed => {
+                let (Some(a), Some(b)) = (
+                    self.shadows.forward(i.operand(1)),
+                    self.shadows.forward(i.operand(2)),
+                ) else {
+                    return self.no_shadow(i);
+                };
+                fb.position_after(gi);
+                let s = fb.select(gi.operand(0), a, b);
+                self.shadows.insert(i, s);
+            }
+            LLVMPHI if shadowed => {
+                position_at_top(&fb, gi.parent_block());
+                let s = fb.phi(i.ty(), &format!("{}'", gi.name()));
+                self.shadows.defer_phi(i, s);
+            }
+            LLVMAlloca if shadowed => {
+                fb.position_after(gi);
+                let ty = i.allocated_type();
+                let size = fb.const_int(Ty::int(i.context(), 64), ty.alloc_size(i.module()) as i64);
+                let count = fb.int_cast(gi.operand(0), Ty::int(i.context(), 64));
+                let bytes = fb.mul(size, count);
+                let s = match self.req.mode {
+                    Mode::Combined => {
+                        let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                        fb.insert(s);
+                        s
+                    }
+                    // The augmented primal's frame is gone when the reverse runs.
+                    Mode::Split => fb.malloc(bytes),
+                };
+                s.set_name(&format!("{}'", gi.name()));
+                fb.memset_zero(s, bytes);
+                self.shadows.insert(i, s);
+            }
+            LLVMLoad if shadowed => {
+                let Some(addr) = self.shadows.forward(i.operand(0)) else {
+                    return self.no_shadow(i);
+                };
+                fb.position_after(gi);
+                let s = fb.load(i.ty(), addr);
+                self.shadows.insert(i, s);
+            }
+            LLVMStore => {
+                let (v, p) = (i.operand(0), i.operand(1));
+                if v.ty().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
+                    if let (Some(sv), Some(sp)) = (self.shadows.forward(v), self.shadows.forward(p)) {
+                        fb.position_after(gi);
+                        fb.store(sv, sp);
+                    }
+                }
+            }
+            LLVMCall => self.augment_call(i, gi, registry),
+            _ if shadowed => self.no_shadow(i),
+            _ => {}
+        }
+    }
+
+    fn augment_call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
+        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+        let fb = Builder::new(i.context());
+        let shadowed = i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i);
+        if is_allocation(&name) {
+            if !shadowed {
+                return;
+            }
+            fb.position_after(gi);
+            let s = if name == "realloc" {
+                let old = self.shadows.forward(i.operand(0)).unwrap_or_else(|| fb.zero(i.ty()));
+                let bytes = fb.int_cast(gi.operand(1), Ty::int(i.context(), 64));
+                let s = fb.malloc(bytes);
+                fb.memset_zero(s, bytes);
+                let keep = runtime::min_usable(&fb, old, bytes);
+                fb.memcpy(s, old, keep);
+                s
+            } else {
+                let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                fb.insert(s);
+                if name != "calloc" {
+                    let bytes = fb.int_cast(gi.operand(0), Ty::int(i.context(), 64));
+                    fb.memset_zero(s, bytes);
+                }
+                s
+            };
+            s.set_name(&format!("{}'", gi.name()));
+            self.shadows.insert(i, s);
+            return;
+        }
+        if is_mem_transfer(&name) {
+            let (d, s) = (i.operand(0), i.operand(1));
+            if self.act.is_shadowed(d) && self.act.is_shadowed(s) && self.holds_pointers(d) {
+                if let (Some(sd), Some(ss)) = (self.shadows.forward(d), self.shadows.forward(s)) {
+                    fb.position_after(gi);
+                    let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                    fb.insert(c);
+                    c.set_operand(0, sd);
+                    c.set_operand(1, ss);
+                }
+            }
+            return;
+        }
+        self.augment_user_call(i, gi, registry);
+    }
+
+    fn no_shadow(&mut self, i: Value) {
+        self.unsupported(
+            i,
+            "cannot build a shadow for this pointer (its memory may hold derivatives, but it comes from somewhere enz-rs cannot mirror)",
+        );
+    }
+
+    /// Whether the memory `p` points to may hold pointers (which the
+    /// forward sweep must mirror in shadow memory).
+    pub(super) fn holds_pointers(&self, p: Value) -> bool {
+        self.memory_types.pointee_has_pointer(p)
+    }
+
+    /// The float type of the memory `p` points to, if it holds floats.
+    pub(super) fn float_elem(&self, p: Value) -> Option<Ty> {
+        self.memory_types.pointee_float(p)
+    }
+
+    pub(super) fn reverse_load(&mut self, i: Value) {
+        if !i.ty().carries_float() {
+            return;
+        }
+        let d = self.take_adjoint(i);
+        let Some(s) = self.shadow_rev(i.operand(0)) else {
+            return self.no_shadow(i);
+        };
+        let old = self.b.load(i.ty(), s);
+        let new = crate::synth::adjoint::add(&self.b, old, d);
+        self.b.store(new, s);
+    }
+
+    pub(super) fn reverse_store(&mut self, i: Value) {
+        let (v, p) = (i.operand(0), i.operand(1));
+        if !v.ty().carries_float() {
+            return;
+        }
+        if !self.act.is_shadowed(p) {
+            if self.act.is_varied(v) {
+                self.unsupported(
+                    i,
+                    "a differentiable value is stored to memory that has no shadow (its derivative would be lost)",
+                );
+            }
+            return;
+        }
+        let Some(s) = self.shadow_rev(p) else {
+            return self.no_shadow(i);
+        };
+        let ds = self.b.load(v.ty(), s);
+        self.b.store(self.b.zero(v.ty()), s);
+        self.accumulate(v, ds);
+    }
+
+    /// Reverse of an allocation or memory intrinsic; returns false if `i`
+    /// is none of those.
+    pub(super) fn reverse_memory_call(&mut self, i: Value, name: &str) -> bool {
+        if is_allocation(name) {
+            if i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i) {
+                let Some(s) = self.shadow_rev(i) else { return true };
+                if name == "realloc" {
+                    let old = self.shadow_rev(i.operand(0));
+                    if let (Some(old), Some(ty)) = (old, self.float_elem(i)) {
+                        let bytes = self.primal(i.operand(1));
+                        let bytes = self.b.int_cast(bytes, Ty::int(i.context(), 64));
+                        let n = runtime::min_usable(&self.b, old, bytes);
+                        runtime::add_and_zero(&self.b, ty, s, old, n);
+                    }
+                }
+                self.b.free(s);
+            }
+            return true;
+        }
+        if is_mem_transfer(name) {
+            let (d, src) = (i.operand(0), i.operand(1));
+            if !self.act.is_shadowed(d) {
+                return true;
+            }
+            if let Some(ty) = self.float_elem(d) {
+                let sd = self.shadow_rev(d);
+                let n = self.primal(i.operand(2));
+                let n = self.b.int_cast(n, Ty::int(i.context(), 64));
+                match (sd, self.act.is_shadowed(src)) {
+                    (Some(sd), true) => {
+                        if let Some(ss) = self.shadow_rev(src) {
+                            runtime::add_and_zero(&self.b, ty, sd, ss, n);
+                        }
+                    }
+                    (Some(sd), false) => {
+                        self.b.memset_zero(sd, n);
+                    }
+                    _ => {}
+                }
+            }
+            return true;
+        }
+        if name.starts_with("llvm.memset") {
+            let d = i.operand(0);
+            if self.act.is_shadowed(d) && self.float_elem(d).is_some() {
+                if let Some(sd) = self.shadow_rev(d) {
+                    let n = self.primal(i.operand(2));
+                    self.b.memset_zero(sd, n);
+                }
+            }
+            return true;
+        }
+        name == "free"
+    }
+
+    /// Reverse of an alloca: split mode frees its heap shadow.
+    pub(super) fn reverse_alloca(&mut self, i: Value) {
+        if self.req.mode == Mode::Split && self.act.is_shadowed(i) {
+            if let Some(s) = self.shadow_rev(i) {
+                self.b.free(s);
+            }
+        }
+    }
+}

@@ -1,0 +1,681 @@
+//! Reverse mode: gradient functions, and augmented-primal/reverse pairs for
+//! callees.
+//!
+//! ```text
+//!   entry ─ forward sweep (primal + shadows) ─┬─ exit₁ ─► invert_exit₁ ─┐
+//!                                             └─ exit₂ ─► invert_exit₂ ─┤
+//!      reverse blocks walk the reversed CFG, choosing the predecessor    │
+//!      from a "came from" phi recorded in the forward sweep  ◄───────────┘
+//!                                 ... ─► invert_entry ─► invert_return
+//! ```
+//!
+//! In [`Mode::Combined`] both sweeps live in one function (`diffe_f`, what
+//! `__enzyme_autodiff` calls). In [`Mode::Split`] the forward sweep is the
+//! augmented primal `augmented_f`, which returns a heap tape holding every
+//! value the reverse sweep needs, and the reverse sweep is `reverse_f`,
+//! which takes the tape (used for calls, recursion included).
+//!
+//! Adjoints of SSA values live in zero-initialised stack slots (post-opt
+//! turns them into registers); reading one resets it to zero.
+
+mod calls;
+mod memory;
+mod values;
+
+use super::adjoint;
+use super::emit::{emit, Operands};
+use super::registry::{Registry, SplitKey};
+use super::rules::{lookup, OpKey, Rule};
+use super::shadow::ShadowMap;
+use super::tape::{Slot, Tape};
+use crate::analysis::pointee::MemoryTypes;
+use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+use crate::analysis::cfg::Cfg;
+use crate::callsite::ArgActivity;
+use crate::diag::Diagnostic;
+use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
+use crate::preprocess::copy_derivative_attributes;
+use llvm_sys::core::*;
+use llvm_sys::{LLVMLinkage, LLVMOpcode};
+use std::collections::HashMap;
+
+/// Whether both sweeps share one function.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Mode {
+    /// `diffe_f(args, shadows) -> {adjoints}`, return seeded with 1.0.
+    Combined,
+    /// `augmented_f(args, shadows) -> {tape, ret?, shadow ret?}` and
+    /// `reverse_f(args, shadows, dret?, tape) -> {adjoints}`.
+    Split,
+}
+
+/// What to differentiate and how.
+pub(crate) struct GradientRequest<'a> {
+    /// The preprocessed function.
+    pub(crate) prep: Value,
+    /// The user's name for it (for names and diagnostics).
+    pub(crate) name: &'a str,
+    /// Activity of each parameter.
+    pub(crate) args: &'a [ArgActivity],
+    /// Whether the floating return is active.
+    pub(crate) ret_active: bool,
+    /// Whether a returned pointer needs a shadow.
+    pub(crate) ret_shadowed: bool,
+    pub(crate) mode: Mode,
+}
+
+/// The functions a request produces.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Derivative {
+    /// The function holding the forward sweep (`diffe_f` or `augmented_f`).
+    pub(crate) forward: Value,
+    /// The function holding the reverse sweep (the same in combined mode).
+    pub(crate) reverse: Value,
+}
+
+/// Parameter types of a derivative: each primal parameter, followed by its
+/// shadow for `dup` parameters.
+pub(crate) fn shadowed_params(prep: Value, args: &[ArgActivity]) -> Vec<Ty> {
+    let mut tys = Vec::new();
+    for (p, a) in prep.params().iter().zip(args) {
+        tys.push(p.ty());
+        if matches!(a, ArgActivity::Dup | ArgActivity::DupNoNeed) {
+            tys.push(p.ty());
+        }
+    }
+    tys
+}
+
+/// The struct of `Out` adjoints a gradient or reverse function returns.
+pub(crate) fn adjoint_return_type(prep: Value, args: &[ArgActivity]) -> Ty {
+    let ctx = prep.context();
+    let outs: Vec<Ty> = prep
+        .params()
+        .iter()
+        .zip(args)
+        .filter(|(_, a)| **a == ArgActivity::Out)
+        .map(|(v, _)| v.ty())
+        .collect();
+    if outs.is_empty() {
+        Ty::void(ctx)
+    } else {
+        Ty::literal_struct(ctx, &outs)
+    }
+}
+
+/// Creates a new internal function `name` of type `fty` in `like`'s module.
+pub(crate) fn new_function(like: Value, name: &str, fty: Ty) -> Value {
+    let n = cstr(name);
+    let f = Value(unsafe { LLVMAddFunction(like.global_parent(), n.as_ptr(), fty.0) });
+    unsafe { LLVMSetLinkage(f.0, LLVMLinkage::LLVMInternalLinkage) };
+    copy_derivative_attributes(like, f);
+    f
+}
+
+/// Fills in the body of a derivative whose functions already exist (so
+/// that recursive calls can refer to them).
+pub(crate) fn synthesize(
+    req: &GradientRequest,
+    fns: Derivative,
+    registry: &mut Registry,
+) -> Result<(), Vec<Diagnostic>> {
+    let cfg = Cfg::new(req.prep);
+    if let Some((latch, header)) = cfg.back_edges().first() {
+        let at = header
+            .first_non_phi()
+            .or(latch.terminator())
+            .expect("block has a terminator");
+        return Err(vec![Diagnostic::new("loops are not supported yet")
+            .in_function(req.name)
+            .at(at)]);
+    }
+    let facts: Vec<ArgFact> = req
+        .args
+        .iter()
+        .map(|a| match a {
+            ArgActivity::Out => ArgFact::Active,
+            ArgActivity::Dup | ArgActivity::DupNoNeed => ArgFact::Shadowed,
+            ArgActivity::Const => ArgFact::Const,
+        })
+        .collect();
+    let activity = Activity::analyse(
+        req.prep,
+        &ActivityInputs {
+            args: &facts,
+            ret_active: req.ret_active,
+            ret_shadowed: req.ret_shadowed,
+            inactive_fns: registry.inactive_fns(),
+        },
+    );
+    let memory_types = MemoryTypes::analyse(req.prep, &activity);
+    let mut r = Reverse::new(req, fns, cfg, activity, memory_types);
+    r.build(registry);
+    if r.diags.is_empty() {
+        Ok(())
+    } else {
+        Err(r.diags)
+    }
+}
+
+/// The state of one synthesis.
+pub(super) struct Reverse<'a> {
+    req: &'a GradientRequest<'a>,
+    cfg: Cfg,
+    act: Activity,
+    fns: Derivative,
+    /// Primal (preprocessed) values to their forward-sweep clones.
+    map: ValueMap,
+    /// Primal parameters to the reverse function's parameters.
+    rev_params: HashMap<Value, Value>,
+    /// Shadows of `dup` parameters in the reverse function.
+    rev_shadow_params: HashMap<Value, Value>,
+    shadows: ShadowMap,
+    tape: Tape,
+    /// Builds in the reverse sweep.
+    b: Builder,
+    /// Positioned at the top of the reverse function's entry, for slots.
+    top: Builder,
+    adjoints: HashMap<Value, Value>,
+    rev: HashMap<Block, Block>,
+    came_from: HashMap<Block, Value>,
+    /// Split mode: the tape pointer in the reverse function.
+    rev_tape: Option<Value>,
+    /// Forward-sweep calls to augmented primals: primal call -> (tape in
+    /// the forward sweep, signature, reverse function).
+    aug_calls: HashMap<Value, (Value, SplitKey, Value)>,
+    /// Tape slots of forward values read by the reverse sweep.
+    cache_slots: HashMap<Value, Slot>,
+    /// What memory holds, for memory intrinsics.
+    memory_types: MemoryTypes,
+    diags: Vec<Diagnostic>,
+}
+
+impl<'a> Reverse<'a> {
+    fn new(
+        req: &'a GradientRequest<'a>,
+        fns: Derivative,
+        cfg: Cfg,
+        act: Activity,
+        memory_types: MemoryTypes,
+    ) -> Reverse<'a> {
+        let p = req.prep;
+        let ctx = p.context();
+        let g = fns.forward;
+        let mut map = ValueMap::default();
+        let mut fwd_shadow_params = HashMap::new();
+        let mut k = 0usize;
+        let gparams = g.params();
+        for (a, act_a) in p.params().into_iter().zip(req.args) {
+            map.insert(a, gparams[k]);
+            gparams[k].set_name(&a.name());
+            k += 1;
+            if matches!(act_a, ArgActivity::Dup | ArgActivity::DupNoNeed) {
+                gparams[k].set_name(&format!("d_{}", a.name()));
+                fwd_shadow_params.insert(a, gparams[k]);
+                k += 1;
+            }
+        }
+        let (rev_params, rev_shadow_params) = match req.mode {
+            Mode::Combined => (
+                p.params().into_iter().map(|a| (a, map.get(a))).collect(),
+                fwd_shadow_params.clone(),
+            ),
+            Mode::Split => {
+                let rparams = fns.reverse.params();
+                let mut rp = HashMap::new();
+                let mut rs = HashMap::new();
+                let mut k = 0usize;
+                for (a, act_a) in p.params().into_iter().zip(req.args) {
+                    rp.insert(a, rparams[k]);
+                    rparams[k].set_name(&a.name());
+                    k += 1;
+                    if matches!(act_a, ArgActivity::Dup | ArgActivity::DupNoNeed) {
+                        rparams[k].set_name(&format!("d_{}", a.name()));
+                        rs.insert(a, rparams[k]);
+                        k += 1;
+                    }
+                }
+                (rp, rs)
+            }
+        };
+        clone_body(p, g, &mut map, true);
+        let tape = match req.mode {
+            Mode::Combined => Tape::stack(g),
+            Mode::Split => Tape::heap(g),
+        };
+        let top = Builder::new(ctx);
+        if req.mode == Mode::Split {
+            let entry = Block(unsafe {
+                LLVMAppendBasicBlockInContext(ctx, fns.reverse.0, c"entry".as_ptr())
+            });
+            top.position_at_end(entry);
+        } else {
+            let entry = g.entry_block();
+            match entry.first_instruction() {
+                Some(i) => top.position_before(i),
+                None => top.position_at_end(entry),
+            }
+        }
+        Reverse {
+            req,
+            cfg,
+            act,
+            fns,
+            map,
+            rev_params,
+            rev_shadow_params,
+            shadows: ShadowMap::new(fwd_shadow_params),
+            tape,
+            b: Builder::new(ctx),
+            top,
+            adjoints: HashMap::new(),
+            rev: HashMap::new(),
+            came_from: HashMap::new(),
+            rev_tape: None,
+            aug_calls: HashMap::new(),
+            cache_slots: HashMap::new(),
+            memory_types,
+            diags: Vec::new(),
+        }
+    }
+
+    fn build(&mut self, registry: &mut Registry) {
+        let ctx = self.req.prep.context();
+        let live = self.cfg.live_blocks();
+        let rf = self.fns.reverse;
+        self.augment_forward(registry);
+        for blk in &live {
+            let name = cstr(&format!("invert_{}", blk.name()));
+            let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx, rf.0, name.as_ptr()) });
+            self.rev.insert(*blk, nb);
+        }
+        let ret_block =
+            Block(unsafe { LLVMAppendBasicBlockInContext(ctx, rf.0, c"invert_return".as_ptr()) });
+        self.record_came_from(&live);
+        self.finish_exits();
+        for blk in &live {
+            self.reverse_block(*blk, ret_block);
+        }
+        self.build_return(ret_block);
+        self.tape.finish(&self.top, self.rev_tape);
+    }
+
+    /// The forward sweep's additions to the cloned primal: shadows of
+    /// pointers, shadow stores of pointers, and calls to augmented primals.
+    fn augment_forward(&mut self, registry: &mut Registry) {
+        for blk in self.cfg.rpo() {
+            for i in blk.instructions() {
+                self.augment_instruction(i, registry);
+            }
+        }
+        self.shadows.finish_phis(&self.map);
+    }
+
+    /// For blocks with several predecessors, a phi in the forward sweep
+    /// saying which one control came from.
+    fn record_came_from(&mut self, live: &[Block]) {
+        let i32t = Ty::int(self.req.prep.context(), 32);
+        for blk in live {
+            let preds = self.cfg.unique_preds(*blk);
+            if preds.len() < 2 {
+                continue;
+            }
+            let gb = self.map.block(*blk);
+            let fb = Builder::new(self.req.prep.context());
+            match gb.first_instruction() {
+                Some(i) => fb.position_before(i),
+                None => fb.position_at_end(gb),
+            }
+            let phi = fb.phi(i32t, "came_from");
+            for p in self.cfg.preds(*blk) {
+                let idx = preds.iter().position(|q| q == p).unwrap_or(0);
+                phi.add_incoming(fb.i32(idx as i64), self.map.block(*p));
+            }
+            self.came_from.insert(*blk, phi);
+        }
+    }
+
+    /// Replaces each `ret` of the forward sweep: in combined mode by a
+    /// branch into the reverse sweep; in split mode by recording the exit
+    /// in the tape and returning `{tape, ret, shadow ret}`.
+    fn finish_exits(&mut self) {
+        let exits: Vec<Block> = self
+            .cfg
+            .blocks
+            .iter()
+            .filter(|b| {
+                b.terminator().and_then(|t| t.opcode()) == Some(LLVMOpcode::LLVMRet)
+            })
+            .copied()
+            .collect();
+        let live_exits: Vec<Block> = exits.iter().filter(|e| self.rev.contains_key(e)).copied().collect();
+        let fb = Builder::new(self.req.prep.context());
+        let exit_slot = (self.req.mode == Mode::Split && live_exits.len() > 1)
+            .then(|| self.tape.reserve(Ty::int(self.req.prep.context(), 32)));
+        for blk in exits {
+            let t = blk.terminator().expect("exit");
+            let gt = self.map.get(t);
+            fb.position_before(gt);
+            match (self.req.mode, self.rev.get(&blk)) {
+                (_, None) => {
+                    fb.unreachable();
+                }
+                (Mode::Combined, Some(rb)) => {
+                    fb.br(*rb);
+                }
+                (Mode::Split, Some(_)) => {
+                    if let Some(slot) = exit_slot {
+                        let k = live_exits.iter().position(|e| *e == blk).unwrap_or(0);
+                        self.tape.store(&fb, slot, fb.i32(k as i64));
+                    }
+                    let sty = self.fns.forward.function_type().return_type();
+                    let mut agg = fb.poison(sty);
+                    agg = fb.insert_value(agg, self.tape.pointer(), 0);
+                    let mut field = 1;
+                    if t.num_operands() == 1 {
+                        let r = t.operand(0);
+                        agg = fb.insert_value(agg, self.map.get(r), field);
+                        field += 1;
+                        if r.ty().kind() == crate::ir::TyKind::Pointer {
+                            let s = self.shadows.forward(r).unwrap_or_else(|| fb.zero(r.ty()));
+                            agg = fb.insert_value(agg, s, field);
+                        }
+                    }
+                    fb.ret(Some(agg));
+                }
+            }
+            gt.erase();
+        }
+        if self.req.mode == Mode::Split {
+            // The reverse function starts by reading the tape and the exit.
+            let tape_param = *self.fns.reverse.params().last().expect("tape parameter");
+            tape_param.set_name("tape");
+            self.rev_tape = Some(tape_param);
+            let targets: Vec<Block> = live_exits.iter().map(|e| self.rev[e]).collect();
+            let entry = self.top.insert_block();
+            let eb = Builder::new(self.req.prep.context());
+            eb.position_at_end(entry);
+            match exit_slot {
+                Some(slot) if targets.len() > 1 => {
+                    let k = self.tape.load(&eb, tape_param, slot);
+                    let cases: Vec<(Value, Block)> = targets
+                        .iter()
+                        .enumerate()
+                        .skip(1)
+                        .map(|(i, b)| (eb.i32(i as i64), *b))
+                        .collect();
+                    eb.switch(k, targets[0], &cases);
+                }
+                _ => match targets.first() {
+                    Some(t) => {
+                        eb.br(*t);
+                    }
+                    None => {
+                        eb.unreachable();
+                    }
+                },
+            }
+            let first = entry.terminator().expect("just built");
+            self.top.position_before(first);
+        }
+    }
+
+    fn reverse_block(&mut self, blk: Block, ret_block: Block) {
+        let rb = self.rev[&blk];
+        self.b.position_at_end(rb);
+        if let Some(t) = blk.terminator() {
+            if t.opcode() == Some(LLVMOpcode::LLVMRet) && t.num_operands() == 1 && self.req.ret_active {
+                let r = t.operand(0);
+                let seed = match self.req.mode {
+                    Mode::Combined => self.b.const_float(r.ty(), 1.0),
+                    Mode::Split => self.dret_param(),
+                };
+                self.accumulate(r, seed);
+            }
+        }
+        let insts = blk.instructions();
+        for i in insts.iter().rev() {
+            if i.opcode() == Some(LLVMOpcode::LLVMPHI) || Some(*i) == blk.terminator() {
+                continue;
+            }
+            self.reverse_instruction(*i);
+        }
+        self.reverse_phis_and_branch(blk, ret_block);
+    }
+
+    /// The `dret` parameter of a split reverse function.
+    fn dret_param(&self) -> Value {
+        let rparams = self.fns.reverse.params();
+        rparams[rparams.len() - 2]
+    }
+
+    fn reverse_instruction(&mut self, i: Value) {
+        use LLVMOpcode::*;
+        let op = i.opcode().expect("instruction");
+        match op {
+            LLVMStore => return self.reverse_store(i),
+            LLVMCall => return self.reverse_call(i),
+            LLVMAlloca => return self.reverse_alloca(i),
+            _ => {}
+        }
+        if !self.act.is_active(i) {
+            return;
+        }
+        match op {
+            LLVMLoad => self.reverse_load(i),
+            LLVMExtractValue => {
+                let d = self.take_adjoint(i);
+                let path = i.indices();
+                let agg = i.operand(0);
+                let c = adjoint::zero_with(&self.b, agg.ty(), d, &path);
+                self.accumulate(agg, c);
+            }
+            LLVMInsertValue => {
+                let d = self.take_adjoint(i);
+                let path = i.indices();
+                let (agg, val) = (i.operand(0), i.operand(1));
+                let dv = adjoint::extract_path(&self.b, d, &path);
+                self.accumulate(val, dv);
+                let rest = adjoint::replace_path(&self.b, d, self.b.zero(val.ty()), &path);
+                self.accumulate(agg, rest);
+            }
+            LLVMExtractElement => {
+                let d = self.take_adjoint(i);
+                let vec = i.operand(0);
+                let idx = self.primal(i.operand(1));
+                let c = self.b.insert_element(self.b.zero(vec.ty()), d, idx);
+                self.accumulate(vec, c);
+            }
+            LLVMInsertElement => {
+                let d = self.take_adjoint(i);
+                let (vec, val) = (i.operand(0), i.operand(1));
+                let idx = self.primal(i.operand(2));
+                let dv = self.b.extract_element(d, idx);
+                self.accumulate(val, dv);
+                let rest = self.b.insert_element(d, self.b.zero(val.ty()), idx);
+                self.accumulate(vec, rest);
+            }
+            LLVMShuffleVector => self.reverse_shuffle(i),
+            _ => match lookup(OpKey::Inst(op)) {
+                Some(rule) => self.apply_rule(i, rule, i.num_operands()),
+                None => {
+                    let msg = format!("cannot differentiate the `{}` instruction", opcode_name(i));
+                    self.unsupported(i, &msg)
+                }
+            },
+        }
+    }
+
+    fn apply_rule(&mut self, i: Value, rule: &Rule, nops: u32) {
+        let d = self.take_adjoint(i);
+        let ops: Vec<Value> = (0..nops).map(|k| i.operand(k)).collect();
+        let needed: Vec<usize> = (0..ops.len())
+            .filter(|k| {
+                rule.adjoints.get(*k).is_some_and(Option::is_some) && self.act.is_active(ops[*k])
+            })
+            .collect();
+        if needed.is_empty() {
+            return;
+        }
+        let args: Vec<Value> = ops.iter().map(|o| self.primal(*o)).collect();
+        let ret = Some(self.primal(i));
+        for k in needed {
+            let expr = rule.adjoints[k].as_ref().expect("checked");
+            let o = Operands { args: &args, ret, dret: d, dargs: &[], ty: i.ty() };
+            let c = emit(&self.b, expr, &o);
+            self.accumulate(ops[k], c);
+        }
+    }
+
+    fn reverse_shuffle(&mut self, i: Value) {
+        let d = self.take_adjoint(i);
+        let (a, bv) = (i.operand(0), i.operand(1));
+        let n0 = a.ty().len() as u32;
+        let mut acc = [self.b.zero(a.ty()), self.b.zero(bv.ty())];
+        for (j, m) in i.shuffle_mask().into_iter().enumerate() {
+            let Some(m) = m else { continue };
+            let (which, lane) = if m < n0 { (0, m) } else { (1, m - n0) };
+            let dj = self.b.extract_element(d, self.b.i32(j as i64));
+            let lane_v = self.b.i32(i64::from(lane));
+            let old = self.b.extract_element(acc[which], lane_v);
+            acc[which] = self.b.insert_element(acc[which], self.b.fadd(old, dj), lane_v);
+        }
+        self.accumulate(a, acc[0]);
+        self.accumulate(bv, acc[1]);
+    }
+
+    fn unsupported(&mut self, i: Value, msg: &str) {
+        self.diags
+            .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
+    }
+
+    /// Adjoints of the phis of `blk` go to the incoming values of the edge
+    /// control came along; then branch to that predecessor's reverse block.
+    fn reverse_phis_and_branch(&mut self, blk: Block, ret_block: Block) {
+        let phis: Vec<Value> = blk
+            .instructions()
+            .into_iter()
+            .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
+            .filter(|p| self.act.is_active(*p))
+            .collect();
+        let ds: Vec<Value> = phis.iter().map(|p| self.take_adjoint(*p)).collect();
+        let preds: Vec<Block> = self
+            .cfg
+            .unique_preds(blk)
+            .into_iter()
+            .filter(|p| self.rev.contains_key(p))
+            .collect();
+        if preds.is_empty() {
+            self.b.br(ret_block);
+            return;
+        }
+        let ctx = self.req.prep.context();
+        let edge_blocks: Vec<Block> = if preds.len() == 1 {
+            vec![self.b.insert_block()]
+        } else {
+            let all_preds = self.cfg.unique_preds(blk);
+            let came = self.cached_forward(self.came_from[&blk], blk);
+            let blocks: Vec<Block> = preds
+                .iter()
+                .map(|p| {
+                    let n = cstr(&format!("invert_{}_from_{}", blk.name(), p.name()));
+                    Block(unsafe {
+                        LLVMAppendBasicBlockInContext(ctx, self.fns.reverse.0, n.as_ptr())
+                    })
+                })
+                .collect();
+            let cases: Vec<(Value, Block)> = preds
+                .iter()
+                .zip(&blocks)
+                .skip(1)
+                .map(|(p, eb)| {
+                    let idx = all_preds.iter().position(|q| q == p).unwrap_or(0);
+                    (self.b.i32(idx as i64), *eb)
+                })
+                .collect();
+            self.b.switch(came, blocks[0], &cases);
+            blocks
+        };
+        for (p, eb) in preds.iter().zip(edge_blocks) {
+            self.b.position_at_end(eb);
+            for (phi, d) in phis.iter().zip(&ds) {
+                if let Some((v, _)) = phi.incoming().into_iter().find(|(_, b)| b == p) {
+                    self.accumulate(v, *d);
+                }
+            }
+            self.b.br(self.rev[p]);
+        }
+    }
+
+    fn build_return(&mut self, ret_block: Block) {
+        self.b.position_at_end(ret_block);
+        let mut outs = Vec::new();
+        for (p, a) in self.req.prep.params().into_iter().zip(self.req.args) {
+            if *a == ArgActivity::Out {
+                let v = if self.act.is_active(p) {
+                    let slot = self.adjoint_slot(p);
+                    self.b.load(p.ty(), slot)
+                } else {
+                    self.b.zero(p.ty())
+                };
+                outs.push(v);
+            }
+        }
+        if let Some(t) = self.rev_tape {
+            self.b.free(t);
+        }
+        if outs.is_empty() {
+            self.b.ret(None);
+            return;
+        }
+        let sty = self.fns.reverse.function_type().return_type();
+        let mut agg = self.b.poison(sty);
+        for (k, v) in outs.into_iter().enumerate() {
+            agg = self.b.insert_value(agg, v, k as u32);
+        }
+        self.b.ret(Some(agg));
+    }
+
+    // ---- adjoint slots ----
+
+    fn adjoint_slot(&mut self, v: Value) -> Value {
+        if let Some(s) = self.adjoints.get(&v) {
+            return *s;
+        }
+        let name = if v.name().is_empty() {
+            "d".to_string()
+        } else {
+            format!("d_{}", v.name())
+        };
+        let slot = self.top.alloca(v.ty(), &name);
+        self.top.store(self.top.zero(v.ty()), slot);
+        self.adjoints.insert(v, slot);
+        slot
+    }
+
+    /// Reads the adjoint of `v` and resets it to zero.
+    fn take_adjoint(&mut self, v: Value) -> Value {
+        let slot = self.adjoint_slot(v);
+        let d = self.b.load(v.ty(), slot);
+        self.b.store(self.b.zero(v.ty()), slot);
+        d
+    }
+
+    /// Adds `c` to the adjoint of `v` (no-op for inactive values and constants).
+    fn accumulate(&mut self, v: Value, c: Value) {
+        if !(v.is_instruction() || v.is_argument()) || !self.act.is_active(v) {
+            return;
+        }
+        let slot = self.adjoint_slot(v);
+        let old = self.b.load(v.ty(), slot);
+        let new = adjoint::add(&self.b, old, c);
+        self.b.store(new, slot);
+    }
+}
+
+/// The instruction's opcode as LLVM spells it (`fmul`, `load`, ...).
+fn opcode_name(i: Value) -> String {
+    i.opcode()
+        .map(|op| format!("{op:?}").trim_start_matches("LLVM").to_lowercase())
+        .unwrap_or_default()
+}

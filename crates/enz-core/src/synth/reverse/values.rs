@@ -1,0 +1,123 @@
+//! Primal values and shadows as the reverse sweep sees them: used directly,
+//! recomputed, or read back from the tape.
+//!
+//! In combined mode a forward value whose block dominates every exit is
+//! available throughout the reverse sweep and is used as is. Otherwise
+//! cheap pure instructions (GEPs, casts, integer arithmetic, comparisons)
+//! are recomputed from their operands, and everything else — loads above
+//! all, since their memory may be overwritten later — is stored to the tape
+//! right after its definition and loaded where needed.
+
+use super::{Mode, Reverse};
+use crate::ir::{Block, Builder, Value};
+use llvm_sys::core::LLVMInstructionClone;
+use llvm_sys::LLVMOpcode;
+
+/// How deep recomputation may recurse before caching instead.
+const MAX_RECOMPUTE_DEPTH: u32 = 6;
+
+impl Reverse<'_> {
+    /// The primal value `v` as available at the reverse builder's position.
+    pub(super) fn primal(&mut self, v: Value) -> Value {
+        self.primal_at_depth(v, 0)
+    }
+
+    fn primal_at_depth(&mut self, v: Value, depth: u32) -> Value {
+        if v.is_argument() {
+            return self.rev_params[&v];
+        }
+        if !v.is_instruction() {
+            return v;
+        }
+        let blk = v.parent_block();
+        let gv = self.map.get(v);
+        if self.req.mode == Mode::Combined && self.cfg.dominates_all_exits(blk) {
+            return gv;
+        }
+        if depth < MAX_RECOMPUTE_DEPTH && is_recomputable(v) {
+            let ops: Vec<Value> = v
+                .operands()
+                .into_iter()
+                .map(|o| self.primal_at_depth(o, depth + 1))
+                .collect();
+            return self.reemit(gv, &ops);
+        }
+        self.cached_forward(gv, blk)
+    }
+
+    /// A clone of forward instruction `gv` at the reverse position, with
+    /// operands `ops`.
+    fn reemit(&mut self, gv: Value, ops: &[Value]) -> Value {
+        let c = Value(unsafe { LLVMInstructionClone(gv.0) });
+        self.b.insert(c);
+        for (k, o) in ops.iter().enumerate() {
+            c.set_operand(k as u32, *o);
+        }
+        c
+    }
+
+    /// A forward-sweep value `gv` (defined in primal block `blk`) usable in
+    /// the reverse sweep: directly if it dominates every exit (combined
+    /// mode), else through the tape.
+    pub(super) fn cached_forward(&mut self, gv: Value, blk: Block) -> Value {
+        if self.req.mode == Mode::Combined && self.cfg.dominates_all_exits(blk) {
+            return gv;
+        }
+        let slot = match self.cache_slots.get(&gv) {
+            Some(s) => *s,
+            None => {
+                let s = self.tape.reserve(gv.ty());
+                let fwd = Builder::new(gv.context());
+                fwd.position_after(gv);
+                self.tape.store(&fwd, s, gv);
+                self.cache_slots.insert(gv, s);
+                s
+            }
+        };
+        let tape = self.rev_tape.unwrap_or(gv);
+        self.tape.load(&self.b, tape, slot)
+    }
+
+    /// The shadow of primal pointer `p` at the reverse builder's position.
+    pub(super) fn shadow_rev(&mut self, p: Value) -> Option<Value> {
+        if p.is_argument() {
+            return self.rev_shadow_params.get(&p).copied();
+        }
+        let sv = self.shadows.forward(p)?;
+        if !p.is_instruction() {
+            return Some(sv);
+        }
+        let blk = p.parent_block();
+        if self.req.mode == Mode::Combined && self.cfg.dominates_all_exits(blk) {
+            return Some(sv);
+        }
+        if matches!(
+            p.opcode(),
+            Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast)
+        ) {
+            if let Some(base) = self.shadow_rev(p.operand(0)) {
+                let mut ops = vec![base];
+                for k in 1..p.num_operands() {
+                    ops.push(self.primal(p.operand(k)));
+                }
+                return Some(self.reemit(sv, &ops));
+            }
+        }
+        Some(self.cached_forward(sv, blk))
+    }
+}
+
+/// Pure, cheap instructions worth recomputing rather than caching.
+fn is_recomputable(v: Value) -> bool {
+    use LLVMOpcode::*;
+    match v.opcode() {
+        Some(
+            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr
+            | LLVMZExt | LLVMSExt | LLVMTrunc | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr
+            | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMICmp | LLVMSIToFP | LLVMUIToFP
+            | LLVMFPExt | LLVMFPTrunc | LLVMFNeg,
+        ) => true,
+        Some(LLVMSelect) => !v.ty().carries_float(),
+        _ => false,
+    }
+}

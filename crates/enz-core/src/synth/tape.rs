@@ -1,0 +1,116 @@
+//! Where the forward sweep leaves values for the reverse sweep.
+//!
+//! In combined mode the "tape" is a set of stack slots in the gradient's
+//! entry block (post-opt promotes them to registers). In split mode it is
+//! one heap block, allocated at the augmented primal's entry, returned to
+//! the caller, passed to the reverse function and freed at its end; each
+//! slot is a byte offset in it. The block's size is known only when
+//! synthesis is done, so the allocation is patched by [`Tape::finish`].
+
+use crate::ir::{Builder, Ty, Value};
+
+/// One value's place on the tape.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Slot {
+    /// A stack slot (combined mode).
+    Stack(Value, Ty),
+    /// A byte offset in the heap tape (split mode).
+    Heap(u64, Ty),
+}
+
+/// The tape of one derivative.
+pub(crate) enum Tape {
+    Stack {
+        /// Positioned at the top of the function's entry block.
+        entry: Builder,
+    },
+    Heap {
+        /// The `malloc` call at the augmented primal's entry.
+        alloc: Value,
+        size: u64,
+    },
+}
+
+impl Tape {
+    /// Stack slots in `func`'s entry block.
+    pub(crate) fn stack(func: Value) -> Tape {
+        let entry = Builder::new(func.context());
+        let blk = func.entry_block();
+        match blk.first_instruction() {
+            Some(i) => entry.position_before(i),
+            None => entry.position_at_end(blk),
+        }
+        Tape::Stack { entry }
+    }
+
+    /// A heap block allocated at the top of `func`'s entry block.
+    pub(crate) fn heap(func: Value) -> Tape {
+        let b = Builder::new(func.context());
+        let blk = func.entry_block();
+        match blk.first_instruction() {
+            Some(i) => b.position_before(i),
+            None => b.position_at_end(blk),
+        }
+        let size = b.const_int(Ty::int(func.context(), 64), 8);
+        let alloc = b.malloc(size);
+        alloc.set_name("tape");
+        Tape::Heap { alloc, size: 0 }
+    }
+
+    /// Reserves a slot for a value of type `ty`.
+    pub(crate) fn reserve(&mut self, ty: Ty) -> Slot {
+        match self {
+            Tape::Stack { entry } => Slot::Stack(entry.alloca(ty, "cache"), ty),
+            Tape::Heap { alloc, size } => {
+                let bytes = ty.alloc_size(alloc.module()).max(1);
+                let align = bytes.next_power_of_two().min(16);
+                let off = size.div_ceil(align) * align;
+                *size = off + bytes;
+                Slot::Heap(off, ty)
+            }
+        }
+    }
+
+    /// The tape pointer in the forward function (split mode).
+    pub(crate) fn pointer(&self) -> Value {
+        match self {
+            Tape::Heap { alloc, .. } => *alloc,
+            Tape::Stack { .. } => panic!("a stack tape has no pointer"),
+        }
+    }
+
+    /// Stores `v` to `slot` in the forward sweep.
+    pub(crate) fn store(&self, b: &Builder, slot: Slot, v: Value) {
+        match (self, slot) {
+            (_, Slot::Stack(p, _)) => {
+                b.store(v, p);
+            }
+            (Tape::Heap { alloc, .. }, Slot::Heap(off, _)) => {
+                let p = b.byte_gep(*alloc, off);
+                b.store(v, p);
+            }
+            (Tape::Stack { .. }, Slot::Heap(..)) => unreachable!("heap slot on a stack tape"),
+        }
+    }
+
+    /// Loads `slot` in the reverse sweep (`tape` is the reverse function's
+    /// tape parameter in split mode).
+    pub(crate) fn load(&self, b: &Builder, tape: Value, slot: Slot) -> Value {
+        match slot {
+            Slot::Stack(p, ty) => b.load(ty, p),
+            Slot::Heap(off, ty) => {
+                let p = b.byte_gep(tape, off);
+                b.load(ty, p)
+            }
+        }
+    }
+
+    /// Patches the heap tape's size now that every slot is known.
+    pub(crate) fn finish(&mut self, _top: &Builder, _rev_tape: Option<Value>) {
+        if let Tape::Heap { alloc, size } = self {
+            let b = Builder::new(alloc.context());
+            let n = b.const_int(Ty::int(alloc.context(), 64), (*size).max(8) as i64);
+            alloc.set_operand(0, n);
+        }
+    }
+}

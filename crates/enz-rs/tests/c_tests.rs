@@ -1,0 +1,280 @@
+//! End-to-end tests over the self-checking C programs in `c_tests/`.
+//!
+//! Every `c_tests/*.c` is compiled at -O0, -O1, -O2 and -O3; each
+//! (fixture, level) pair is its own trial, named like `rev_relu3::O2`.
+//! A trial, in its own temporary directory:
+//!
+//! 1. `clang-22 -O<n> -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
+//!    (plus the flags of a `// enz-cflags: ...` line in the fixture, if any);
+//! 2. `enz-rs in.bc -o out.bc`;
+//! 3. `opt -passes=verify -disable-output out.bc`;
+//! 4. `llvm-nm --undefined-only out.bc` must list no `__enzyme_*` symbol;
+//! 5. `clang-22 out.bc -lm -o exe`;
+//! 6. runs `exe`, which must exit 0 and print its `N checks, 0 failed` line.
+//!
+//! Any failing step fails the trial with the command and its output.
+//! Run one trial: `cargo test --test c_tests -- rev_relu3::O2`.
+//! Set `ENZ_KEEP_TMP=1` to keep the directory of a failing trial.
+//! Tools are found as `clang-22`, `opt-22`, `llvm-nm-22` on PATH, falling back
+//! to `/usr/lib/llvm-22/bin`; `ENZ_CLANG`, `ENZ_OPT` and `ENZ_LLVM_NM`
+//! override them.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OPT_LEVELS: [&str; 4] = ["O0", "O1", "O2", "O3"];
+const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
+/// Generous: a hung tool or fixture must not hang the whole test run.
+const STEP_TIMEOUT: Duration = Duration::from_secs(300);
+/// How much of a command's output goes into a failure message.
+const MAX_OUTPUT: usize = 12_000;
+
+#[derive(Clone)]
+struct Tools {
+    clang: PathBuf,
+    opt: PathBuf,
+    llvm_nm: PathBuf,
+    enz_rs: PathBuf,
+    include_dirs: Vec<PathBuf>,
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let c_dir = root.join("c_tests");
+    let tools = Tools {
+        clang: find_tool("ENZ_CLANG", "clang-22", "clang"),
+        opt: find_tool("ENZ_OPT", "opt-22", "opt"),
+        llvm_nm: find_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
+        enz_rs: PathBuf::from(env!("CARGO_BIN_EXE_enz-rs")),
+        include_dirs: vec![root.join("runtime/include"), c_dir.clone()],
+    };
+
+    let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&c_dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", c_dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|ext| ext == "c"))
+        .collect();
+    fixtures.sort();
+    // An empty suite would pass vacuously.
+    assert!(!fixtures.is_empty(), "no fixtures found in {}", c_dir.display());
+
+    let mut trials = Vec::new();
+    for fixture in &fixtures {
+        let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
+        for level in OPT_LEVELS {
+            let (tools, fixture) = (tools.clone(), fixture.clone());
+            trials.push(Trial::test(format!("{stem}::{level}"), move || {
+                run_case(&tools, &fixture, level)
+            }));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// `$env`, else `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
+fn find_tool(env: &str, versioned: &str, plain: &str) -> PathBuf {
+    if let Some(p) = std::env::var_os(env) {
+        return PathBuf::from(p);
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let cand = dir.join(versioned);
+            if cand.is_file() {
+                return cand;
+            }
+        }
+    }
+    Path::new(LLVM_BIN).join(plain)
+}
+
+/// Extra compiler flags from `// enz-cflags: ...` lines of a fixture.
+fn fixture_cflags(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// enz-cflags:"))
+        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
+        .collect()
+}
+
+fn run_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed> {
+    let source = std::fs::read_to_string(fixture)
+        .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
+    let dir = tempfile::Builder::new()
+        .prefix("enz-c-test-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let result = run_steps(tools, fixture, &source, level, dir.path());
+    match result {
+        Ok(()) => Ok(()),
+        Err(msg) if std::env::var_os("ENZ_KEEP_TMP").is_some() => {
+            let kept = dir.keep();
+            Err(format!("{msg}\n(files kept in {})", kept.display()).into())
+        }
+        Err(msg) => Err(msg.into()),
+    }
+}
+
+fn run_steps(
+    tools: &Tools,
+    fixture: &Path,
+    source: &str,
+    level: &str,
+    dir: &Path,
+) -> Result<(), String> {
+    let in_bc = dir.join("in.bc");
+    let out_bc = dir.join("out.bc");
+    let exe = dir.join("exe");
+
+    // 1. C -> bitcode
+    let mut cc = Command::new(&tools.clang);
+    cc.arg(format!("-{level}")).args(["-c", "-emit-llvm"]);
+    cc.args(fixture_cflags(source));
+    for inc in &tools.include_dirs {
+        cc.arg("-I").arg(inc);
+    }
+    cc.arg(fixture).arg("-o").arg(&in_bc);
+    run(&mut cc, "compile the fixture")?;
+
+    // 2. differentiate
+    let mut enz = Command::new(&tools.enz_rs);
+    enz.arg(&in_bc).arg("-o").arg(&out_bc);
+    run(&mut enz, "run enz-rs")?;
+    if !out_bc.is_file() {
+        return Err(format!(
+            "enz-rs exited 0 but wrote no {}\ncommand: {}",
+            out_bc.display(),
+            show(&enz)
+        ));
+    }
+
+    // 3. the output must verify
+    let mut verify = Command::new(&tools.opt);
+    verify.args(["-passes=verify", "-disable-output"]).arg(&out_bc);
+    run(&mut verify, "verify the output of enz-rs")?;
+
+    // 4. no __enzyme_* entry point may be left
+    let mut nm = Command::new(&tools.llvm_nm);
+    nm.arg("--undefined-only").arg(&out_bc);
+    let listing = run(&mut nm, "list undefined symbols")?;
+    let left: Vec<&str> = listing
+        .stdout
+        .lines()
+        .filter(|l| l.contains("__enzyme_"))
+        .map(str::trim)
+        .collect();
+    if !left.is_empty() {
+        return Err(format!(
+            "the output of enz-rs still has undefined __enzyme_ symbols: {}\ncommand: {}",
+            left.join(", "),
+            show(&nm)
+        ));
+    }
+
+    // 5. link
+    let mut link = Command::new(&tools.clang);
+    link.arg(&out_bc).arg("-lm").arg("-o").arg(&exe);
+    run(&mut link, "link the output of enz-rs")?;
+
+    // 6. run the self-checking program
+    let mut prog = Command::new(&exe);
+    let out = run(&mut prog, "run the differentiated program")?;
+    // check_report() prints "N checks, M failed"; insist on it, so a fixture
+    // that returns 0 without reporting cannot pass.
+    let reported = out.stdout.lines().any(|l| {
+        l.strip_suffix(" checks, 0 failed")
+            .and_then(|n| n.trim().parse::<u32>().ok())
+            .is_some_and(|n| n > 0)
+    });
+    if !reported {
+        return Err(format!(
+            "the program exited 0 but did not report 'N checks, 0 failed'\n\
+             command: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            show(&prog),
+            tail(&out.stdout),
+            tail(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
+struct Output {
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cmd` with a timeout; Err (with the command and its output) unless
+/// it exits 0.
+fn run(cmd: &mut Command, what: &str) -> Result<Output, String> {
+    let shown = show(cmd);
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot {what}: cannot start {shown}: {e}"))?;
+    // Drain both pipes on threads so a chatty child cannot block.
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = so.read_to_end(&mut b);
+        b
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = se.read_to_end(&mut b);
+        b
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() > STEP_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(format!("cannot {what}: waiting for {shown}: {e}")),
+        }
+    };
+    let out = Output {
+        stdout: String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned(),
+        stderr: String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned(),
+    };
+    let verdict = match status {
+        None => format!("timed out after {}s", STEP_TIMEOUT.as_secs()),
+        Some(s) if s.success() => return Ok(out),
+        Some(s) => format!("failed ({s})"),
+    };
+    Err(format!(
+        "cannot {what}: {verdict}\ncommand: {shown}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        tail(&out.stdout),
+        tail(&out.stderr)
+    ))
+}
+
+fn show(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// The last MAX_OUTPUT bytes of `s` (failing checks print near the end).
+fn tail(s: &str) -> &str {
+    if s.len() <= MAX_OUTPUT {
+        return s;
+    }
+    let mut start = s.len() - MAX_OUTPUT;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}

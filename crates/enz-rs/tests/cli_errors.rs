@@ -1,0 +1,195 @@
+//! Error handling of the enz-rs command line: bad inputs must give exit code
+//! 1, a message on stderr that names the problem, and no output file. A
+//! positive control (the same invocation on a valid input) makes sure the
+//! "no output file" checks are not passing only because nothing is written.
+//!
+//! Inputs are hand-written `.ll` files in `tests/inputs/`, assembled with
+//! `llvm-as-22` (or `/usr/lib/llvm-22/bin/llvm-as`) where bitcode is needed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
+
+fn inputs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs")
+}
+
+/// `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`. (A plain `opt`
+/// on PATH may be an older LLVM.)
+fn tool(versioned: &str, plain: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let cand = dir.join(versioned);
+            if cand.is_file() {
+                return cand;
+            }
+        }
+    }
+    Path::new(LLVM_BIN).join(plain)
+}
+
+fn tmpdir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("enz-cli-test-").tempdir().unwrap()
+}
+
+/// Assembles `tests/inputs/<name>` into `<dir>/<stem>.bc`.
+fn assemble(name: &str, dir: &Path) -> PathBuf {
+    let src = inputs().join(name);
+    let bc = dir.join(Path::new(name).with_extension("bc").file_name().unwrap());
+    let out = Command::new(tool("llvm-as-22", "llvm-as"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&bc)
+        .output()
+        .expect("cannot run llvm-as");
+    assert!(
+        out.status.success(),
+        "llvm-as {} failed: {}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    bc
+}
+
+fn enz_rs(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .args(args)
+        .output()
+        .expect("cannot run enz-rs")
+}
+
+/// Runs `enz-rs input -o out` and checks: exit code 1, no `out`, and stderr
+/// containing, for each group of `mentions`, at least one of its strings
+/// (case-insensitive).
+fn expect_error(input: &Path, out: &Path, mentions: &[&[&str]]) {
+    let res = enz_rs(&[input.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    let context = format!(
+        "enz-rs {} -o {}\nexit: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        input.display(),
+        out.display(),
+        res.status,
+        String::from_utf8_lossy(&res.stdout),
+        stderr
+    );
+    assert_eq!(res.status.code(), Some(1), "expected exit code 1\n{context}");
+    assert!(!out.exists(), "an output file was created on error\n{context}");
+    let lower = stderr.to_lowercase();
+    for group in mentions {
+        assert!(
+            group.iter().any(|m| lower.contains(&m.to_lowercase())),
+            "stderr mentions none of {group:?}\n{context}"
+        );
+    }
+}
+
+#[test]
+fn missing_input_file() {
+    let dir = tmpdir();
+    let input = dir.path().join("does_not_exist.bc");
+    let out = dir.path().join("out.bc");
+    let shown = input.display().to_string();
+    expect_error(&input, &out, &[&[shown.as_str()]]);
+}
+
+#[test]
+fn garbage_input() {
+    let dir = tmpdir();
+    let input = dir.path().join("garbage.bc");
+    // Deterministic pseudo-random bytes (xorshift), never valid bitcode.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    std::fs::write(&input, bytes).unwrap();
+    let out = dir.path().join("out.bc");
+    expect_error(&input, &out, &[&["bitcode", "parse", "read"]]);
+}
+
+#[test]
+fn truncated_bitcode() {
+    let dir = tmpdir();
+    let full = assemble("square.ll", dir.path());
+    let bytes = std::fs::read(&full).unwrap();
+    let input = dir.path().join("truncated.bc");
+    std::fs::write(&input, &bytes[..bytes.len() / 2]).unwrap();
+    let out = dir.path().join("out.bc");
+    expect_error(&input, &out, &[&["bitcode", "parse", "read"]]);
+}
+
+#[test]
+fn too_few_arguments() {
+    let dir = tmpdir();
+    let input = assemble("too_few_args.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    expect_error(&input, &out, &[&["f_needs_two"], &["argument"]]);
+}
+
+#[test]
+fn undefined_function() {
+    let dir = tmpdir();
+    let input = assemble("undefined_fn.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    expect_error(&input, &out, &[&["ext_no_body"]]);
+}
+
+/// Positive control: the invocation used above works on a valid input.
+#[test]
+fn valid_input_writes_verified_output() {
+    let dir = tmpdir();
+    let input = assemble("square.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    let res = enz_rs(&[input.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+    assert!(
+        res.status.success(),
+        "enz-rs failed on a valid input: {}\n{}",
+        res.status,
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert!(out.is_file(), "enz-rs exited 0 but wrote no {}", out.display());
+    let verify = Command::new(tool("opt-22", "opt"))
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&out)
+        .output()
+        .expect("cannot run opt");
+    assert!(
+        verify.status.success(),
+        "the output does not verify:\n{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    let nm = Command::new(tool("llvm-nm-22", "llvm-nm"))
+        .arg("--undefined-only")
+        .arg(&out)
+        .output()
+        .expect("cannot run llvm-nm");
+    let listing = String::from_utf8_lossy(&nm.stdout);
+    assert!(nm.status.success(), "llvm-nm failed: {}", String::from_utf8_lossy(&nm.stderr));
+    assert!(!listing.contains("__enzyme_"), "__enzyme_ symbol left:\n{listing}");
+}
+
+/// Positive control for text IO: `.ll` input, `-S` output.
+#[test]
+fn text_input_and_output() {
+    let dir = tmpdir();
+    let input = inputs().join("square.ll");
+    let out = dir.path().join("out.ll");
+    let res = enz_rs(&[input.as_os_str(), "-S".as_ref(), "-o".as_ref(), out.as_os_str()]);
+    assert!(
+        res.status.success(),
+        "enz-rs -S failed on a valid .ll input: {}\n{}",
+        res.status,
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let text = std::fs::read_to_string(&out).expect("no readable text output");
+    assert!(
+        text.contains("define") && text.contains("@dsquare("),
+        "unexpected output:\n{text}"
+    );
+    assert!(!text.contains("@__enzyme_autodiff("), "call left in output:\n{text}");
+}
