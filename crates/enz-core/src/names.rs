@@ -308,6 +308,11 @@ const MATH: &[MathNames] = &[
         libm: &["erf", "erff"],
         intrinsics: &[],
     },
+    MathNames {
+        f: MathFn::Fmod,
+        libm: &["fmod", "fmodf"],
+        intrinsics: &[],
+    },
 ];
 
 impl MathFn {

@@ -11,6 +11,7 @@ use crate::names::{EntryPoint, MathFn};
 use llvm_sys::core::*;
 use llvm_sys::transforms::pass_builder::*;
 use llvm_sys::LLVMLinkage;
+use std::collections::HashSet;
 
 /// The function-local clean-up pipeline run on the clone.
 const PREOPT_PIPELINE: &str = "sroa,early-cse,instcombine,simplifycfg,sroa,instcombine";
@@ -20,7 +21,11 @@ const INLINE_ROUNDS: usize = 8;
 
 /// Makes the preprocessed clone of `func`. With `optimise` false, only the
 /// clone and inlining are done.
-pub(crate) fn preprocess(func: Value, optimise: bool) -> Result<Value, String> {
+pub(crate) fn preprocess(
+    func: Value,
+    optimise: bool,
+    keep_calls_to: &HashSet<Value>,
+) -> Result<Value, String> {
     let module = func.global_parent();
     let name = cstr(&format!("preprocess_{}", func.name()));
     let clone = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), func.function_type().0) });
@@ -32,7 +37,7 @@ pub(crate) fn preprocess(func: Value, optimise: bool) -> Result<Value, String> {
         q.set_name(&p.name());
     }
     clone_body(func, clone, &mut map, false);
-    inline_calls(clone)?;
+    inline_calls(clone, keep_calls_to)?;
     if optimise {
         run_function_passes(clone, PREOPT_PIPELINE)?;
     }
@@ -84,8 +89,9 @@ fn copy_attributes_where(from: Value, to: Value, keep_enum: impl Fn(&str) -> boo
 }
 
 /// Inlines, level by level, calls from `func` to functions defined in the
-/// module (not math functions, not entry points, not recursive ones).
-fn inline_calls(func: Value) -> Result<(), String> {
+/// module (not math functions, not entry points, not recursive ones, not
+/// those in `keep_calls_to`: the user's inactive functions).
+fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), String> {
     let ctx = func.context();
     let kind =
         unsafe { LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), "alwaysinline".len()) };
@@ -101,6 +107,7 @@ fn inline_calls(func: Value) -> Result<(), String> {
                     || callee.is_declaration()
                     || callee.intrinsic_id() != 0
                     || callee == func
+                    || keep_calls_to.contains(&callee)
                     || is_recursive(callee)
                     || MathFn::from_callee(&callee.name()).is_some()
                     || EntryPoint::from_callee(&callee.name()).is_some()

@@ -134,6 +134,16 @@ impl Activity {
                     }
                     return changed;
                 }
+                if name == "realloc" {
+                    // The new block holds the old block's contents.
+                    if self.is_shadowed(args[0]) {
+                        changed |= self.shadow(i);
+                    }
+                    if self.is_shadowed(i) {
+                        changed |= self.shadow(args[0]);
+                    }
+                    return changed;
+                }
                 if is_allocation(&name) || name.starts_with("llvm.memset") || name == "free" {
                     return false;
                 }

@@ -299,6 +299,16 @@ impl Value {
         }
     }
 
+    /// Alignment of a load, store or alloca.
+    pub(crate) fn alignment(self) -> u32 {
+        unsafe { LLVMGetAlignment(self.0) }
+    }
+
+    /// Sets the alignment of a load, store or alloca.
+    pub(crate) fn set_alignment(self, align: u32) {
+        unsafe { LLVMSetAlignment(self.0, align) }
+    }
+
     /// Intrinsic ID of a function (0 if not an intrinsic).
     pub(crate) fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0) }

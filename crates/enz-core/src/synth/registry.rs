@@ -53,7 +53,7 @@ impl Registry {
         if let Some(p) = self.prepped.get(&f) {
             return Ok(*p);
         }
-        let p = preprocess(f, self.preopt).map_err(|e| {
+        let p = preprocess(f, self.preopt, &self.inactive_fns).map_err(|e| {
             Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name())
         })?;
         self.prepped.insert(f, p);

@@ -19,6 +19,8 @@ use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet, VecDeque};
 
+mod gep;
+
 /// Most entries a layout of one LLVM type may produce (big arrays are cut).
 const MAX_LAYOUT_ENTRIES: usize = 64;
 
@@ -39,6 +41,8 @@ pub(super) struct Solver<'c> {
     insts: Vec<Value>,
     members: HashSet<Value>,
     params: HashSet<Value>,
+    /// Per GEP: whether it steps a loop-carried pointer.
+    induction: HashMap<Value, bool>,
     work: VecDeque<Value>,
     queued: HashSet<Value>,
     /// Phase two: integer defaults are on.
@@ -76,6 +80,7 @@ pub(super) fn solve(
             .collect(),
         members: insts.iter().copied().collect(),
         params: func.params().into_iter().collect(),
+        induction: HashMap::new(),
         insts,
         work: VecDeque::new(),
         queued: HashSet::new(),
@@ -200,31 +205,6 @@ pub(super) fn tbaa_access(tag: Value) -> Option<(ConcreteType, Option<u64>)> {
         access.md_node_operands().first()?.metadata_string()?
     };
     tbaa_type(&name)
-}
-
-/// A byte offset and a GEP's variable part: the result points at
-/// `base + offset + k * stride` for unknown `k` (stride 0: constant GEP).
-struct GepOffset {
-    offset: i64,
-    stride: i64,
-    /// The type the last index selects.
-    elem: Ty,
-}
-
-/// Whether `gep` steps a loop-carried pointer: its base is itself, or a phi
-/// one of whose incoming values is the GEP.
-fn is_induction_step(gep: Value, base: Value) -> bool {
-    base == gep
-        || (base.opcode() == Some(LLVMOpcode::LLVMPHI)
-            && base.incoming().iter().any(|(v, _)| *v == gep))
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }
 
 impl Solver<'_> {
@@ -464,112 +444,6 @@ impl Solver<'_> {
                 self.update(value, &TypeTree::from_type(ct));
             }
         }
-    }
-
-    /// Byte offset (constant part and stride) of a GEP, `None` where the
-    /// layout cannot say (vector GEPs, unsized types, odd indices).
-    fn gep_offset(&self, gep: Value) -> Option<GepOffset> {
-        let n = gep.num_operands();
-        let mut cur = gep.gep_source_type();
-        let mut offset: i64 = 0;
-        let mut stride: i64 = 0;
-        for k in 1..n {
-            let ix = gep.operand(k);
-            if k > 1 {
-                match cur.kind() {
-                    TyKind::Struct => {
-                        let f = u32::try_from(ix.const_int_sext()?).ok()?;
-                        offset = offset.checked_add(cur.field_offset(self.module, f)? as i64)?;
-                        cur = cur.member(f);
-                        continue;
-                    }
-                    TyKind::Array | TyKind::Vector if !cur.is_scalable_vector() => {
-                        cur = cur.element();
-                    }
-                    _ => return None,
-                }
-            }
-            let size = i64::try_from(cur.layout_size(self.module)?).ok()?;
-            match ix.const_int_sext() {
-                Some(c) => offset = offset.checked_add(c.checked_mul(size)?)?,
-                None if ix.ty().is_integer() => stride = gcd(stride, size),
-                None => return None,
-            }
-        }
-        Some(GepOffset {
-            offset,
-            stride,
-            elem: cur,
-        })
-    }
-
-    /// GEPs. Constant offsets shift the pointee tree. A variable index of
-    /// stride `s` makes the data periodic: facts are folded into the first
-    /// period (offsets modulo `s`), and a period that one type tiles exactly
-    /// (e.g. `double a[]; a[i]`, stride 8) becomes `[-1]`: every offset. A
-    /// constant step of a loop-carried pointer (`p.next = gep p, 8`) counts
-    /// as a variable index of that stride.
-    fn gep(&mut self, i: Value) {
-        for k in 1..i.num_operands() {
-            self.integer(i.operand(k));
-        }
-        if i.ty().kind() != TyKind::Pointer {
-            return;
-        }
-        let base = i.operand(0);
-        let ptr_size = base.ty().layout_size(self.module).map(|x| x as i64);
-        let Some(g) = self.gep_offset(i) else { return };
-        let (mut c, mut s) = (g.offset, g.stride);
-        // `p.next = gep p, c` around a loop: p is `start + k * c`.
-        if s == 0 && c != 0 && is_induction_step(i, base) {
-            (c, s) = (0, c.abs());
-        }
-        let down = if s == 0 {
-            self.tree(base).shift_pointee(c)
-        } else {
-            self.tree(base).map_first(|o| Some((o - c).rem_euclid(s)))
-        };
-        self.update(i, &down.without_root());
-        let rt = self.tree(i);
-        let up = if s == 0 {
-            rt.shift_pointee(-c)
-        } else if self.tiles_period(&rt, (c, s), g.elem, ptr_size) {
-            rt.map_first(|_| Some(-1))
-        } else {
-            rt.map_first(|o| Some((o + c).rem_euclid(s)))
-        };
-        self.update(base, &up.without_root());
-    }
-
-    /// Whether the result's first-level facts, seen from the base modulo
-    /// `s`, are one type covering the whole period: a `-1` entry, or
-    /// entries of that type laid end to end over it.
-    fn tiles_period(&self, rt: &TypeTree, (c, s): (i64, i64), elem: Ty, ptr_size: Option<i64>) -> bool {
-        let facts: Vec<(i64, ConcreteType)> = rt.first_level().collect();
-        let Some((_, ty)) = facts.first().copied() else {
-            return false;
-        };
-        if facts.iter().any(|(_, t)| *t != ty) {
-            return false;
-        }
-        if facts.iter().any(|(o, _)| *o == -1) {
-            return true;
-        }
-        let size = match ty {
-            ConcreteType::Float(k) => k.size().map(|x| x as i64),
-            ConcreteType::Pointer => ptr_size,
-            // Integers have no size of their own: use the GEP's element type.
-            ConcreteType::Integer if is_scalar(elem) => elem.layout_size(self.module).map(|x| x as i64),
-            _ => None,
-        };
-        let Some(size) = size.filter(|z| *z > 0 && s % *z == 0) else {
-            return false;
-        };
-        let mut covered: Vec<i64> = facts.iter().map(|(o, _)| (o + c).rem_euclid(s)).collect();
-        covered.sort_unstable();
-        covered.dedup();
-        covered.len() as i64 == s / size
-            && covered.iter().enumerate().all(|(k, o)| *o == k as i64 * size)
     }
 
     /// Integer arithmetic. Phase one: pointer arithmetic on `ptrtoint`

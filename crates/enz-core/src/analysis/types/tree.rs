@@ -13,7 +13,7 @@ pub(crate) const MAX_DEPTH: usize = 6;
 
 /// Byte offsets above this are dropped, so that pointer-increment loops
 /// cannot grow trees forever (Enzyme's `-enzyme-max-int-offset` is 100).
-pub(crate) const MAX_OFFSET: i64 = 512;
+pub(crate) const MAX_OFFSET: i64 = 4096;
 
 /// The kind of a floating-point type.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]

@@ -86,6 +86,7 @@ impl Reverse<'_> {
                 };
                 fb.position_after(gi);
                 let s = fb.load(i.ty(), addr);
+                s.set_alignment(i.alignment());
                 self.shadows.insert(i, s);
             }
             LLVMStore => {
@@ -93,7 +94,7 @@ impl Reverse<'_> {
                 if v.ty().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
                     if let (Some(sv), Some(sp)) = (self.shadows.forward(v), self.shadows.forward(p)) {
                         fb.position_after(gi);
-                        fb.store(sv, sp);
+                        fb.store(sv, sp).set_alignment(i.alignment());
                     }
                 }
             }
@@ -175,9 +176,11 @@ impl Reverse<'_> {
         let Some(s) = self.shadow_rev(i.operand(0)) else {
             return self.no_shadow(i);
         };
+        let align = i.alignment();
         let old = self.b.load(i.ty(), s);
+        old.set_alignment(align);
         let new = crate::synth::adjoint::add(&self.b, old, d);
-        self.b.store(new, s);
+        self.b.store(new, s).set_alignment(align);
     }
 
     pub(super) fn reverse_store(&mut self, i: Value) {
@@ -198,7 +201,8 @@ impl Reverse<'_> {
             return self.no_shadow(i);
         };
         let ds = self.b.load(v.ty(), s);
-        self.b.store(self.b.zero(v.ty()), s);
+        ds.set_alignment(i.alignment());
+        self.b.store(self.b.zero(v.ty()), s).set_alignment(i.alignment());
         self.accumulate(v, ds);
     }
 
