@@ -15,6 +15,7 @@ mod abi;
 mod analysis;
 mod callsite;
 mod diag;
+mod inspect;
 mod ir;
 mod names;
 mod pipeline;
@@ -22,6 +23,7 @@ mod preprocess;
 mod synth;
 
 pub use diag::Diagnostic;
+pub use inspect::{print_activity, print_type_analysis};
 pub use pipeline::{differentiate_module, Options, Report};
 
 /// The inkwell version enz-core is built against, for callers that load and

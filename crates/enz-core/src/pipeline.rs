@@ -113,7 +113,7 @@ pub fn differentiate_module(
 
 /// Functions the user declared inactive: listed in a global array
 /// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
-fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
+pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
     let mut out = HashSet::new();
     let mut g = unsafe { LLVMGetFirstGlobal(m) };
     while !g.is_null() {

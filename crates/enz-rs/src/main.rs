@@ -10,7 +10,7 @@ use clap::Parser;
 use enz_core::inkwell::context::Context;
 use enz_core::inkwell::memory_buffer::MemoryBuffer;
 use enz_core::inkwell::module::Module;
-use enz_core::{differentiate_module, Diagnostic, Options};
+use enz_core::{differentiate_module, print_activity, print_type_analysis, Diagnostic, Options};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -26,8 +26,18 @@ struct Cli {
     input: PathBuf,
 
     /// Output file.
-    #[arg(short = 'o', long = "output", value_name = "OUT")]
-    output: PathBuf,
+    #[arg(short = 'o', long = "output", value_name = "OUT",
+          required_unless_present_any = ["print_type_analysis", "print_activity"])]
+    output: Option<PathBuf>,
+
+    /// Print the type analysis of function FN (after preprocessing) and exit.
+    #[arg(long = "print-type-analysis", value_name = "FN")]
+    print_type_analysis: Option<String>,
+
+    /// Print the activity analysis of function FN (after preprocessing, with
+    /// the default activities: floats active, pointers shadowed) and exit.
+    #[arg(long = "print-activity", value_name = "FN")]
+    print_activity: Option<String>,
 
     /// Write textual IR instead of bitcode.
     #[arg(short = 'S')]
@@ -78,8 +88,17 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         preopt: !cli.no_preopt,
         opt_level: cli.opt_level,
     };
+    if let Some(f) = &cli.print_type_analysis {
+        print!("{}", print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?);
+    }
+    if let Some(f) = &cli.print_activity {
+        print!("{}", print_activity(&module, f, &opts).map_err(|d| vec![d])?);
+    }
+    let Some(out) = &cli.output else {
+        return Ok(());
+    };
     differentiate_module(&module, &opts)?;
-    write_module(&module, &cli.output, cli.text).map_err(|d| vec![d])
+    write_module(&module, out, cli.text).map_err(|d| vec![d])
 }
 
 /// Reads bitcode or textual IR, chosen by content (bitcode magic), not name.

@@ -60,7 +60,11 @@ fn main() {
         .collect();
     fixtures.sort();
     // An empty suite would pass vacuously.
-    assert!(!fixtures.is_empty(), "no fixtures found in {}", c_dir.display());
+    assert!(
+        !fixtures.is_empty(),
+        "no fixtures found in {}",
+        c_dir.display()
+    );
 
     let mut trials = Vec::new();
     for fixture in &fixtures {
@@ -153,7 +157,9 @@ fn run_steps(
 
     // 3. the output must verify
     let mut verify = Command::new(&tools.opt);
-    verify.args(["-passes=verify", "-disable-output"]).arg(&out_bc);
+    verify
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&out_bc);
     run(&mut verify, "verify the output of enz-rs")?;
 
     // 4. no __enzyme_* entry point may be left

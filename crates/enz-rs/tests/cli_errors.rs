@@ -30,7 +30,10 @@ fn tool(versioned: &str, plain: &str) -> PathBuf {
 }
 
 fn tmpdir() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("enz-cli-test-").tempdir().unwrap()
+    tempfile::Builder::new()
+        .prefix("enz-cli-test-")
+        .tempdir()
+        .unwrap()
 }
 
 /// Assembles `tests/inputs/<name>` into `<dir>/<stem>.bc`.
@@ -73,8 +76,15 @@ fn expect_error(input: &Path, out: &Path, mentions: &[&[&str]]) {
         String::from_utf8_lossy(&res.stdout),
         stderr
     );
-    assert_eq!(res.status.code(), Some(1), "expected exit code 1\n{context}");
-    assert!(!out.exists(), "an output file was created on error\n{context}");
+    assert_eq!(
+        res.status.code(),
+        Some(1),
+        "expected exit code 1\n{context}"
+    );
+    assert!(
+        !out.exists(),
+        "an output file was created on error\n{context}"
+    );
     let lower = stderr.to_lowercase();
     for group in mentions {
         assert!(
@@ -152,7 +162,11 @@ fn valid_input_writes_verified_output() {
         res.status,
         String::from_utf8_lossy(&res.stderr)
     );
-    assert!(out.is_file(), "enz-rs exited 0 but wrote no {}", out.display());
+    assert!(
+        out.is_file(),
+        "enz-rs exited 0 but wrote no {}",
+        out.display()
+    );
     let verify = Command::new(tool("opt-22", "opt"))
         .args(["-passes=verify", "-disable-output"])
         .arg(&out)
@@ -169,8 +183,15 @@ fn valid_input_writes_verified_output() {
         .output()
         .expect("cannot run llvm-nm");
     let listing = String::from_utf8_lossy(&nm.stdout);
-    assert!(nm.status.success(), "llvm-nm failed: {}", String::from_utf8_lossy(&nm.stderr));
-    assert!(!listing.contains("__enzyme_"), "__enzyme_ symbol left:\n{listing}");
+    assert!(
+        nm.status.success(),
+        "llvm-nm failed: {}",
+        String::from_utf8_lossy(&nm.stderr)
+    );
+    assert!(
+        !listing.contains("__enzyme_"),
+        "__enzyme_ symbol left:\n{listing}"
+    );
 }
 
 /// Positive control for text IO: `.ll` input, `-S` output.
@@ -179,7 +200,12 @@ fn text_input_and_output() {
     let dir = tmpdir();
     let input = inputs().join("square.ll");
     let out = dir.path().join("out.ll");
-    let res = enz_rs(&[input.as_os_str(), "-S".as_ref(), "-o".as_ref(), out.as_os_str()]);
+    let res = enz_rs(&[
+        input.as_os_str(),
+        "-S".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
     assert!(
         res.status.success(),
         "enz-rs -S failed on a valid .ll input: {}\n{}",
@@ -191,5 +217,8 @@ fn text_input_and_output() {
         text.contains("define") && text.contains("@dsquare("),
         "unexpected output:\n{text}"
     );
-    assert!(!text.contains("@__enzyme_autodiff("), "call left in output:\n{text}");
+    assert!(
+        !text.contains("@__enzyme_autodiff("),
+        "call left in output:\n{text}"
+    );
 }

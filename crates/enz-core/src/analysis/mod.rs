@@ -4,3 +4,4 @@
 pub(crate) mod activity;
 pub(crate) mod cfg;
 pub(crate) mod pointee;
+pub(crate) mod types;

@@ -55,7 +55,14 @@ fn debug_dump() {
                 eprintln!("undecided: {} ({})", u.message(), u.help());
             }
             for c in ta.conflicts() {
-                eprintln!("conflict: {} at {:?}: kept {} refused {}", c.value.to_ir(), c.path, c.kept, c.rejected);
+                eprintln!(
+                    "conflict: {} at {:?}: kept {} refused {} (from {:?})",
+                    c.value.to_ir(),
+                    c.path,
+                    c.kept,
+                    c.rejected,
+                    c.instruction.map(|i| i.to_ir())
+                );
             }
         }
     }

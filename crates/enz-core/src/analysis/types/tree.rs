@@ -155,6 +155,23 @@ fn covers(general: &[i64], path: &[i64]) -> bool {
     general.len() == path.len() && general.iter().zip(path).all(|(g, p)| g == p || *g == -1)
 }
 
+/// The strictly more general forms of `path` (some offsets replaced by
+/// `-1`), fewest `-1`s first.
+fn generalisations(path: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
+    let free: Vec<usize> = (0..path.len()).filter(|i| path[*i] != -1).collect();
+    let mut masks: Vec<u32> = (1..(1u32 << free.len())).collect();
+    masks.sort_by_key(|m| m.count_ones());
+    masks.into_iter().map(move |m| {
+        let mut g = path.to_vec();
+        for (bit, i) in free.iter().enumerate() {
+            if m & (1 << bit) != 0 {
+                g[*i] = -1;
+            }
+        }
+        g
+    })
+}
+
 impl TypeTree {
     /// The empty tree (nothing known).
     pub(crate) fn new() -> TypeTree {
@@ -221,11 +238,7 @@ impl TypeTree {
             };
         }
         // A more general entry of the same type already says this.
-        if self
-            .map
-            .iter()
-            .any(|(g, t)| *g != path && covers(g, &path) && t.join(ct) == Join::Same)
-        {
+        if generalisations(&path).any(|g| self.map.get(&g).is_some_and(|t| t.join(ct) == Join::Same)) {
             return (false, None);
         }
         // A general entry subsumes the specific ones it agrees with.
@@ -265,11 +278,8 @@ impl TypeTree {
         if let Some(t) = self.map.get(path) {
             return *t;
         }
-        self.map
-            .iter()
-            .filter(|(g, _)| covers(g, path))
-            .min_by_key(|(g, _)| g.iter().filter(|o| **o == -1).count())
-            .map(|(_, t)| *t)
+        generalisations(path)
+            .find_map(|g| self.map.get(&g).copied())
             .unwrap_or_default()
     }
 

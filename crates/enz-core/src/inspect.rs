@@ -1,0 +1,118 @@
+//! Printing what the analyses conclude about one function, for
+//! `enz-rs --print-type-analysis FN` and `--print-activity FN`.
+//!
+//! Both run on the preprocessed clone of the function (what synthesis
+//! sees), which is deleted afterwards: the module is left unchanged.
+
+use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+use crate::analysis::types::{self, TypeAnalysis};
+use crate::diag::Diagnostic;
+use crate::ir::{cstr, TyKind, Value};
+use crate::pipeline::{inactive_functions, Options};
+use crate::preprocess::preprocess;
+use std::fmt::Write;
+
+fn with_preprocessed<T>(
+    module: &inkwell::module::Module,
+    name: &str,
+    opts: &Options,
+    f: impl FnOnce(Value, &std::collections::HashSet<Value>) -> T,
+) -> Result<T, Diagnostic> {
+    let m = module.as_mut_ptr();
+    let c = cstr(name);
+    let func = unsafe { llvm_sys::core::LLVMGetNamedFunction(m, c.as_ptr()) };
+    if func.is_null() {
+        return Err(Diagnostic::new(format!("no function named `{name}` in the module")));
+    }
+    let func = Value(func);
+    if func.is_declaration() {
+        return Err(Diagnostic::new(format!(
+            "`{name}` is declared but not defined in the module"
+        )));
+    }
+    let inactive = inactive_functions(m);
+    let prep = preprocess(func, opts.preopt, &inactive)
+        .map_err(|e| Diagnostic::new(format!("preprocessing failed: {e}")).in_function(name))?;
+    let out = f(prep, &inactive);
+    prep.delete_function();
+    Ok(out)
+}
+
+/// Type analysis of function `name`, one value per line.
+pub fn print_type_analysis(
+    module: &inkwell::module::Module,
+    name: &str,
+    opts: &Options,
+) -> Result<String, Diagnostic> {
+    with_preprocessed(module, name, opts, |prep, _| {
+        let ta = TypeAnalysis::analyse(prep);
+        let mut s = format!("type analysis of `{name}` (after preprocessing):\n");
+        s.push_str(&types::print(prep, &ta));
+        for u in ta.undecided() {
+            let _ = writeln!(s, "undecided: {}", u.message());
+        }
+        s
+    })
+}
+
+/// Activity analysis of function `name` with the default activities
+/// (floating parameters active, pointers with shadows, integers constant,
+/// a floating return active), one value per line.
+pub fn print_activity(
+    module: &inkwell::module::Module,
+    name: &str,
+    opts: &Options,
+) -> Result<String, Diagnostic> {
+    with_preprocessed(module, name, opts, |prep, inactive| {
+        let facts: Vec<ArgFact> = prep
+            .params()
+            .iter()
+            .map(|p| match p.ty().kind() {
+                TyKind::Pointer => ArgFact::Shadowed,
+                _ if p.ty().is_fp_or_fp_vector() => ArgFact::Active,
+                _ => ArgFact::Const,
+            })
+            .collect();
+        let ret_active = prep.function_type().return_type().is_fp_scalar();
+        let act = Activity::analyse(
+            prep,
+            &ActivityInputs {
+                args: &facts,
+                ret_active,
+                ret_shadowed: false,
+                inactive_fns: inactive,
+            },
+        );
+        let mut s = format!("activity of `{name}` (after preprocessing; return {}):\n", if ret_active { "active" } else { "inactive" });
+        let mut line = |v: Value| {
+            let _ = writeln!(s, "{}: {}", v.to_ir(), describe(&act, v));
+        };
+        for p in prep.params() {
+            line(p);
+        }
+        for b in prep.blocks() {
+            for i in b.instructions() {
+                if !i.ty().is_void() {
+                    line(i);
+                }
+            }
+        }
+        s
+    })
+}
+
+fn describe(act: &Activity, v: Value) -> &'static str {
+    if v.ty().kind() == TyKind::Pointer {
+        if act.is_shadowed(v) {
+            "shadowed pointer"
+        } else {
+            "inactive pointer"
+        }
+    } else if act.is_active(v) {
+        "active"
+    } else if act.is_varied(v) {
+        "inactive (varied, not useful)"
+    } else {
+        "inactive"
+    }
+}
