@@ -276,3 +276,148 @@ CHECK_UNUSED static double fdinplace(void (*f)(double *), const double *x,
 }
 
 #endif /* ENZ_CHECK_H */
+
+/* ---- Helpers for tests with loops (arrays of any length). ----
+ *
+ *   check_close_arr("dx vs analytic", dx, g, n, TOL_AD);   n checks, one line
+ *   fdpn(f, x, n, i)          d f(x, n) / d x[i], x of any length (heap copies)
+ *   fd_slot(eval, ctx, &v)    d eval(ctx) / d v for any input v that eval
+ *                             reads; v is restored afterwards
+ */
+#include <stdlib.h>
+
+/* Checks got[i] against want[i] for i < n, counting n checks. Prints the
+ * first 8 failures and one summary line (with the largest error relative to
+ * its tolerance), so long arrays do not flood the output. */
+CHECK_UNUSED static int check_close_arr(const char *what, const double *got,
+                                        const double *want, int n,
+                                        double rel_tol) {
+  int bad = 0, worst_i = -1;
+  double worst = 0.0;
+  for (int i = 0; i < n; i++) {
+    double err = fabs(got[i] - want[i]);
+    double tol = rel_tol * (1.0 + fabs(want[i]));
+    int ok = isfinite(got[i]) && isfinite(want[i]) && err <= tol;
+    double r = !isfinite(err) ? INFINITY : err == 0.0 ? 0.0 : err / tol;
+    check_total_++;
+    if (!ok) {
+      check_failed_++;
+      if (bad++ < 8)
+        printf("FAIL [%s] %s[%d]: got %.17g want %.17g (err %.3g, tol %.3g)\n",
+               check_ctx_, what, i, got[i], want[i], err, tol);
+    }
+    if (worst_i < 0 || !(r <= worst)) {
+      worst = r;
+      worst_i = i;
+    }
+  }
+  if (n <= 0)
+    printf("ok   [%s] %s: no values\n", check_ctx_, what);
+  else
+    printf("%s [%s] %s[0..%d]: %d values, %d failed, worst err/tol %.3g at [%d]\n",
+           bad ? "FAIL" : "ok  ", check_ctx_, what, n - 1, n, bad, worst,
+           worst_i);
+  return bad == 0;
+}
+
+/* The same for float results (want in double). */
+CHECK_UNUSED static int check_close_arrf(const char *what, const float *got,
+                                         const double *want, int n,
+                                         double rel_tol) {
+  double *g = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  int ok;
+  if (!g)
+    return check_close(what, NAN, 0.0, rel_tol);
+  for (int i = 0; i < n; i++)
+    g[i] = (double)got[i];
+  ok = check_close_arr(what, g, want, n, rel_tol);
+  free(g);
+  return ok;
+}
+
+/* d f(x, n) / d x[i] for f taking n doubles (any n) through a pointer; every
+ * evaluation gets a fresh heap copy of x, so f may overwrite it. */
+CHECK_UNUSED static double fdpn(double (*f)(double *, int), const double *x,
+                                int n, int i) {
+  double *p, h, step, fp, fm;
+  if (n <= 0 || i < 0 || i >= n)
+    return NAN;
+  p = (double *)malloc((size_t)n * sizeof(double));
+  if (!p)
+    return NAN;
+  h = FD_REL * (1.0 + fabs(x[i]));
+  for (int k = 0; k < n; k++)
+    p[k] = x[k];
+  p[i] = x[i] + h;
+  step = p[i];
+  fp = f(p, n);
+  for (int k = 0; k < n; k++)
+    p[k] = x[k];
+  p[i] = x[i] - h;
+  step -= p[i];
+  fm = f(p, n);
+  free(p);
+  return (fp - fm) / step;
+}
+
+/* The same for float functions (step FD_REL_F, quotient in double). */
+CHECK_UNUSED static double fdpnf(float (*f)(float *, int), const float *x,
+                                 int n, int i) {
+  float *p, h;
+  double step, fp, fm;
+  if (n <= 0 || i < 0 || i >= n)
+    return NAN;
+  p = (float *)malloc((size_t)n * sizeof(float));
+  if (!p)
+    return NAN;
+  h = (float)(FD_REL_F * (1.0 + fabs(x[i])));
+  for (int k = 0; k < n; k++)
+    p[k] = x[k];
+  p[i] = x[i] + h;
+  step = (double)p[i];
+  fp = f(p, n);
+  for (int k = 0; k < n; k++)
+    p[k] = x[k];
+  p[i] = x[i] - h;
+  step -= (double)p[i];
+  fm = f(p, n);
+  free(p);
+  return (fp - fm) / step;
+}
+
+/* d eval(ctx) / d v by central differences with step h, where v = *slot is
+ * an input that eval reads (a global, a field of ctx, an element of an array
+ * ctx points to). eval must not change *slot: give it copies of any input it
+ * overwrites. *slot is restored before returning. */
+CHECK_UNUSED static double fd_slot_h(double (*eval)(void *), void *ctx,
+                                     double *slot, double h) {
+  double v = *slot, step, fp, fm;
+  *slot = v + h;
+  step = *slot;
+  fp = eval(ctx);
+  *slot = v - h;
+  step -= *slot;
+  fm = eval(ctx);
+  *slot = v;
+  return (fp - fm) / step;
+}
+
+CHECK_UNUSED static double fd_slot(double (*eval)(void *), void *ctx,
+                                   double *slot) {
+  return fd_slot_h(eval, ctx, slot, FD_REL * (1.0 + fabs(*slot)));
+}
+
+/* The same for a float input (step FD_REL_F); eval returns double. */
+CHECK_UNUSED static double fd_slotf(double (*eval)(void *), void *ctx,
+                                    float *slot) {
+  float v = *slot, h = (float)(FD_REL_F * (1.0 + fabs(v)));
+  double step, fp, fm;
+  *slot = v + h;
+  step = (double)*slot;
+  fp = eval(ctx);
+  *slot = v - h;
+  step -= (double)*slot;
+  fm = eval(ctx);
+  *slot = v;
+  return (fp - fm) / step;
+}

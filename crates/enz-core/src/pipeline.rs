@@ -98,6 +98,17 @@ pub fn differentiate_module(
     }
     report.derivatives = gradients.len();
     clean_up_api_symbols(m);
+    // Synthesis bugs must surface as diagnostics, not as crashes in the
+    // optimiser: verify before optimising too.
+    verify(m).map_err(|e| {
+        if let Ok(path) = std::env::var("ENZ_DUMP_INVALID") {
+            let c = crate::ir::cstr(&path);
+            unsafe { LLVMPrintModuleToFile(m, c.as_ptr(), std::ptr::null_mut()) };
+        }
+        vec![Diagnostic::new(format!(
+            "internal error: the synthesised derivatives do not verify (this is a bug in enz-rs): {e}"
+        ))]
+    })?;
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
         run_module_passes(m, &pipeline)

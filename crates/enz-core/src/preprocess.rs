@@ -14,7 +14,12 @@ use llvm_sys::LLVMLinkage;
 use std::collections::HashSet;
 
 /// The function-local clean-up pipeline run on the clone.
-const PREOPT_PIPELINE: &str = "sroa,early-cse,instcombine,simplifycfg,sroa,instcombine";
+const PREOPT_PIPELINE: &str =
+    "sroa,early-cse,instcombine,simplifycfg,sroa,instcombine,loop-mssa(licm),loop-simplify,lcssa";
+
+/// What synthesis needs even without clean-up: loops with one preheader,
+/// one latch and dedicated exits, and values leaving loops through phis.
+const LOOP_FORM_PIPELINE: &str = "loop-simplify,lcssa";
 
 /// How many rounds of inlining (each inlines one more level of calls).
 const INLINE_ROUNDS: usize = 8;
@@ -38,9 +43,8 @@ pub(crate) fn preprocess(
     }
     clone_body(func, clone, &mut map, false);
     inline_calls(clone, keep_calls_to)?;
-    if optimise {
-        run_function_passes(clone, PREOPT_PIPELINE)?;
-    }
+    let pipeline = if optimise { PREOPT_PIPELINE } else { LOOP_FORM_PIPELINE };
+    run_function_passes(clone, pipeline)?;
     Ok(clone)
 }
 

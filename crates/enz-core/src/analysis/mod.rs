@@ -3,5 +3,6 @@
 
 pub(crate) mod activity;
 pub(crate) mod cfg;
+pub(crate) mod loops;
 pub(crate) mod pointee;
 pub(crate) mod types;

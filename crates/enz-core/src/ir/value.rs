@@ -299,6 +299,14 @@ impl Value {
         }
     }
 
+    /// The value of a constant integer (sign-extended), if it is one.
+    pub(crate) fn const_int_value(self) -> Option<i64> {
+        if unsafe { LLVMIsAConstantInt(self.0) }.is_null() {
+            return None;
+        }
+        Some(unsafe { LLVMConstIntGetSExtValue(self.0) })
+    }
+
     /// Alignment of a load, store or alloca.
     pub(crate) fn alignment(self) -> u32 {
         unsafe { LLVMGetAlignment(self.0) }

@@ -71,6 +71,42 @@ impl Tape {
         }
     }
 
+    /// Reserves a slot that starts zeroed when the forward function starts.
+    pub(crate) fn reserve_zeroed(&mut self, ty: Ty) -> Slot {
+        let slot = self.reserve(ty);
+        match (&*self, slot) {
+            (Tape::Stack { entry }, Slot::Stack(p, ty)) => {
+                entry.store(entry.zero(ty), p);
+            }
+            (Tape::Heap { alloc, .. }, Slot::Heap(off, ty)) => {
+                let b = Builder::new(alloc.context());
+                b.position_after(*alloc);
+                let p = b.byte_gep(*alloc, off);
+                b.store(b.zero(ty), p);
+            }
+            _ => unreachable!("slot of another tape"),
+        }
+        slot
+    }
+
+    /// The address of `slot` in the forward function.
+    pub(crate) fn address(&self, b: &Builder, slot: Slot) -> Value {
+        match (self, slot) {
+            (_, Slot::Stack(p, _)) => p,
+            (Tape::Heap { alloc, .. }, Slot::Heap(off, _)) => b.byte_gep(*alloc, off),
+            (Tape::Stack { .. }, Slot::Heap(..)) => unreachable!("heap slot on a stack tape"),
+        }
+    }
+
+    /// The address of `slot` in the reverse function (`tape` is its tape
+    /// parameter in split mode).
+    pub(crate) fn address_rev(&self, b: &Builder, tape: Value, slot: Slot) -> Value {
+        match slot {
+            Slot::Stack(p, _) => p,
+            Slot::Heap(off, _) => b.byte_gep(tape, off),
+        }
+    }
+
     /// The tape pointer in the forward function (split mode).
     pub(crate) fn pointer(&self) -> Value {
         match self {

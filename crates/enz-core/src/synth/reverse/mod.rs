@@ -19,6 +19,7 @@
 //! turns them into registers); reading one resets it to zero.
 
 mod calls;
+mod loops;
 mod memory;
 mod values;
 
@@ -31,6 +32,8 @@ use super::tape::{Slot, Tape};
 use crate::analysis::pointee::MemoryTypes;
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::cfg::Cfg;
+use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
+use loops::{Buffer, LoopState};
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
@@ -120,15 +123,12 @@ pub(crate) fn synthesize(
     registry: &mut Registry,
 ) -> Result<(), Vec<Diagnostic>> {
     let cfg = Cfg::new(req.prep);
-    if let Some((latch, header)) = cfg.back_edges().first() {
-        let at = header
-            .first_non_phi()
-            .or(latch.terminator())
-            .expect("block has a terminator");
-        return Err(vec![Diagnostic::new("loops are not supported yet")
+    let loops = LoopNest::new(&cfg).map_err(|e| {
+        let at = e.header.first_non_phi().or(e.header.terminator()).expect("terminator");
+        vec![Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
             .in_function(req.name)
-            .at(at)]);
-    }
+            .at(at)]
+    })?;
     let facts: Vec<ArgFact> = req
         .args
         .iter()
@@ -148,7 +148,7 @@ pub(crate) fn synthesize(
         },
     );
     let memory_types = MemoryTypes::analyse(req.prep, &activity);
-    let mut r = Reverse::new(req, fns, cfg, activity, memory_types);
+    let mut r = Reverse::new(req, fns, cfg, activity, memory_types, loops);
     r.build(registry);
     if r.diags.is_empty() {
         Ok(())
@@ -187,6 +187,13 @@ pub(super) struct Reverse<'a> {
     cache_slots: HashMap<Value, Slot>,
     /// What memory holds, for memory intrinsics.
     memory_types: MemoryTypes,
+    loops: LoopNest,
+    /// Header phis that are affine in their loop's iteration.
+    affine: HashMap<Value, (LoopId, AffineIv)>,
+    loop_states: HashMap<LoopId, LoopState>,
+    /// Loop buffers of forward values.
+    loop_buffers: HashMap<Value, Buffer>,
+    buffers: Vec<Buffer>,
     diags: Vec<Diagnostic>,
 }
 
@@ -197,6 +204,7 @@ impl<'a> Reverse<'a> {
         cfg: Cfg,
         act: Activity,
         memory_types: MemoryTypes,
+        loops: LoopNest,
     ) -> Reverse<'a> {
         let p = req.prep;
         let ctx = p.context();
@@ -275,6 +283,14 @@ impl<'a> Reverse<'a> {
             aug_calls: HashMap::new(),
             cache_slots: HashMap::new(),
             memory_types,
+            affine: loops
+                .ids()
+                .flat_map(|l| loops.affine_ivs(l).into_iter().map(move |iv| (iv.phi, (l, iv))))
+                .collect(),
+            loops,
+            loop_states: HashMap::new(),
+            loop_buffers: HashMap::new(),
+            buffers: Vec::new(),
             diags: Vec::new(),
         }
     }
@@ -291,6 +307,7 @@ impl<'a> Reverse<'a> {
         }
         let ret_block =
             Block(unsafe { LLVMAppendBasicBlockInContext(ctx, rf.0, c"invert_return".as_ptr()) });
+        self.setup_loops();
         self.record_came_from(&live);
         self.finish_exits();
         for blk in &live {
@@ -569,6 +586,19 @@ impl<'a> Reverse<'a> {
             self.b.br(ret_block);
             return;
         }
+        if let Some(l) = self.loops.header_of(blk) {
+            let ((pre_edge, pre), (latch_edge, latch)) = self.header_branch(l);
+            for (eb, p) in [(pre_edge, pre), (latch_edge, latch)] {
+                self.b.position_at_end(eb);
+                for (phi, d) in phis.iter().zip(&ds) {
+                    if let Some((v, _)) = phi.incoming().into_iter().find(|(_, b)| *b == p) {
+                        self.accumulate(v, *d);
+                    }
+                }
+                self.b.br(self.rev[&p]);
+            }
+            return;
+        }
         let ctx = self.req.prep.context();
         let edge_blocks: Vec<Block> = if preds.len() == 1 {
             vec![self.b.insert_block()]
@@ -603,6 +633,7 @@ impl<'a> Reverse<'a> {
                     self.accumulate(v, *d);
                 }
             }
+            self.enter_loops(blk, *p);
             self.b.br(self.rev[p]);
         }
     }
@@ -621,6 +652,7 @@ impl<'a> Reverse<'a> {
                 outs.push(v);
             }
         }
+        self.free_buffers();
         if let Some(t) = self.rev_tape {
             self.b.free(t);
         }

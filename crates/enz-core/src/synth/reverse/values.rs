@@ -9,7 +9,8 @@
 //! right after its definition and loaded where needed.
 
 use super::{Mode, Reverse};
-use crate::ir::{Block, Builder, Value};
+use crate::analysis::loops::{AffineIv, LoopId};
+use crate::ir::{Block, Builder, Ty, Value};
 use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 
@@ -31,8 +32,11 @@ impl Reverse<'_> {
         }
         let blk = v.parent_block();
         let gv = self.map.get(v);
-        if self.req.mode == Mode::Combined && self.cfg.dominates_all_exits(blk) {
+        if self.available_everywhere(blk) {
             return gv;
+        }
+        if let Some((l, iv)) = self.affine.get(&v).copied() {
+            return self.affine_value(l, iv, depth);
         }
         if depth < MAX_RECOMPUTE_DEPTH && is_recomputable(v) {
             let ops: Vec<Value> = v
@@ -60,8 +64,11 @@ impl Reverse<'_> {
     /// the reverse sweep: directly if it dominates every exit (combined
     /// mode), else through the tape.
     pub(super) fn cached_forward(&mut self, gv: Value, blk: Block) -> Value {
-        if self.req.mode == Mode::Combined && self.cfg.dominates_all_exits(blk) {
+        if self.available_everywhere(blk) {
             return gv;
+        }
+        if let Some(l) = self.loops.innermost(blk) {
+            return self.cache_in_loop(gv, l);
         }
         let slot = match self.cache_slots.get(&gv) {
             Some(s) => *s,
@@ -88,7 +95,7 @@ impl Reverse<'_> {
             return Some(sv);
         }
         let blk = p.parent_block();
-        if self.req.mode == Mode::Combined && self.cfg.dominates_all_exits(blk) {
+        if self.available_everywhere(blk) {
             return Some(sv);
         }
         if matches!(
@@ -104,6 +111,32 @@ impl Reverse<'_> {
             }
         }
         Some(self.cached_forward(sv, blk))
+    }
+}
+
+impl Reverse<'_> {
+    /// Whether a forward value of primal block `blk` can be used as is
+    /// anywhere in the reverse sweep: combined mode, outside every loop,
+    /// and dominating every exit (the reverse sweep is entered only there).
+    fn available_everywhere(&self, blk: Block) -> bool {
+        self.req.mode == Mode::Combined && !self.in_loop(blk) && self.cfg.dominates_all_exits(blk)
+    }
+
+    /// `start + step * rev_iv` for an affine induction variable.
+    fn affine_value(&mut self, l: LoopId, iv: AffineIv, depth: u32) -> Value {
+        let start = self.primal_at_depth(iv.start, depth + 1);
+        let k = self.rev_iv(l);
+        let ty = match iv.gep_type {
+            Some(_) => Ty::int(k.context(), 64),
+            None => iv.phi.ty(),
+        };
+        let k = self.b.int_cast(k, ty);
+        let step = self.b.const_int(ty, iv.step);
+        let off = self.b.mul(k, step);
+        match iv.gep_type {
+            Some(elem) => self.b.gep(elem, start, &[off]),
+            None => self.b.add(start, off),
+        }
     }
 }
 

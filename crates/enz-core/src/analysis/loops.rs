@@ -1,0 +1,191 @@
+//! Natural loops and the loop nest, from enz-rs's own dominator tree.
+//!
+//! A back edge is an edge whose target (the header) dominates its source
+//! (the latch); the loop is the header plus every block that reaches the
+//! latch without passing the header. Loops sharing a header are merged.
+//! Synthesis needs loops in simplified form (one preheader, one latch,
+//! dedicated exits), which preprocessing's `loop-simplify` provides; a loop
+//! without that shape is reported, not guessed at.
+
+use super::cfg::Cfg;
+use crate::ir::{Block, Value};
+use llvm_sys::LLVMOpcode;
+use std::collections::{HashMap, HashSet};
+
+/// Index of a loop in a [`LoopNest`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub(crate) struct LoopId(pub(crate) usize);
+
+impl std::fmt::Display for LoopId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "loop{}", self.0)
+    }
+}
+
+/// One natural loop.
+#[derive(Debug)]
+pub(crate) struct Loop {
+    pub(crate) header: Block,
+    /// The single block with the back edge.
+    pub(crate) latch: Block,
+    /// The single predecessor of the header outside the loop.
+    pub(crate) preheader: Block,
+    pub(crate) blocks: HashSet<Block>,
+    /// The innermost enclosing loop.
+    pub(crate) parent: Option<LoopId>,
+}
+
+/// An induction variable `start + step * iteration` (a header phi).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct AffineIv {
+    pub(crate) phi: Value,
+    /// Incoming value from the preheader.
+    pub(crate) start: Value,
+    /// Constant step per iteration (in units of `elem` bytes for pointers).
+    pub(crate) step: i64,
+    /// For pointer IVs, the GEP's source element type.
+    pub(crate) gep_type: Option<crate::ir::Ty>,
+}
+
+/// All loops of a function.
+#[derive(Debug, Default)]
+pub(crate) struct LoopNest {
+    pub(crate) loops: Vec<Loop>,
+    innermost: HashMap<Block, LoopId>,
+}
+
+/// Why a loop cannot be handled.
+#[derive(Debug)]
+pub(crate) struct LoopShapeError {
+    pub(crate) header: Block,
+    pub(crate) reason: &'static str,
+}
+
+impl LoopNest {
+    pub(crate) fn new(cfg: &Cfg) -> Result<LoopNest, LoopShapeError> {
+        let mut by_header: HashMap<Block, (Vec<Block>, HashSet<Block>)> = HashMap::new();
+        for (latch, header) in cfg.back_edges() {
+            let entry = by_header.entry(header).or_insert_with(|| (Vec::new(), HashSet::new()));
+            entry.0.push(latch);
+            entry.1.insert(header);
+            let mut stack = vec![latch];
+            while let Some(b) = stack.pop() {
+                if entry.1.insert(b) {
+                    for p in cfg.preds(b) {
+                        if cfg.is_reachable(*p) {
+                            stack.push(*p);
+                        }
+                    }
+                }
+            }
+        }
+        let mut loops = Vec::new();
+        for (header, (latches, blocks)) in by_header {
+            if latches.len() != 1 {
+                return Err(LoopShapeError { header, reason: "the loop has several back edges (run without --no-preopt so that loop-simplify merges them)" });
+            }
+            let outside: Vec<Block> = cfg
+                .unique_preds(header)
+                .into_iter()
+                .filter(|p| !blocks.contains(p))
+                .collect();
+            if outside.len() != 1 {
+                return Err(LoopShapeError { header, reason: "the loop has no single preheader (run without --no-preopt so that loop-simplify adds one)" });
+            }
+            loops.push(Loop { header, latch: latches[0], preheader: outside[0], blocks, parent: None });
+        }
+        // Outer loops first: larger loops contain smaller ones.
+        loops.sort_by_key(|l| std::cmp::Reverse(l.blocks.len()));
+        let n = loops.len();
+        for i in 0..n {
+            let parent = (0..i)
+                .rev()
+                .find(|j| loops[*j].blocks.contains(&loops[i].header));
+            loops[i].parent = parent.map(LoopId);
+        }
+        let mut innermost = HashMap::new();
+        for (i, l) in loops.iter().enumerate() {
+            for b in &l.blocks {
+                innermost.insert(*b, LoopId(i));
+            }
+        }
+        Ok(LoopNest { loops, innermost })
+    }
+
+    pub(crate) fn get(&self, id: LoopId) -> &Loop {
+        &self.loops[id.0]
+    }
+
+    /// The innermost loop containing `b`.
+    pub(crate) fn innermost(&self, b: Block) -> Option<LoopId> {
+        self.innermost.get(&b).copied()
+    }
+
+    pub(crate) fn contains(&self, l: LoopId, b: Block) -> bool {
+        self.loops[l.0].blocks.contains(&b)
+    }
+
+    /// The loops containing `b`, outermost first.
+    pub(crate) fn chain(&self, b: Block) -> Vec<LoopId> {
+        let mut out = Vec::new();
+        let mut cur = self.innermost(b);
+        while let Some(l) = cur {
+            out.push(l);
+            cur = self.loops[l.0].parent;
+        }
+        out.reverse();
+        out
+    }
+
+    pub(crate) fn ids(&self) -> impl Iterator<Item = LoopId> {
+        (0..self.loops.len()).map(LoopId)
+    }
+
+    /// Whether `b` is the header of a loop, and which.
+    pub(crate) fn header_of(&self, b: Block) -> Option<LoopId> {
+        self.ids().find(|l| self.loops[l.0].header == b)
+    }
+
+    /// Header phis of loop `l` that are affine in the iteration count.
+    pub(crate) fn affine_ivs(&self, l: LoopId) -> Vec<AffineIv> {
+        let lp = &self.loops[l.0];
+        let mut out = Vec::new();
+        for phi in lp.header.instructions() {
+            if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                break;
+            }
+            let inc = phi.incoming();
+            let start = inc.iter().find(|(_, b)| *b == lp.preheader).map(|(v, _)| *v);
+            let next = inc.iter().find(|(_, b)| *b == lp.latch).map(|(v, _)| *v);
+            let (Some(start), Some(next)) = (start, next) else { continue };
+            if inc.len() != 2 || (start.is_instruction() && lp.blocks.contains(&start.parent_block())) {
+                continue;
+            }
+            if let Some((step, gep_type)) = step_of(phi, next) {
+                out.push(AffineIv { phi, start, step, gep_type });
+            }
+        }
+        out
+    }
+}
+
+/// `next = phi + step` (integer add, or a one-index GEP) with a constant step.
+fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
+    match next.opcode()? {
+        LLVMOpcode::LLVMAdd if phi.ty().is_integer() => {
+            let (a, b) = (next.operand(0), next.operand(1));
+            if a == phi {
+                b.const_int_value().map(|s| (s, None))
+            } else if b == phi {
+                a.const_int_value().map(|s| (s, None))
+            } else {
+                None
+            }
+        }
+        LLVMOpcode::LLVMGetElementPtr if next.num_operands() == 2 && next.operand(0) == phi => {
+            let s = next.operand(1).const_int_value()?;
+            Some((s, Some(next.gep_source_type())))
+        }
+        _ => None,
+    }
+}

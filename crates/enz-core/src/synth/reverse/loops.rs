@@ -1,0 +1,307 @@
+//! Loops in reverse mode: canonical induction variables, loop-indexed
+//! caches and the reverse iteration.
+//!
+//! For every loop `L` the forward sweep gets
+//!
+//! ```text
+//!   preheader:  base_L = count_L              (iterations of L so far)
+//!   header:     iv_L   = phi [0, preheader], [iv_L + 1, latch]
+//!               pos_L  = base_L + iv_L ;  count_L = pos_L + 1
+//!   exit E:     last_L = phi [iv_L, exiting block] ...
+//! ```
+//!
+//! A value defined in `L` that the reverse sweep needs is stored at
+//! `buffer[pos_L]` of a per-value buffer that grows by doubling (so loops
+//! whose trip count is unknown, nested loops whose inner count varies, and
+//! early exits all work with one allocation scheme), and read back at
+//! `buffer[base_L + rev_iv_L]`, where `base_L` is itself a value of the
+//! enclosing context, cached like any other. The reverse sweep enters `L`
+//! from an exit with `rev_iv_L = last_L`, counts down at the reverse of the
+//! header, and leaves to the preheader when it reaches 0. Buffers are freed
+//! at the end of the reverse sweep.
+
+use super::{Mode, Reverse};
+use crate::analysis::loops::LoopId;
+use crate::ir::{cstr, Block, Builder, Ty, Value};
+use crate::synth::tape::Slot;
+use llvm_sys::core::*;
+use llvm_sys::{LLVMIntPredicate, LLVMLinkage};
+use std::collections::HashMap;
+
+/// The forward and reverse bookkeeping of one loop.
+pub(super) struct LoopState {
+    /// Iterations of the loop before this instance (forward, preheader).
+    base: Value,
+    /// `base + iv` (forward, header).
+    pos: Value,
+    /// The reverse iteration counter (a stack slot of the reverse function).
+    rev_iv: Value,
+    /// `last_L` phis per exit block (forward, in the exit block).
+    last: HashMap<Block, Value>,
+}
+
+/// A growable cache buffer: `{ ptr data, i64 capacity }` on the tape.
+#[derive(Copy, Clone)]
+pub(super) struct Buffer {
+    holder: Slot,
+    elem: Ty,
+}
+
+impl Reverse<'_> {
+    /// Adds the canonical induction variables and counters to the forward
+    /// sweep.
+    pub(super) fn setup_loops(&mut self) {
+        let ctx = self.req.prep.context();
+        let i64t = Ty::int(ctx, 64);
+        let fb = Builder::new(ctx);
+        let ids: Vec<LoopId> = self.loops.ids().collect();
+        for l in ids {
+            let (header, latch, preheader) = {
+                let lp = self.loops.get(l);
+                (lp.header, lp.latch, lp.preheader)
+            };
+            let count = self.forward_counter();
+            let gpre = self.map.block(preheader);
+            fb.position_before(gpre.terminator().expect("preheader terminator"));
+            let base = fb.load(i64t, count);
+            base.set_name(&format!("base.{l}"));
+            let gh = self.map.block(header);
+            crate::synth::shadow::position_at_top(&fb, gh);
+            let iv = fb.phi(i64t, &format!("iv.{l}"));
+            let glatch = self.map.block(latch);
+            let lb = Builder::new(ctx);
+            lb.position_before(glatch.terminator().expect("latch terminator"));
+            let next = lb.add(iv, lb.const_int(i64t, 1));
+            iv.add_incoming(fb.const_int(i64t, 0), gpre);
+            iv.add_incoming(next, glatch);
+            fb.position_before(gh.first_non_phi().expect("header terminator"));
+            let pos = fb.add(base, iv);
+            pos.set_name(&format!("pos.{l}"));
+            fb.store(fb.add(pos, fb.const_int(i64t, 1)), count);
+            let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
+            self.top.store(self.top.const_int(i64t, 0), rev_iv);
+            let last = self.exit_phis(l, iv);
+            self.loop_states.insert(l, LoopState { base, pos, rev_iv, last });
+        }
+    }
+
+    /// An i64 counter in the forward function, zeroed at its entry.
+    fn forward_counter(&self) -> Value {
+        let f = self.fns.forward;
+        let b = Builder::new(f.context());
+        let entry = f.entry_block();
+        match entry.first_instruction() {
+            Some(i) => b.position_before(i),
+            None => b.position_at_end(entry),
+        }
+        let i64t = Ty::int(f.context(), 64);
+        let c = b.alloca(i64t, "count");
+        b.store(b.const_int(i64t, 0), c);
+        c
+    }
+
+    /// In every exit block of `l`, a phi of the iteration it exited in.
+    fn exit_phis(&mut self, l: LoopId, iv: Value) -> HashMap<Block, Value> {
+        let mut out = HashMap::new();
+        let blocks: Vec<Block> = self.loops.get(l).blocks.iter().copied().collect();
+        let mut exits: Vec<Block> = Vec::new();
+        for b in &blocks {
+            for s in b.successors() {
+                if !self.loops.contains(l, s) && !exits.contains(&s) {
+                    exits.push(s);
+                }
+            }
+        }
+        let fb = Builder::new(iv.context());
+        for e in exits {
+            let ge = self.map.block(e);
+            crate::synth::shadow::position_at_top(&fb, ge);
+            let phi = fb.phi(iv.ty(), &format!("last.{l}"));
+            for p in self.cfg.preds(e) {
+                let v = if self.loops.contains(l, *p) { iv } else { fb.poison(iv.ty()) };
+                phi.add_incoming(v, self.map.block(*p));
+            }
+            out.insert(e, phi);
+        }
+        out
+    }
+
+    /// Sets the reverse counters of the loops entered on the reverse edge
+    /// from `from` (outside them) to `to` (inside).
+    pub(super) fn enter_loops(&mut self, from: Block, to: Block) {
+        for l in self.loops.chain(to) {
+            if self.loops.contains(l, from) {
+                continue;
+            }
+            let Some(last) = self.loop_states[&l].last.get(&from).copied() else {
+                continue;
+            };
+            let v = self.cached_forward(last, from);
+            let slot = self.loop_states[&l].rev_iv;
+            self.b.store(v, slot);
+        }
+    }
+
+    /// The reverse of a loop header: continue with the previous iteration
+    /// (through the latch) or leave to the preheader. Returns the two edge
+    /// blocks, already holding the counter update, for the phi adjoints.
+    pub(super) fn header_branch(&mut self, l: LoopId) -> ((Block, Block), (Block, Block)) {
+        let ctx = self.req.prep.context();
+        let i64t = Ty::int(ctx, 64);
+        let (latch, preheader) = {
+            let lp = self.loops.get(l);
+            (lp.latch, lp.preheader)
+        };
+        let slot = self.loop_states[&l].rev_iv;
+        let iv = self.b.load(i64t, slot);
+        let first = self.b.icmp(LLVMIntPredicate::LLVMIntEQ, iv, self.b.const_int(i64t, 0));
+        let mk = |n: &str| {
+            let c = cstr(n);
+            Block(unsafe { LLVMAppendBasicBlockInContext(ctx, self.fns.reverse.0, c.as_ptr()) })
+        };
+        let to_pre = mk(&format!("invert_{l}_done"));
+        let to_latch = mk(&format!("invert_{l}_again"));
+        self.b.cond_br(first, to_pre, to_latch);
+        self.b.position_at_end(to_latch);
+        let prev = self.b.add(iv, self.b.const_int(i64t, -1));
+        self.b.store(prev, slot);
+        ((to_pre, preheader), (to_latch, latch))
+    }
+
+    /// The reverse iteration's position in loop `l`'s buffers.
+    fn rev_pos(&mut self, l: LoopId) -> Value {
+        let st = &self.loop_states[&l];
+        let (base, rev_iv) = (st.base, st.rev_iv);
+        let pre = self.loops.get(l).preheader;
+        let base = self.cached_forward(base, pre);
+        let iv = self.b.load(Ty::int(base.context(), 64), rev_iv);
+        self.b.add(base, iv)
+    }
+
+    /// The current reverse iteration of loop `l` (for affine IVs).
+    pub(super) fn rev_iv(&mut self, l: LoopId) -> Value {
+        let slot = self.loop_states[&l].rev_iv;
+        self.b.load(Ty::int(slot.context(), 64), slot)
+    }
+
+    /// Caches forward value `gv`, defined in loop `l`, in a buffer indexed
+    /// by the loop position; returns the value read back at the reverse
+    /// builder's position.
+    pub(super) fn cache_in_loop(&mut self, gv: Value, l: LoopId) -> Value {
+        let buf = match self.loop_buffers.get(&gv) {
+            Some(b) => *b,
+            None => {
+                let ctx = gv.context();
+                let holder_ty = Ty::literal_struct(ctx, &[Ty::ptr(ctx), Ty::int(ctx, 64)]);
+                let holder = self.tape.reserve_zeroed(holder_ty);
+                let buf = Buffer { holder, elem: gv.ty() };
+                let pos = self.loop_states[&l].pos;
+                let fb = Builder::new(ctx);
+                if gv.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI)
+                    && gv.parent_block() == pos.parent_block()
+                {
+                    // The header's phis: after `pos`, which follows them.
+                    fb.position_after(pos);
+                } else {
+                    fb.position_after(gv);
+                }
+                let hp = self.tape.address(&fb, holder);
+                let size = fb.const_int(Ty::int(ctx, 64), gv.ty().alloc_size(gv.module()) as i64);
+                let slot_fn = cache_slot_fn(&fb);
+                let ptr = Ty::ptr(ctx);
+                let fty = Ty::function(ptr, &[ptr, Ty::int(ctx, 64), Ty::int(ctx, 64)], false);
+                let addr = fb.call(fty, slot_fn, &[hp, pos, size]);
+                fb.store(gv, addr);
+                self.loop_buffers.insert(gv, buf);
+                self.buffers.push(buf);
+                buf
+            }
+        };
+        let pos = self.rev_pos(l);
+        let tape = self.rev_tape.unwrap_or(gv);
+        let hp = self.tape.address_rev(&self.b, tape, buf.holder);
+        let data = self.b.load(Ty::ptr(gv.context()), hp);
+        let addr = self.b.gep(buf.elem, data, &[pos]);
+        self.b.load(buf.elem, addr)
+    }
+
+    /// Frees every loop buffer (at the end of the reverse sweep).
+    pub(super) fn free_buffers(&mut self) {
+        for buf in self.buffers.clone() {
+            let tape = self.rev_tape.unwrap_or(self.fns.reverse);
+            let hp = self.tape.address_rev(&self.b, tape, buf.holder);
+            let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
+            self.b.free(data);
+        }
+    }
+
+    /// Whether `blk` is inside any loop (its values vary per iteration).
+    pub(super) fn in_loop(&self, blk: Block) -> bool {
+        self.loops.innermost(blk).is_some()
+    }
+
+    /// Whether this synthesis keeps its tape on the heap.
+    pub(super) fn heap_tape(&self) -> bool {
+        self.req.mode == Mode::Split
+    }
+}
+
+/// `__enz_cache_slot(holder, pos, size)`: the address of element `pos` of
+/// the buffer `holder = {data, capacity}`, growing it (doubling) first if
+/// needed. Emitted once per module, always inlined.
+fn cache_slot_fn(b: &Builder) -> Value {
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let name = cstr("__enz_cache_slot");
+    let existing = unsafe { LLVMGetNamedFunction(module, name.as_ptr()) };
+    if !existing.is_null() {
+        return Value(existing);
+    }
+    let ptr = Ty::ptr(ctx);
+    let i64t = Ty::int(ctx, 64);
+    let fty = Ty::function(ptr, &[ptr, i64t, i64t], false);
+    let f = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), fty.0) });
+    unsafe {
+        LLVMSetLinkage(f.0, LLVMLinkage::LLVMInternalLinkage);
+        let kind = LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), 12);
+        LLVMAddAttributeAtIndex(f.0, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+    }
+    let ps = f.params();
+    let (holder, pos, size) = (ps[0], ps[1], ps[2]);
+    let mk = |n: &str| {
+        let c = cstr(n);
+        Block(unsafe { LLVMAppendBasicBlockInContext(ctx, f.0, c.as_ptr()) })
+    };
+    let entry = mk("entry");
+    let grow = mk("grow");
+    let done = mk("done");
+    let fb = Builder::new(ctx);
+    fb.position_at_end(entry);
+    let cap_p = fb.byte_gep(holder, 8);
+    let cap = fb.load(i64t, cap_p);
+    let data = fb.load(ptr, holder);
+    let full = fb.icmp(LLVMIntPredicate::LLVMIntUGE, pos, cap);
+    fb.cond_br(full, grow, done);
+    fb.position_at_end(grow);
+    let twice = fb.mul(cap, fb.const_int(i64t, 2));
+    let need = fb.add(pos, fb.const_int(i64t, 1));
+    let lt = fb.icmp(LLVMIntPredicate::LLVMIntULT, twice, need);
+    let ncap = fb.select(lt, need, twice);
+    let small = fb.icmp(LLVMIntPredicate::LLVMIntULT, ncap, fb.const_int(i64t, 16));
+    let ncap = fb.select(small, fb.const_int(i64t, 16), ncap);
+    let bytes = fb.mul(ncap, size);
+    let rfty = Ty::function(ptr, &[ptr, i64t], false);
+    let ndata = fb.call_named("realloc", rfty, &[data, bytes]);
+    fb.store(ndata, holder);
+    fb.store(ncap, cap_p);
+    fb.br(done);
+    fb.position_at_end(done);
+    let d = fb.phi(ptr, "data");
+    d.add_incoming(data, entry);
+    d.add_incoming(ndata, grow);
+    let off = fb.mul(pos, size);
+    let i8t = Ty::int(ctx, 8);
+    let addr = fb.gep(i8t, d, &[off]);
+    fb.ret(Some(addr));
+    f
+}
