@@ -239,11 +239,6 @@ impl Activity {
         self.varied.contains(&v)
     }
 
-    /// The pointer family of `v`, if it is a pointer of this function.
-    pub(crate) fn family_of(&self, v: Value) -> Option<usize> {
-        self.family.get(&v).copied()
-    }
-
     /// Whether pointer `v` has a shadow.
     pub(crate) fn is_shadowed(&self, v: Value) -> bool {
         self.family

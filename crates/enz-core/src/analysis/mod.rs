@@ -4,5 +4,4 @@
 pub(crate) mod activity;
 pub(crate) mod cfg;
 pub(crate) mod loops;
-pub(crate) mod pointee;
 pub(crate) mod types;

@@ -123,6 +123,14 @@ impl Ty {
         Ty(unsafe { LLVMVoidTypeInContext(ctx) })
     }
 
+    pub(crate) fn double(ctx: LLVMContextRef) -> Ty {
+        Ty(unsafe { LLVMDoubleTypeInContext(ctx) })
+    }
+
+    pub(crate) fn float(ctx: LLVMContextRef) -> Ty {
+        Ty(unsafe { LLVMFloatTypeInContext(ctx) })
+    }
+
     pub(crate) fn ptr(ctx: LLVMContextRef) -> Ty {
         Ty(unsafe { LLVMPointerTypeInContext(ctx, 0) })
     }

@@ -60,12 +60,6 @@ impl ShadowMap {
     }
 }
 
-/// Positions `b` right after the forward clone `at` (after the phis of its
-/// block when `at` is a phi).
-pub(crate) fn position_after(b: &Builder, at: Value) {
-    b.position_after(at);
-}
-
 /// The first insertion point of a block, for new phis.
 pub(crate) fn position_at_top(b: &Builder, blk: Block) {
     match blk.first_instruction() {

@@ -239,11 +239,6 @@ impl Reverse<'_> {
     pub(super) fn in_loop(&self, blk: Block) -> bool {
         self.loops.innermost(blk).is_some()
     }
-
-    /// Whether this synthesis keeps its tape on the heap.
-    pub(super) fn heap_tape(&self) -> bool {
-        self.req.mode == Mode::Split
-    }
 }
 
 /// `__enz_cache_slot(holder, pos, size)`: the address of element `pos` of

@@ -12,6 +12,7 @@
 
 use super::{Mode, Reverse};
 use crate::analysis::activity::{is_allocation, is_mem_transfer};
+use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::synth::registry::Registry;
 use crate::synth::runtime;
@@ -160,12 +161,85 @@ impl Reverse<'_> {
     /// Whether the memory `p` points to may hold pointers (which the
     /// forward sweep must mirror in shadow memory).
     pub(super) fn holds_pointers(&self, p: Value) -> bool {
-        self.memory_types.pointee_has_pointer(p)
+        self.types.pointee_has_pointer(p)
     }
 
     /// The float type of the memory `p` points to, if it holds floats.
     pub(super) fn float_elem(&self, p: Value) -> Option<Ty> {
-        self.memory_types.pointee_float(p)
+        let ctx = p.context();
+        self.types
+            .tree(p)
+            .first_level()
+            .find_map(|(_, t)| match t {
+                ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
+                ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
+                _ => None,
+            })
+    }
+
+    /// The floats inside `n` bytes behind `p` that also holds pointers:
+    /// (byte offset, type) of each, from type analysis, repeating its
+    /// layout with the period of the last known field. `None` when the
+    /// layout is unknown or does not tile `n`.
+    fn float_fields(&self, p: Value, n: u64) -> Option<Vec<(u64, Ty)>> {
+        let ctx = p.context();
+        let tree = self.types.tree(p);
+        let fields: Vec<(i64, ConcreteType)> = tree.first_level().filter(|(o, _)| *o >= 0).collect();
+        let period = fields
+            .iter()
+            .filter_map(|(o, t)| {
+                let size = match t {
+                    ConcreteType::Float(k) => k.size(),
+                    ConcreteType::Pointer => Some(8),
+                    ConcreteType::Integer => Some(1),
+                    _ => None,
+                };
+                size.map(|s| *o as u64 + s)
+            })
+            .max()?
+            .next_multiple_of(8);
+        if period == 0 || n % period != 0 {
+            return None;
+        }
+        let mut out = Vec::new();
+        for k in 0..n / period {
+            for (o, t) in &fields {
+                let ty = match t {
+                    ConcreteType::Float(FloatKind::F64) => Ty::double(ctx),
+                    ConcreteType::Float(FloatKind::F32) => Ty::float(ctx),
+                    _ => continue,
+                };
+                out.push((k * period + *o as u64, ty));
+            }
+        }
+        Some(out)
+    }
+
+    /// Reverse of a memcpy of memory holding both floats and pointers:
+    /// element by element over the float fields.
+    fn reverse_mixed_copy(&mut self, i: Value, sd: Value, ss: Option<Value>) {
+        let Some(n) = i.operand(2).const_int_value() else {
+            return self.unsupported(
+                i,
+                "cannot differentiate a copy of memory holding both floats and pointers with a length unknown at compile time",
+            );
+        };
+        let Some(fields) = self.float_fields(i.operand(0), n as u64) else {
+            return self.unsupported(
+                i,
+                "type analysis cannot tell which bytes of this copy are floats (compile with -O1 or above for TBAA, or pass the pointer as enzyme_const)",
+            );
+        };
+        for (off, ty) in fields {
+            let pd = self.b.byte_gep(sd, off);
+            let dv = self.b.load(ty, pd);
+            self.b.store(self.b.zero(ty), pd);
+            if let Some(ss) = ss {
+                let ps = self.b.byte_gep(ss, off);
+                let sv = self.b.load(ty, ps);
+                self.b.store(self.b.fadd(sv, dv), ps);
+            }
+        }
     }
 
     pub(super) fn reverse_load(&mut self, i: Value) {
@@ -228,6 +302,13 @@ impl Reverse<'_> {
         if is_mem_transfer(name) {
             let (d, src) = (i.operand(0), i.operand(1));
             if !self.act.is_shadowed(d) {
+                return true;
+            }
+            if self.holds_pointers(d) && self.float_elem(d).is_some() {
+                if let Some(sd) = self.shadow_rev(d) {
+                    let ss = if self.act.is_shadowed(src) { self.shadow_rev(src) } else { None };
+                    self.reverse_mixed_copy(i, sd, ss);
+                }
                 return true;
             }
             if let Some(ty) = self.float_elem(d) {

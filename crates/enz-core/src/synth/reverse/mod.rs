@@ -29,7 +29,7 @@ use super::registry::{Registry, SplitKey};
 use super::rules::{lookup, OpKey, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
-use crate::analysis::pointee::MemoryTypes;
+use crate::analysis::types::TypeAnalysis;
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
@@ -147,8 +147,8 @@ pub(crate) fn synthesize(
             inactive_fns: registry.inactive_fns(),
         },
     );
-    let memory_types = MemoryTypes::analyse(req.prep, &activity);
-    let mut r = Reverse::new(req, fns, cfg, activity, memory_types, loops);
+    let types = TypeAnalysis::analyse(req.prep);
+    let mut r = Reverse::new(req, fns, cfg, activity, types, loops);
     r.build(registry);
     if r.diags.is_empty() {
         Ok(())
@@ -185,8 +185,8 @@ pub(super) struct Reverse<'a> {
     aug_calls: HashMap<Value, (Value, SplitKey, Value)>,
     /// Tape slots of forward values read by the reverse sweep.
     cache_slots: HashMap<Value, Slot>,
-    /// What memory holds, for memory intrinsics.
-    memory_types: MemoryTypes,
+    /// What values and memory hold, for memory intrinsics.
+    types: TypeAnalysis,
     loops: LoopNest,
     /// Header phis that are affine in their loop's iteration.
     affine: HashMap<Value, (LoopId, AffineIv)>,
@@ -203,7 +203,7 @@ impl<'a> Reverse<'a> {
         fns: Derivative,
         cfg: Cfg,
         act: Activity,
-        memory_types: MemoryTypes,
+        types: TypeAnalysis,
         loops: LoopNest,
     ) -> Reverse<'a> {
         let p = req.prep;
@@ -282,7 +282,7 @@ impl<'a> Reverse<'a> {
             rev_tape: None,
             aug_calls: HashMap::new(),
             cache_slots: HashMap::new(),
-            memory_types,
+            types,
             affine: loops
                 .ids()
                 .flat_map(|l| loops.affine_ivs(l).into_iter().map(move |iv| (iv.phi, (l, iv))))
