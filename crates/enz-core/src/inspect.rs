@@ -22,7 +22,9 @@ fn with_preprocessed<T>(
     let c = cstr(name);
     let func = unsafe { llvm_sys::core::LLVMGetNamedFunction(m, c.as_ptr()) };
     if func.is_null() {
-        return Err(Diagnostic::new(format!("no function named `{name}` in the module")));
+        return Err(Diagnostic::new(format!(
+            "no function named `{name}` in the module"
+        )));
     }
     let func = Value(func);
     if func.is_declaration() {
@@ -83,7 +85,10 @@ pub fn print_activity(
                 inactive_fns: inactive,
             },
         );
-        let mut s = format!("activity of `{name}` (after preprocessing; return {}):\n", if ret_active { "active" } else { "inactive" });
+        let mut s = format!(
+            "activity of `{name}` (after preprocessing; return {}):\n",
+            if ret_active { "active" } else { "inactive" }
+        );
         let mut line = |v: Value| {
             let _ = writeln!(s, "{}: {}", v.to_ir(), describe(&act, v));
         };

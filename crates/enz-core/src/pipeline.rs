@@ -190,7 +190,10 @@ fn gradient_for(
         ret_shadowed: false,
         mode: Mode::Combined,
     };
-    let fns = Derivative { forward: g, reverse: g };
+    let fns = Derivative {
+        forward: g,
+        reverse: g,
+    };
     if let Err(d) = synthesize(&req, fns, registry) {
         g.delete_function();
         return Err(d);
@@ -239,7 +242,9 @@ fn replace_call(cs: &CallSite, g: Value) {
     let outs: Vec<Value> = if ret_ty.is_void() {
         Vec::new()
     } else {
-        (0..ret_ty.len() as u32).map(|k| b.extract_value(call, k)).collect()
+        (0..ret_ty.len() as u32)
+            .map(|k| b.extract_value(call, k))
+            .collect()
     };
     let declared = cs.call.call_function_type().return_type();
     if let Some(v) = abi::pack_return(&b, &entry, &outs, declared, cs.sret) {

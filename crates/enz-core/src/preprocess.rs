@@ -43,7 +43,11 @@ pub(crate) fn preprocess(
     }
     clone_body(func, clone, &mut map, false);
     inline_calls(clone, keep_calls_to)?;
-    let pipeline = if optimise { PREOPT_PIPELINE } else { LOOP_FORM_PIPELINE };
+    let pipeline = if optimise {
+        PREOPT_PIPELINE
+    } else {
+        LOOP_FORM_PIPELINE
+    };
     run_function_passes(clone, pipeline)?;
     Ok(clone)
 }
@@ -51,7 +55,9 @@ pub(crate) fn preprocess(
 /// Copies function attributes (target-cpu, target-features, ...) except the
 /// ones that would stop optimisation.
 fn copy_function_attributes(from: Value, to: Value) {
-    copy_attributes_where(from, to, |name| !matches!(name, "optnone" | "noinline" | "alwaysinline"));
+    copy_attributes_where(from, to, |name| {
+        !matches!(name, "optnone" | "noinline" | "alwaysinline")
+    });
 }
 
 /// Copies the attributes a derivative of `from` may carry: every string
@@ -66,9 +72,28 @@ pub(crate) fn copy_derivative_attributes(from: Value, to: Value) {
 /// whose name `keep_enum` accepts.
 fn copy_attributes_where(from: Value, to: Value, keep_enum: impl Fn(&str) -> bool) {
     const ENUMS: &[&str] = &[
-        "optnone", "noinline", "alwaysinline", "nounwind", "uwtable", "memory", "readonly",
-        "readnone", "writeonly", "willreturn", "nofree", "nosync", "norecurse", "speculatable",
-        "mustprogress", "noreturn", "cold", "hot", "minsize", "optsize", "nocallback", "convergent",
+        "optnone",
+        "noinline",
+        "alwaysinline",
+        "nounwind",
+        "uwtable",
+        "memory",
+        "readonly",
+        "readnone",
+        "writeonly",
+        "willreturn",
+        "nofree",
+        "nosync",
+        "norecurse",
+        "speculatable",
+        "mustprogress",
+        "noreturn",
+        "cold",
+        "hot",
+        "minsize",
+        "optsize",
+        "nocallback",
+        "convergent",
     ];
     let idx = llvm_sys::LLVMAttributeFunctionIndex;
     let n = unsafe { LLVMGetAttributeCountAtIndex(from.0, idx) } as usize;
@@ -139,7 +164,9 @@ fn is_recursive(f: Value) -> bool {
     while let Some(g) = stack.pop() {
         for b in g.blocks() {
             for i in b.instructions() {
-                let Some(c) = i.called_function() else { continue };
+                let Some(c) = i.called_function() else {
+                    continue;
+                };
                 if c == f {
                     return true;
                 }

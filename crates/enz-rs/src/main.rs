@@ -89,10 +89,16 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         opt_level: cli.opt_level,
     };
     if let Some(f) = &cli.print_type_analysis {
-        print!("{}", print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?);
+        print!(
+            "{}",
+            print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?
+        );
     }
     if let Some(f) = &cli.print_activity {
-        print!("{}", print_activity(&module, f, &opts).map_err(|d| vec![d])?);
+        print!(
+            "{}",
+            print_activity(&module, f, &opts).map_err(|d| vec![d])?
+        );
     }
     let Some(out) = &cli.output else {
         return Ok(());

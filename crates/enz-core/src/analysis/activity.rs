@@ -57,7 +57,10 @@ impl Activity {
             .into_iter()
             .flat_map(|b| b.instructions())
             .collect();
-        let mut a = Activity { family: pointer_families(func, &insts), ..Activity::default() };
+        let mut a = Activity {
+            family: pointer_families(func, &insts),
+            ..Activity::default()
+        };
         for (p, fact) in func.params().into_iter().zip(inputs.args) {
             match fact {
                 ArgFact::Active if p.ty().carries_float() => {
@@ -253,7 +256,10 @@ fn is_inactive_call(callee: Option<Value>, name: &str, inactive: &HashSet<Value>
 }
 
 pub(crate) fn is_mem_transfer(name: &str) -> bool {
-    name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") || name == "memcpy" || name == "memmove"
+    name.starts_with("llvm.memcpy")
+        || name.starts_with("llvm.memmove")
+        || name == "memcpy"
+        || name == "memmove"
 }
 
 pub(crate) fn is_allocation(name: &str) -> bool {
@@ -337,5 +343,8 @@ pub(crate) fn data_operands(i: Value) -> Vec<Value> {
     if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
         return i.incoming().into_iter().map(|(v, _)| v).collect();
     }
-    i.operands().into_iter().filter(|o| !o.is_block_value()).collect()
+    i.operands()
+        .into_iter()
+        .filter(|o| !o.is_block_value())
+        .collect()
 }

@@ -65,7 +65,9 @@ impl LoopNest {
     pub(crate) fn new(cfg: &Cfg) -> Result<LoopNest, LoopShapeError> {
         let mut by_header: HashMap<Block, (Vec<Block>, HashSet<Block>)> = HashMap::new();
         for (latch, header) in cfg.back_edges() {
-            let entry = by_header.entry(header).or_insert_with(|| (Vec::new(), HashSet::new()));
+            let entry = by_header
+                .entry(header)
+                .or_insert_with(|| (Vec::new(), HashSet::new()));
             entry.0.push(latch);
             entry.1.insert(header);
             let mut stack = vec![latch];
@@ -92,7 +94,13 @@ impl LoopNest {
             if outside.len() != 1 {
                 return Err(LoopShapeError { header, reason: "the loop has no single preheader (run without --no-preopt so that loop-simplify adds one)" });
             }
-            loops.push(Loop { header, latch: latches[0], preheader: outside[0], blocks, parent: None });
+            loops.push(Loop {
+                header,
+                latch: latches[0],
+                preheader: outside[0],
+                blocks,
+                parent: None,
+            });
         }
         // Outer loops first: larger loops contain smaller ones.
         loops.sort_by_key(|l| std::cmp::Reverse(l.blocks.len()));
@@ -155,14 +163,26 @@ impl LoopNest {
                 break;
             }
             let inc = phi.incoming();
-            let start = inc.iter().find(|(_, b)| *b == lp.preheader).map(|(v, _)| *v);
+            let start = inc
+                .iter()
+                .find(|(_, b)| *b == lp.preheader)
+                .map(|(v, _)| *v);
             let next = inc.iter().find(|(_, b)| *b == lp.latch).map(|(v, _)| *v);
-            let (Some(start), Some(next)) = (start, next) else { continue };
-            if inc.len() != 2 || (start.is_instruction() && lp.blocks.contains(&start.parent_block())) {
+            let (Some(start), Some(next)) = (start, next) else {
+                continue;
+            };
+            if inc.len() != 2
+                || (start.is_instruction() && lp.blocks.contains(&start.parent_block()))
+            {
                 continue;
             }
             if let Some((step, gep_type)) = step_of(phi, next) {
-                out.push(AffineIv { phi, start, step, gep_type });
+                out.push(AffineIv {
+                    phi,
+                    start,
+                    step,
+                    gep_type,
+                });
             }
         }
         out

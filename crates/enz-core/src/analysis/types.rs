@@ -32,9 +32,9 @@
 mod calls;
 mod known;
 mod solve;
-mod tree;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 #[allow(unused_imports)] // FloatKind: synthesis matches on it next.
 pub(crate) use tree::{ConcreteType, FloatKind, TypeTree};
@@ -124,7 +124,11 @@ impl TypeAnalysis {
 
     /// Analyses `func` with `arg_seeds[i]` known of parameter `i` (e.g. from
     /// a call site or an annotation) and `ret_seed` of the return value.
-    pub(crate) fn analyse_with(func: Value, arg_seeds: &[TypeTree], ret_seed: &TypeTree) -> TypeAnalysis {
+    pub(crate) fn analyse_with(
+        func: Value,
+        arg_seeds: &[TypeTree],
+        ret_seed: &TypeTree,
+    ) -> TypeAnalysis {
         if !func.is_function() || func.blocks().is_empty() {
             return TypeAnalysis {
                 func,

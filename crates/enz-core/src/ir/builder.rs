@@ -250,7 +250,14 @@ impl Builder {
     pub(crate) fn gep(&self, ty: Ty, ptr: Value, indices: &[Value]) -> Value {
         let mut idx: Vec<LLVMValueRef> = indices.iter().map(|v| v.0).collect();
         Value(unsafe {
-            LLVMBuildGEP2(self.raw, ty.0, ptr.0, idx.as_mut_ptr(), idx.len() as u32, c"".as_ptr())
+            LLVMBuildGEP2(
+                self.raw,
+                ty.0,
+                ptr.0,
+                idx.as_mut_ptr(),
+                idx.len() as u32,
+                c"".as_ptr(),
+            )
         })
     }
 

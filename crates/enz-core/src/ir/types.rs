@@ -137,7 +137,12 @@ impl Ty {
 
     /// Size in bytes of a value of this type in `module`'s data layout.
     pub(crate) fn alloc_size(self, module: LLVMModuleRef) -> u64 {
-        unsafe { llvm_sys::target::LLVMABISizeOfType(llvm_sys::target::LLVMGetModuleDataLayout(module), self.0) }
+        unsafe {
+            llvm_sys::target::LLVMABISizeOfType(
+                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                self.0,
+            )
+        }
     }
 
     /// A literal (unnamed) struct of `fields`.
@@ -181,9 +186,15 @@ impl Ty {
     fn safely_sized(self) -> bool {
         use llvm_sys::LLVMTypeKind::*;
         match unsafe { LLVMGetTypeKind(self.0) } {
-            LLVMIntegerTypeKind | LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMFloatTypeKind
-            | LLVMDoubleTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind
-            | LLVMPPC_FP128TypeKind | LLVMPointerTypeKind => true,
+            LLVMIntegerTypeKind
+            | LLVMHalfTypeKind
+            | LLVMBFloatTypeKind
+            | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind
+            | LLVMX86_FP80TypeKind
+            | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind
+            | LLVMPointerTypeKind => true,
             LLVMVectorTypeKind | LLVMArrayTypeKind => self.element().safely_sized(),
             LLVMStructTypeKind => {
                 let opaque = unsafe { LLVMIsOpaqueStruct(self.0) != 0 };

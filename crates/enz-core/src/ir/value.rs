@@ -469,7 +469,11 @@ impl Value {
             return None;
         }
         unsafe {
-            let id = LLVMGetMDKindIDInContext(self.context(), kind.as_ptr() as *const _, kind.len() as u32);
+            let id = LLVMGetMDKindIDInContext(
+                self.context(),
+                kind.as_ptr() as *const _,
+                kind.len() as u32,
+            );
             let md = LLVMGetMetadata(self.0, id);
             if md.is_null() || LLVMIsAMDNode(md).is_null() {
                 return None;

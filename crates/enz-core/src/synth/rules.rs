@@ -126,6 +126,48 @@ impl Expr {
     }
 }
 
+/// Which primal values (operands, result) a set of formulas mentions.
+#[derive(Default, Debug)]
+pub(crate) struct PrimalUses {
+    pub(crate) args: Vec<usize>,
+    pub(crate) ret: bool,
+}
+
+impl PrimalUses {
+    pub(crate) fn collect(&mut self, e: &Expr) {
+        match e {
+            Expr::Arg(i) => {
+                if !self.args.contains(i) {
+                    self.args.push(*i);
+                }
+            }
+            Expr::Ret => self.ret = true,
+            Expr::DRet | Expr::DArg(_) | Expr::Const(_) => {}
+            Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) => {
+                self.collect(a);
+                self.collect(b);
+            }
+            Expr::Neg(a)
+            | Expr::ToArgType(_, a)
+            | Expr::ToRetType(a)
+            | Expr::IntToFp(a)
+            | Expr::IntAdd(a, _) => self.collect(a),
+            Expr::Math(_, args) => args.iter().for_each(|a| self.collect(a)),
+            Expr::Select(c, a, b) => {
+                match &**c {
+                    Cond::Arg(i) => self.collect(&Expr::Arg(*i)),
+                    Cond::Cmp(_, l, r) => {
+                        self.collect(l);
+                        self.collect(r);
+                    }
+                }
+                self.collect(a);
+                self.collect(b);
+            }
+        }
+    }
+}
+
 macro_rules! binop {
     ($tr:ident, $m:ident, $v:ident) => {
         impl $tr for Expr {
@@ -355,7 +397,10 @@ fn build_table() -> Vec<Rule> {
         // fmod(a, b) = a - b * trunc(a / b), like frem
         math(
             M::Fmod,
-            vec![Some(dret()), Some(-(dret() * call(M::Trunc, vec![x(0) / x(1)])))],
+            vec![
+                Some(dret()),
+                Some(-(dret() * call(M::Trunc, vec![x(0) / x(1)]))),
+            ],
         ),
         math(
             M::Erf,

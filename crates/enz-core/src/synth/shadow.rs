@@ -20,7 +20,10 @@ pub(crate) struct ShadowMap {
 impl ShadowMap {
     /// Starts with the shadows of the `dup` parameters.
     pub(crate) fn new(params: HashMap<Value, Value>) -> ShadowMap {
-        ShadowMap { shadows: params, pending_phis: Vec::new() }
+        ShadowMap {
+            shadows: params,
+            pending_phis: Vec::new(),
+        }
     }
 
     pub(crate) fn insert(&mut self, primal: Value, shadow: Value) {

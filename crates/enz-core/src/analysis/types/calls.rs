@@ -115,7 +115,10 @@ fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Va
         let ops = md.md_node_operands();
         for triple in ops.chunks(3) {
             let [off, _size, tag] = triple else { break };
-            let Some(off) = off.const_int_sext().filter(|o| (0..=MAX_OFFSET).contains(o)) else {
+            let Some(off) = off
+                .const_int_sext()
+                .filter(|o| (0..=MAX_OFFSET).contains(o))
+            else {
                 continue;
             };
             if let Some((ct, _)) = tbaa_access(*tag) {

@@ -26,7 +26,8 @@ impl KnownFn {
     /// The known function a callee name designates.
     pub(crate) fn from_name(name: &str) -> Option<KnownFn> {
         let intrinsic = |base: &str| name == base || name.starts_with(&format!("{base}."));
-        if intrinsic("llvm.memcpy") || intrinsic("llvm.memmove") || intrinsic("llvm.memcpy.inline") {
+        if intrinsic("llvm.memcpy") || intrinsic("llvm.memmove") || intrinsic("llvm.memcpy.inline")
+        {
             return Some(KnownFn::MemTransfer);
         }
         if intrinsic("llvm.memset") || intrinsic("llvm.memset.inline") {
@@ -84,11 +85,23 @@ mod tests {
 
     #[test]
     fn names() {
-        assert_eq!(KnownFn::from_name("llvm.memcpy.p0.p0.i64"), Some(KnownFn::MemTransfer));
-        assert_eq!(KnownFn::from_name("llvm.memset.p0.i64"), Some(KnownFn::MemSet));
+        assert_eq!(
+            KnownFn::from_name("llvm.memcpy.p0.p0.i64"),
+            Some(KnownFn::MemTransfer)
+        );
+        assert_eq!(
+            KnownFn::from_name("llvm.memset.p0.i64"),
+            Some(KnownFn::MemSet)
+        );
         assert_eq!(KnownFn::from_name("llvm.memcpyx"), None);
-        assert_eq!(tbaa_type("p1 double").map(|t| t.0), Some(ConcreteType::Pointer));
-        assert_eq!(tbaa_type("any p2 pointer").map(|t| t.0), Some(ConcreteType::Pointer));
+        assert_eq!(
+            tbaa_type("p1 double").map(|t| t.0),
+            Some(ConcreteType::Pointer)
+        );
+        assert_eq!(
+            tbaa_type("any p2 pointer").map(|t| t.0),
+            Some(ConcreteType::Pointer)
+        );
         assert_eq!(tbaa_type("pthread_t"), None);
         assert_eq!(tbaa_type("_ZTS1S"), None);
     }

@@ -2,7 +2,10 @@
 //!
 //! A worklist of instructions: visiting one joins facts into its operands and
 //! its result (both directions); a value whose tree grows puts its users and
-//! its definition back on the list. Two phases: the first derives only facts
+//! its definition back on the list. The list is worked in sweeps over the
+//! instructions in layout order, alternately forwards and backwards, so that
+//! many changes to one value (a pointer used ten thousand times) cost one
+//! revisit of its users per sweep rather than one per change. Two phases: the first derives only facts
 //! the IR proves (LLVM types, memory accesses, GEPs, TBAA, known
 //! functions); the second adds "integer unless shown otherwise" defaults
 //! (integer arithmetic, comparisons, indices, integer parameters), so that a
@@ -17,7 +20,8 @@ use super::Conflict;
 use crate::ir::{Ty, TyKind, Value};
 use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMOpcode;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod gep;
 
@@ -39,12 +43,13 @@ pub(super) struct Solver<'c> {
     ret: TypeTree,
     rets: Vec<Value>,
     insts: Vec<Value>,
-    members: HashSet<Value>,
+    /// Index of each instruction in `insts`.
+    members: HashMap<Value, usize>,
     params: HashSet<Value>,
     /// Per GEP: whether it steps a loop-carried pointer.
     induction: HashMap<Value, bool>,
-    work: VecDeque<Value>,
-    queued: HashSet<Value>,
+    /// Indices of instructions to visit.
+    work: BTreeSet<usize>,
     /// Phase two: integer defaults are on.
     integers: bool,
     /// The instruction being visited (blamed for conflicts).
@@ -78,12 +83,11 @@ pub(super) fn solve(
             .copied()
             .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMRet))
             .collect(),
-        members: insts.iter().copied().collect(),
+        members: insts.iter().enumerate().map(|(k, i)| (*i, k)).collect(),
         params: func.params().into_iter().collect(),
         induction: HashMap::new(),
         insts,
-        work: VecDeque::new(),
-        queued: HashSet::new(),
+        work: BTreeSet::new(),
         integers: false,
         current: None,
         conflicts: Vec::new(),
@@ -91,7 +95,8 @@ pub(super) fn solve(
         calls,
     };
     let ret_ty = func.function_type().return_type();
-    s.ret.merge(&TypeTree::from_type(ConcreteType::from_ty(ret_ty)));
+    s.ret
+        .merge(&TypeTree::from_type(ConcreteType::from_ty(ret_ty)));
     for (k, p) in func.params().into_iter().enumerate() {
         let mut t = seed(p, module);
         if let Some(extra) = arg_seeds.get(k) {
@@ -147,7 +152,12 @@ pub(super) fn seed(v: Value, module: LLVMModuleRef) -> TypeTree {
 pub(super) fn is_scalar(ty: Ty) -> bool {
     matches!(
         ty.kind(),
-        TyKind::Half | TyKind::Float | TyKind::Double | TyKind::OtherFloat | TyKind::Integer(_) | TyKind::Pointer
+        TyKind::Half
+            | TyKind::Float
+            | TyKind::Double
+            | TyKind::OtherFloat
+            | TyKind::Integer(_)
+            | TyKind::Pointer
     )
 }
 
@@ -233,25 +243,50 @@ impl Solver<'_> {
     }
 
     fn enqueue(&mut self, i: Value) {
-        if self.members.contains(&i) && self.queued.insert(i) {
-            self.work.push_back(i);
+        if let Some(k) = self.members.get(&i) {
+            self.work.insert(*k);
         }
     }
 
+    /// Visits queued instructions until none is left, in alternating sweeps.
     fn drain(&mut self) {
-        while let Some(i) = self.work.pop_front() {
-            self.queued.remove(&i);
-            self.current = Some(i);
-            self.visit(i);
+        let mut forward = true;
+        while !self.work.is_empty() {
+            let mut cursor: Option<usize> = None;
+            loop {
+                let next = if forward {
+                    self.work
+                        .range(cursor.map_or(0, |c| c + 1)..)
+                        .next()
+                        .copied()
+                } else {
+                    self.work
+                        .range(..cursor.unwrap_or(usize::MAX))
+                        .next_back()
+                        .copied()
+                };
+                let Some(k) = next else { break };
+                self.work.remove(&k);
+                cursor = Some(k);
+                let i = self.insts[k];
+                self.current = Some(i);
+                self.visit(i);
+            }
+            forward = !forward;
         }
         self.current = None;
     }
 
     /// The current tree of `v` (constants: what their type says).
     pub(super) fn tree(&self, v: Value) -> TypeTree {
+        self.tree_ref(v).into_owned()
+    }
+
+    /// The current tree of `v`, borrowed where it is tracked.
+    pub(super) fn tree_ref(&self, v: Value) -> Cow<'_, TypeTree> {
         match self.trees.get(&v) {
-            Some(t) => t.clone(),
-            None => seed(v, self.module),
+            Some(t) => Cow::Borrowed(t),
+            None => Cow::Owned(seed(v, self.module)),
         }
     }
 
@@ -270,14 +305,16 @@ impl Solver<'_> {
         if t.is_empty() {
             return;
         }
-        let trackable = self.members.contains(&v)
-            || self.params.contains(&v)
-            || v.is_global_variable();
+        let trackable =
+            self.members.contains_key(&v) || self.params.contains(&v) || v.is_global_variable();
         if !trackable {
             return;
         }
         let module = self.module;
         let entry = self.trees.entry(v).or_insert_with(|| seed(v, module));
+        if entry.covers_all(t) {
+            return;
+        }
         let mut found = Vec::new();
         let changed = entry.merge_checked(t, &mut found);
         for c in found {
@@ -312,7 +349,8 @@ impl Solver<'_> {
             return;
         }
         let ty = v.ty();
-        let int_like = ty.is_integer() || (ty.kind() == TyKind::Vector && ty.element().is_integer());
+        let int_like =
+            ty.is_integer() || (ty.kind() == TyKind::Vector && ty.element().is_integer());
         if int_like && matches!(self.root(v), ConcreteType::Unknown | ConcreteType::Anything) {
             self.update(v, &TypeTree::from_type(ConcreteType::Integer));
         }
@@ -320,9 +358,9 @@ impl Solver<'_> {
 
     /// Both directions between `a` and `b`, whole trees.
     pub(super) fn flow(&mut self, a: Value, b: Value) {
-        let tb = self.tree(b);
+        let tb = self.tree_ref(b).into_owned();
         self.update(a, &tb);
-        let ta = self.tree(a);
+        let ta = self.tree_ref(a).into_owned();
         self.update(b, &ta);
     }
 
@@ -349,7 +387,10 @@ impl Solver<'_> {
                 self.flow(i, i.operand(0))
             }
             LLVMBitCast if n >= 1 => {
-                let (a, b) = (ConcreteType::from_ty(i.ty()), ConcreteType::from_ty(i.operand(0).ty()));
+                let (a, b) = (
+                    ConcreteType::from_ty(i.ty()),
+                    ConcreteType::from_ty(i.operand(0).ty()),
+                );
                 // A float of one kind reinterpreted as another: no relation.
                 if !(a.is_known() && b.is_known() && a != b) {
                     self.flow(i, i.operand(0));
@@ -420,7 +461,7 @@ impl Solver<'_> {
             let t = self.tree(*v);
             self.update(i, &t);
         }
-        let back = self.tree(i).purge_anything();
+        let back = self.tree_ref(i).purge_anything();
         for v in inputs {
             self.update(*v, &back);
         }
@@ -430,9 +471,9 @@ impl Solver<'_> {
     fn access(&mut self, inst: Value, ptr: Value, value: Value) {
         let ty = value.ty();
         if is_scalar(ty) {
-            let t = self.tree(ptr).pointee_at(0);
+            let t = self.tree_ref(ptr).pointee_at(0);
             self.update(value, &t);
-            let t = self.tree(value).as_pointee_at(0);
+            let t = self.tree_ref(value).as_pointee_at(0);
             self.update(ptr, &t);
         } else {
             let l = layout(ty, self.module);

@@ -32,7 +32,11 @@ fn printed(ir: &str, func: &str) -> String {
 
 /// Compares line by line, showing the whole output on a mismatch.
 fn assert_lines(got: &str, want: &str) {
-    let want: Vec<&str> = want.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let want: Vec<&str> = want
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let got_lines: Vec<&str> = got.lines().collect();
     assert_eq!(got_lines, want, "\nfull output:\n{got}");
 }
@@ -49,8 +53,16 @@ fn debug_dump() {
                 continue;
             }
             let v = Value(f.as_value_ref());
+            let t0 = std::time::Instant::now();
             let ta = TypeAnalysis::analyse(v);
-            eprintln!("== {}\n{}", v.name(), print(v, &ta));
+            let t1 = t0.elapsed();
+            let out = print(v, &ta);
+            eprintln!(
+                "== {} (analysis {:?}, print {:?})\n{out}",
+                v.name(),
+                t1,
+                t0.elapsed() - t1
+            );
             for u in ta.undecided() {
                 eprintln!("undecided: {} ({})", u.message(), u.help());
             }
@@ -401,9 +413,15 @@ rec:
 }
 "#;
     let out = printed(ir, "odd");
-    assert!(out.starts_with("ptr %p: {[]:Pointer, [8]:Float@double}\ni64 %n: {[]:Integer}\n"), "{out}");
+    assert!(
+        out.starts_with("ptr %p: {[]:Pointer, [8]:Float@double}\ni64 %n: {[]:Integer}\n"),
+        "{out}"
+    );
     let out = printed(ir, "even");
-    assert!(out.starts_with("ptr %p: {[]:Pointer, [0]:Float@double}\n"), "{out}");
+    assert!(
+        out.starts_with("ptr %p: {[]:Pointer, [0]:Float@double}\n"),
+        "{out}"
+    );
     // Direct recursion on p + 8 walks an array of doubles.
     assert_lines(
         &printed(ir, "sum"),
@@ -440,9 +458,14 @@ exit:
 }
 "#;
     let out = printed(ir, "walk");
-    assert!(out.starts_with("ptr %a: {[]:Pointer, [-1]:Float@double}\n"), "{out}");
     assert!(
-        out.contains("%p.next = getelementptr inbounds i8, ptr %p, i64 8: {[]:Pointer, [-1]:Float@double}\n"),
+        out.starts_with("ptr %a: {[]:Pointer, [-1]:Float@double}\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "%p.next = getelementptr inbounds i8, ptr %p, i64 8: {[]:Pointer, [-1]:Float@double}\n"
+        ),
         "{out}"
     );
 }
@@ -498,10 +521,20 @@ define double @clash(ptr %p, ptr %v) {
         assert_eq!(ta.pointee_type(p, 0), ConcreteType::Pointer);
         // The load's result refuses Pointer; the pointer's pointee keeps the
         // Pointer stored first and refuses the load's double.
-        let c = ta.conflicts().iter().find(|c| c.value == p).expect("conflict on %p");
+        let c = ta
+            .conflicts()
+            .iter()
+            .find(|c| c.value == p)
+            .expect("conflict on %p");
         assert_eq!(c.path, vec![0]);
-        assert_eq!((c.kept, c.rejected), (ConcreteType::Pointer, ConcreteType::Float(FloatKind::F64)));
-        assert_eq!(c.instruction.map(|i| i.to_ir()), Some("%x = load double, ptr %p, align 8".to_string()));
+        assert_eq!(
+            (c.kept, c.rejected),
+            (ConcreteType::Pointer, ConcreteType::Float(FloatKind::F64))
+        );
+        assert_eq!(
+            c.instruction.map(|i| i.to_ir()),
+            Some("%x = load double, ptr %p, align 8".to_string())
+        );
     });
 }
 
@@ -544,8 +577,16 @@ declare void @decl(ptr)
     with_analysis(ir, "odd", |f, ta| {
         let out = print(f, ta);
         assert!(out.contains("%fq = add i64 %fp, 8: {[]:Pointer"), "{out}");
-        assert!(out.contains("%gv = load double, ptr @g, align 8: {[]:Float@double}"), "{out}");
-        assert!(out.contains("%u.p = getelementptr double, ptr %u.p, i64 1: {[]:Pointer, [-1]:Float@double}"), "{out}");
+        assert!(
+            out.contains("%gv = load double, ptr @g, align 8: {[]:Float@double}"),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "%u.p = getelementptr double, ptr %u.p, i64 1: {[]:Pointer, [-1]:Float@double}"
+            ),
+            "{out}"
+        );
     });
     with_analysis(ir, "decl", |f, ta| {
         assert_eq!(print(f, ta), "ptr %0: {[]:Pointer}\n");

@@ -213,7 +213,11 @@ impl TypeTree {
     /// Inserts `path: ct`, joining with what is there. Returns whether the
     /// tree changed, and the conflict if the join was refused (the old type
     /// is kept). Paths too deep or with offsets out of range are dropped.
-    pub(crate) fn insert(&mut self, path: Vec<i64>, ct: ConcreteType) -> (bool, Option<TreeConflict>) {
+    pub(crate) fn insert(
+        &mut self,
+        path: Vec<i64>,
+        ct: ConcreteType,
+    ) -> (bool, Option<TreeConflict>) {
         if !ct.is_known()
             || path.len() > MAX_DEPTH
             || path.iter().any(|o| *o < -1 || *o > MAX_OFFSET)
@@ -238,7 +242,9 @@ impl TypeTree {
             };
         }
         // A more general entry of the same type already says this.
-        if generalisations(&path).any(|g| self.map.get(&g).is_some_and(|t| t.join(ct) == Join::Same)) {
+        if generalisations(&path)
+            .any(|g| self.map.get(&g).is_some_and(|t| t.join(ct) == Join::Same))
+        {
             return (false, None);
         }
         // A general entry subsumes the specific ones it agrees with.
@@ -251,9 +257,24 @@ impl TypeTree {
         (true, None)
     }
 
+    /// Whether joining `other` would change nothing: each entry of `other`
+    /// is already here (or under a more general entry) with a type that
+    /// covers it. Conflicting entries count as new (the join reports them).
+    pub(crate) fn covers_all(&self, other: &TypeTree) -> bool {
+        other.map.iter().all(|(p, t)| match self.map.get(p) {
+            Some(h) => h.join(*t) == Join::Same,
+            None => generalisations(p)
+                .any(|g| self.map.get(&g).is_some_and(|h| h.join(*t) == Join::Same)),
+        })
+    }
+
     /// Joins `other` into `self`; returns whether `self` changed. Conflicts
     /// keep the old type and are appended to `conflicts`.
-    pub(crate) fn merge_checked(&mut self, other: &TypeTree, conflicts: &mut Vec<TreeConflict>) -> bool {
+    pub(crate) fn merge_checked(
+        &mut self,
+        other: &TypeTree,
+        conflicts: &mut Vec<TreeConflict>,
+    ) -> bool {
         let mut changed = false;
         // General entries first, so that they subsume what they can.
         let mut entries: Vec<_> = other.entries().collect();
@@ -431,7 +452,10 @@ mod tests {
         assert_eq!(conflict.unwrap().kept, D);
         // -1 subsumes agreeing specific entries and is overridden by others.
         t.insert(vec![-1], D);
-        assert_eq!(t.to_string(), "{[]:Pointer, [-1]:Float@double, [8]:Integer}");
+        assert_eq!(
+            t.to_string(),
+            "{[]:Pointer, [-1]:Float@double, [8]:Integer}"
+        );
         assert_eq!(t.at(&[16]), D);
         assert_eq!(t.at(&[8]), Integer);
         assert!(!t.insert(vec![24], D).0);
@@ -445,7 +469,10 @@ mod tests {
         t.insert(vec![8], Integer);
         assert_eq!(t.pointee().to_string(), "{[]:Pointer, [-1]:Float@double}");
         assert_eq!(t.shift_pointee(8).to_string(), "{[]:Pointer, [0]:Integer}");
-        assert_eq!(t.shift_pointee(-8).pointee_at(8).to_string(), "{[]:Pointer, [-1]:Float@double}");
+        assert_eq!(
+            t.shift_pointee(-8).pointee_at(8).to_string(),
+            "{[]:Pointer, [-1]:Float@double}"
+        );
         assert_eq!(t.pointee().as_pointee_at(0), t.filter_first(|o| o == 0));
         let mut m = TypeTree::new();
         assert!(m.merge(&t));

@@ -38,7 +38,9 @@ impl Reverse<'_> {
     /// Forward sweep of a call to a user function: call its augmented
     /// primal instead, when anything about the call is active.
     pub(super) fn augment_user_call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
-        let Some(callee) = i.called_function() else { return };
+        let Some(callee) = i.called_function() else {
+            return;
+        };
         let name = callee.name();
         if callee.is_declaration()
             || callee.intrinsic_id() != 0
@@ -52,7 +54,12 @@ impl Reverse<'_> {
         if !ret_active && !ret_shadowed && args.iter().all(|a| *a == ArgActivity::Const) {
             return;
         }
-        let key = SplitKey { function: callee, args: args.clone(), ret_active, ret_shadowed };
+        let key = SplitKey {
+            function: callee,
+            args: args.clone(),
+            ret_active,
+            ret_shadowed,
+        };
         let fns = match registry.split(&key) {
             Ok(f) => f,
             Err(d) => return self.diags.push(d),
@@ -86,7 +93,10 @@ impl Reverse<'_> {
     }
 
     fn no_shadow_arg(&mut self, i: Value, k: usize) {
-        self.unsupported(i, &format!("argument {k} of this call needs a shadow that enz-rs cannot build"));
+        self.unsupported(
+            i,
+            &format!("argument {k} of this call needs a shadow that enz-rs cannot build"),
+        );
     }
 
     /// Reverse sweep of any call.

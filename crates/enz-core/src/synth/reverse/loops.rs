@@ -20,7 +20,7 @@
 //! header, and leaves to the preheader when it reaches 0. Buffers are freed
 //! at the end of the reverse sweep.
 
-use super::{Mode, Reverse};
+use super::Reverse;
 use crate::analysis::loops::LoopId;
 use crate::ir::{cstr, Block, Builder, Ty, Value};
 use crate::synth::tape::Slot;
@@ -81,7 +81,15 @@ impl Reverse<'_> {
             let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
             self.top.store(self.top.const_int(i64t, 0), rev_iv);
             let last = self.exit_phis(l, iv);
-            self.loop_states.insert(l, LoopState { base, pos, rev_iv, last });
+            self.loop_states.insert(
+                l,
+                LoopState {
+                    base,
+                    pos,
+                    rev_iv,
+                    last,
+                },
+            );
         }
     }
 
@@ -118,7 +126,11 @@ impl Reverse<'_> {
             crate::synth::shadow::position_at_top(&fb, ge);
             let phi = fb.phi(iv.ty(), &format!("last.{l}"));
             for p in self.cfg.preds(e) {
-                let v = if self.loops.contains(l, *p) { iv } else { fb.poison(iv.ty()) };
+                let v = if self.loops.contains(l, *p) {
+                    iv
+                } else {
+                    fb.poison(iv.ty())
+                };
                 phi.add_incoming(v, self.map.block(*p));
             }
             out.insert(e, phi);
@@ -154,7 +166,9 @@ impl Reverse<'_> {
         };
         let slot = self.loop_states[&l].rev_iv;
         let iv = self.b.load(i64t, slot);
-        let first = self.b.icmp(LLVMIntPredicate::LLVMIntEQ, iv, self.b.const_int(i64t, 0));
+        let first = self
+            .b
+            .icmp(LLVMIntPredicate::LLVMIntEQ, iv, self.b.const_int(i64t, 0));
         let mk = |n: &str| {
             let c = cstr(n);
             Block(unsafe { LLVMAppendBasicBlockInContext(ctx, self.fns.reverse.0, c.as_ptr()) })
@@ -194,7 +208,10 @@ impl Reverse<'_> {
                 let ctx = gv.context();
                 let holder_ty = Ty::literal_struct(ctx, &[Ty::ptr(ctx), Ty::int(ctx, 64)]);
                 let holder = self.tape.reserve_zeroed(holder_ty);
-                let buf = Buffer { holder, elem: gv.ty() };
+                let buf = Buffer {
+                    holder,
+                    elem: gv.ty(),
+                };
                 let pos = self.loop_states[&l].pos;
                 let fb = Builder::new(ctx);
                 if gv.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI)
@@ -259,7 +276,11 @@ fn cache_slot_fn(b: &Builder) -> Value {
     unsafe {
         LLVMSetLinkage(f.0, LLVMLinkage::LLVMInternalLinkage);
         let kind = LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), 12);
-        LLVMAddAttributeAtIndex(f.0, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(ctx, kind, 0));
+        LLVMAddAttributeAtIndex(
+            f.0,
+            llvm_sys::LLVMAttributeFunctionIndex,
+            LLVMCreateEnumAttribute(ctx, kind, 0),
+        );
     }
     let ps = f.params();
     let (holder, pos, size) = (ps[0], ps[1], ps[2]);

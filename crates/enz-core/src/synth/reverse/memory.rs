@@ -93,7 +93,8 @@ impl Reverse<'_> {
             LLVMStore => {
                 let (v, p) = (i.operand(0), i.operand(1));
                 if v.ty().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
-                    if let (Some(sv), Some(sp)) = (self.shadows.forward(v), self.shadows.forward(p)) {
+                    if let (Some(sv), Some(sp)) = (self.shadows.forward(v), self.shadows.forward(p))
+                    {
                         fb.position_after(gi);
                         fb.store(sv, sp).set_alignment(i.alignment());
                     }
@@ -115,7 +116,10 @@ impl Reverse<'_> {
             }
             fb.position_after(gi);
             let s = if name == "realloc" {
-                let old = self.shadows.forward(i.operand(0)).unwrap_or_else(|| fb.zero(i.ty()));
+                let old = self
+                    .shadows
+                    .forward(i.operand(0))
+                    .unwrap_or_else(|| fb.zero(i.ty()));
                 let bytes = fb.int_cast(gi.operand(1), Ty::int(i.context(), 64));
                 let s = fb.malloc(bytes);
                 fb.memset_zero(s, bytes);
@@ -167,14 +171,11 @@ impl Reverse<'_> {
     /// The float type of the memory `p` points to, if it holds floats.
     pub(super) fn float_elem(&self, p: Value) -> Option<Ty> {
         let ctx = p.context();
-        self.types
-            .tree(p)
-            .first_level()
-            .find_map(|(_, t)| match t {
-                ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
-                ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
-                _ => None,
-            })
+        self.types.tree(p).first_level().find_map(|(_, t)| match t {
+            ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
+            ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
+            _ => None,
+        })
     }
 
     /// The floats inside `n` bytes behind `p` that also holds pointers:
@@ -184,7 +185,8 @@ impl Reverse<'_> {
     fn float_fields(&self, p: Value, n: u64) -> Option<Vec<(u64, Ty)>> {
         let ctx = p.context();
         let tree = self.types.tree(p);
-        let fields: Vec<(i64, ConcreteType)> = tree.first_level().filter(|(o, _)| *o >= 0).collect();
+        let fields: Vec<(i64, ConcreteType)> =
+            tree.first_level().filter(|(o, _)| *o >= 0).collect();
         let period = fields
             .iter()
             .filter_map(|(o, t)| {
@@ -198,7 +200,7 @@ impl Reverse<'_> {
             })
             .max()?
             .next_multiple_of(8);
-        if period == 0 || n % period != 0 {
+        if period == 0 || !n.is_multiple_of(period) {
             return None;
         }
         let mut out = Vec::new();
@@ -276,7 +278,9 @@ impl Reverse<'_> {
         };
         let ds = self.b.load(v.ty(), s);
         ds.set_alignment(i.alignment());
-        self.b.store(self.b.zero(v.ty()), s).set_alignment(i.alignment());
+        self.b
+            .store(self.b.zero(v.ty()), s)
+            .set_alignment(i.alignment());
         self.accumulate(v, ds);
     }
 
@@ -285,7 +289,9 @@ impl Reverse<'_> {
     pub(super) fn reverse_memory_call(&mut self, i: Value, name: &str) -> bool {
         if is_allocation(name) {
             if i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i) {
-                let Some(s) = self.shadow_rev(i) else { return true };
+                let Some(s) = self.shadow_rev(i) else {
+                    return true;
+                };
                 if name == "realloc" {
                     let old = self.shadow_rev(i.operand(0));
                     if let (Some(old), Some(ty)) = (old, self.float_elem(i)) {
@@ -306,7 +312,11 @@ impl Reverse<'_> {
             }
             if self.holds_pointers(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
-                    let ss = if self.act.is_shadowed(src) { self.shadow_rev(src) } else { None };
+                    let ss = if self.act.is_shadowed(src) {
+                        self.shadow_rev(src)
+                    } else {
+                        None
+                    };
                     self.reverse_mixed_copy(i, sd, ss);
                 }
                 return true;

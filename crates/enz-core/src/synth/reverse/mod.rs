@@ -26,20 +26,20 @@ mod values;
 use super::adjoint;
 use super::emit::{emit, Operands};
 use super::registry::{Registry, SplitKey};
-use super::rules::{lookup, OpKey, Rule};
+use super::rules::{lookup, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
-use crate::analysis::types::TypeAnalysis;
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
-use loops::{Buffer, LoopState};
+use crate::analysis::types::TypeAnalysis;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
 use crate::preprocess::copy_derivative_attributes;
 use llvm_sys::core::*;
 use llvm_sys::{LLVMLinkage, LLVMOpcode};
+use loops::{Buffer, LoopState};
 use std::collections::HashMap;
 
 /// Whether both sweeps share one function.
@@ -124,10 +124,16 @@ pub(crate) fn synthesize(
 ) -> Result<(), Vec<Diagnostic>> {
     let cfg = Cfg::new(req.prep);
     let loops = LoopNest::new(&cfg).map_err(|e| {
-        let at = e.header.first_non_phi().or(e.header.terminator()).expect("terminator");
-        vec![Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
-            .in_function(req.name)
-            .at(at)]
+        let at = e
+            .header
+            .first_non_phi()
+            .or(e.header.terminator())
+            .expect("terminator");
+        vec![
+            Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
+                .in_function(req.name)
+                .at(at),
+        ]
     })?;
     let facts: Vec<ArgFact> = req
         .args
@@ -285,7 +291,12 @@ impl<'a> Reverse<'a> {
             types,
             affine: loops
                 .ids()
-                .flat_map(|l| loops.affine_ivs(l).into_iter().map(move |iv| (iv.phi, (l, iv))))
+                .flat_map(|l| {
+                    loops
+                        .affine_ivs(l)
+                        .into_iter()
+                        .map(move |iv| (iv.phi, (l, iv)))
+                })
                 .collect(),
             loops,
             loop_states: HashMap::new(),
@@ -334,7 +345,8 @@ impl<'a> Reverse<'a> {
         let i32t = Ty::int(self.req.prep.context(), 32);
         for blk in live {
             let preds = self.cfg.unique_preds(*blk);
-            if preds.len() < 2 {
+            // Loop headers are left by counting, not by recording.
+            if preds.len() < 2 || self.loops.header_of(*blk).is_some() {
                 continue;
             }
             let gb = self.map.block(*blk);
@@ -360,12 +372,14 @@ impl<'a> Reverse<'a> {
             .cfg
             .blocks
             .iter()
-            .filter(|b| {
-                b.terminator().and_then(|t| t.opcode()) == Some(LLVMOpcode::LLVMRet)
-            })
+            .filter(|b| b.terminator().and_then(|t| t.opcode()) == Some(LLVMOpcode::LLVMRet))
             .copied()
             .collect();
-        let live_exits: Vec<Block> = exits.iter().filter(|e| self.rev.contains_key(e)).copied().collect();
+        let live_exits: Vec<Block> = exits
+            .iter()
+            .filter(|e| self.rev.contains_key(e))
+            .copied()
+            .collect();
         let fb = Builder::new(self.req.prep.context());
         let exit_slot = (self.req.mode == Mode::Split && live_exits.len() > 1)
             .then(|| self.tape.reserve(Ty::int(self.req.prep.context(), 32)));
@@ -441,7 +455,10 @@ impl<'a> Reverse<'a> {
         let rb = self.rev[&blk];
         self.b.position_at_end(rb);
         if let Some(t) = blk.terminator() {
-            if t.opcode() == Some(LLVMOpcode::LLVMRet) && t.num_operands() == 1 && self.req.ret_active {
+            if t.opcode() == Some(LLVMOpcode::LLVMRet)
+                && t.num_operands() == 1
+                && self.req.ret_active
+            {
                 let r = t.operand(0);
                 let seed = match self.req.mode {
                     Mode::Combined => self.b.const_float(r.ty(), 1.0),
@@ -534,11 +551,32 @@ impl<'a> Reverse<'a> {
         if needed.is_empty() {
             return;
         }
-        let args: Vec<Value> = ops.iter().map(|o| self.primal(*o)).collect();
-        let ret = Some(self.primal(i));
+        // Only the primal values the chosen formulas mention are fetched.
+        let mut uses = PrimalUses::default();
+        for k in &needed {
+            uses.collect(rule.adjoints[*k].as_ref().expect("checked"));
+        }
+        let args: Vec<Value> = ops
+            .iter()
+            .enumerate()
+            .map(|(k, o)| {
+                if uses.args.contains(&k) {
+                    self.primal(*o)
+                } else {
+                    *o
+                }
+            })
+            .collect();
+        let ret = uses.ret.then(|| self.primal(i));
         for k in needed {
             let expr = rule.adjoints[k].as_ref().expect("checked");
-            let o = Operands { args: &args, ret, dret: d, dargs: &[], ty: i.ty() };
+            let o = Operands {
+                args: &args,
+                ret,
+                dret: d,
+                dargs: &[],
+                ty: i.ty(),
+            };
             let c = emit(&self.b, expr, &o);
             self.accumulate(ops[k], c);
         }
@@ -555,7 +593,9 @@ impl<'a> Reverse<'a> {
             let dj = self.b.extract_element(d, self.b.i32(j as i64));
             let lane_v = self.b.i32(i64::from(lane));
             let old = self.b.extract_element(acc[which], lane_v);
-            acc[which] = self.b.insert_element(acc[which], self.b.fadd(old, dj), lane_v);
+            acc[which] = self
+                .b
+                .insert_element(acc[which], self.b.fadd(old, dj), lane_v);
         }
         self.accumulate(a, acc[0]);
         self.accumulate(bv, acc[1]);

@@ -100,7 +100,11 @@ impl Reverse<'_> {
         }
         if matches!(
             p.opcode(),
-            Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast)
+            Some(
+                LLVMOpcode::LLVMGetElementPtr
+                    | LLVMOpcode::LLVMBitCast
+                    | LLVMOpcode::LLVMAddrSpaceCast
+            )
         ) {
             if let Some(base) = self.shadow_rev(p.operand(0)) {
                 let mut ops = vec![base];
@@ -140,7 +144,9 @@ impl Reverse<'_> {
     }
 }
 
-/// Pure, cheap instructions worth recomputing rather than caching.
+/// Pure, cheap instructions worth recomputing rather than caching: integer
+/// and pointer arithmetic, casts and the cheapest float arithmetic (a loop
+/// then caches only what it cannot recompute, typically its phis and loads).
 fn is_recomputable(v: Value) -> bool {
     use LLVMOpcode::*;
     match v.opcode() {
@@ -148,7 +154,7 @@ fn is_recomputable(v: Value) -> bool {
             LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr
             | LLVMZExt | LLVMSExt | LLVMTrunc | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr
             | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMICmp | LLVMSIToFP | LLVMUIToFP
-            | LLVMFPExt | LLVMFPTrunc | LLVMFNeg,
+            | LLVMFPExt | LLVMFPTrunc | LLVMFNeg | LLVMFAdd | LLVMFSub | LLVMFMul,
         ) => true,
         Some(LLVMSelect) => !v.ty().carries_float(),
         _ => false,

@@ -97,7 +97,9 @@ fn chunks(from: i64, to: i64, step: i64) -> Vec<i64> {
     if (to - from) / step > MAX_EXPAND {
         return vec![from];
     }
-    (from..to.min(MAX_OFFSET + 1)).step_by(step as usize).collect()
+    (from..to.min(MAX_OFFSET + 1))
+        .step_by(step as usize)
+        .collect()
 }
 
 impl Solver<'_> {
@@ -169,14 +171,16 @@ impl Solver<'_> {
         }
         let base = i.operand(0);
         let ptr_size = base.ty().layout_size(self.module).map(|x| x as i64);
-        let Some(mut g) = self.gep_offset(i) else { return };
+        let Some(mut g) = self.gep_offset(i) else {
+            return;
+        };
         // `p.next = gep p, c` around a loop: p is `start + k * c`.
         if g.stride == 0 && g.offset != 0 && self.is_induction_step(i, base) {
             (g.stride, g.offset, g.region, g.extent) = (g.offset.abs(), 0, None, None);
         }
-        let down = down(&self.tree(base), &g);
+        let down = down(&self.tree_ref(base), &g);
         self.update(i, &down.without_root());
-        let up = self.up(&self.tree(i), &self.tree(base), &g, ptr_size);
+        let up = self.up(&self.tree_ref(i), &self.tree_ref(base), &g, ptr_size);
         self.update(base, &up);
     }
 
@@ -190,13 +194,15 @@ impl Solver<'_> {
                 rt.map_first(|o| Some((o + c).rem_euclid(s))).without_root()
             };
         }
-        let chunk = |t: ConcreteType| match t {
-            ConcreteType::Float(k) => k.size().map(|x| x as i64),
-            ConcreteType::Pointer => ptr_size,
-            _ => None,
-        }
-        .or_else(|| leaf_size(g.elem, self.module))
-        .unwrap_or(1);
+        let chunk = |t: ConcreteType| {
+            match t {
+                ConcreteType::Float(k) => k.size().map(|x| x as i64),
+                ConcreteType::Pointer => ptr_size,
+                _ => None,
+            }
+            .or_else(|| leaf_size(g.elem, self.module))
+            .unwrap_or(1)
+        };
         let mut out = TypeTree::new();
         for (p, t) in rt.entries() {
             let Some(&o) = p.first() else { continue };
@@ -239,7 +245,8 @@ impl Solver<'_> {
                 let next: Vec<Value> = match u.opcode() {
                     Some(LLVMPHI | LLVMSelect | LLVMBitCast | LLVMAddrSpaceCast) => vec![u],
                     Some(LLVMGetElementPtr) if u.operand(0) == v => vec![u],
-                    Some(LLVMCall) if u.called_function() == Some(self.func) => (0..u.call_num_args())
+                    Some(LLVMCall) if u.called_function() == Some(self.func) => (0..u
+                        .call_num_args())
                         .filter(|k| u.operand(*k) == v)
                         .filter_map(|k| params.get(k as usize).copied())
                         .collect(),
@@ -263,7 +270,13 @@ impl Solver<'_> {
     /// Whether the result's first-level facts, seen from the base modulo
     /// `s`, are one type covering the whole period: a `-1` entry, or
     /// entries of that type laid end to end over it.
-    fn tiles_period(&self, rt: &TypeTree, (c, s): (i64, i64), elem: Ty, ptr_size: Option<i64>) -> bool {
+    fn tiles_period(
+        &self,
+        rt: &TypeTree,
+        (c, s): (i64, i64),
+        elem: Ty,
+        ptr_size: Option<i64>,
+    ) -> bool {
         let facts: Vec<(i64, ConcreteType)> = rt.first_level().collect();
         let Some((_, ty)) = facts.first().copied() else {
             return false;
@@ -278,7 +291,9 @@ impl Solver<'_> {
             ConcreteType::Float(k) => k.size().map(|x| x as i64),
             ConcreteType::Pointer => ptr_size,
             // Integers have no size of their own: use the GEP's element type.
-            ConcreteType::Integer if is_scalar(elem) => elem.layout_size(self.module).map(|x| x as i64),
+            ConcreteType::Integer if is_scalar(elem) => {
+                elem.layout_size(self.module).map(|x| x as i64)
+            }
             _ => None,
         };
         let Some(size) = size.filter(|z| *z > 0 && s % *z == 0) else {
@@ -288,7 +303,10 @@ impl Solver<'_> {
         covered.sort_unstable();
         covered.dedup();
         covered.len() as i64 == s / size
-            && covered.iter().enumerate().all(|(k, o)| *o == k as i64 * size)
+            && covered
+                .iter()
+                .enumerate()
+                .all(|(k, o)| *o == k as i64 * size)
     }
 }
 
