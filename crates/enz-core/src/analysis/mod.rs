@@ -5,3 +5,4 @@ pub(crate) mod activity;
 pub(crate) mod cfg;
 pub(crate) mod loops;
 pub(crate) mod types;
+pub(crate) mod writes;

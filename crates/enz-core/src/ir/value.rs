@@ -307,6 +307,21 @@ impl Value {
         Some(unsafe { LLVMConstIntGetSExtValue(self.0) })
     }
 
+    /// Whether a load or store is volatile.
+    pub(crate) fn is_volatile(self) -> bool {
+        unsafe { LLVMGetVolatile(self.0) != 0 }
+    }
+
+    /// Whether an argument carries the `noalias` attribute.
+    pub(crate) fn param_has_noalias(self) -> bool {
+        let f = Value(unsafe { LLVMGetParamParent(self.0) });
+        let idx = f.params().iter().position(|p| *p == self).unwrap_or(0) as u32 + 1;
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(c"noalias".as_ptr(), 7);
+            !LLVMGetEnumAttributeAtIndex(f.0, idx, kind).is_null()
+        }
+    }
+
     /// Alignment of a load, store or alloca.
     pub(crate) fn alignment(self) -> u32 {
         unsafe { LLVMGetAlignment(self.0) }

@@ -6,8 +6,24 @@
 //! shadow allocation, a shadow global, or a pointer loaded from shadow
 //! memory. Phis are created empty and completed once every shadow exists.
 
-use crate::ir::{Block, Builder, Value, ValueMap};
+use super::registry::Registry;
+use super::runtime;
+use crate::analysis::activity::{is_allocation, Activity};
+use crate::ir::{Block, Builder, Ty, TyKind, Value, ValueMap};
+use llvm_sys::core::LLVMInstructionClone;
+use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
+
+/// What [`ShadowMap::mirror`] did with an instruction.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Mirror {
+    /// The instruction is a shadowed pointer and now has its shadow.
+    Built,
+    /// The instruction produces no shadowed pointer (nothing to do here).
+    NotShadowed,
+    /// It needs a shadow that cannot be built.
+    Impossible,
+}
 
 /// Primal pointers (of the preprocessed function) to their shadows in the
 /// forward sweep.
@@ -60,6 +76,116 @@ impl ShadowMap {
     /// Whether `p` has a shadow already.
     pub(crate) fn contains(&self, p: Value) -> bool {
         self.shadows.contains_key(&p)
+    }
+
+    /// Builds, right after `gi` (the forward clone of `i`), the shadow of
+    /// pointer instruction `i` if activity says it needs one: mirrored
+    /// GEPs, casts, selects and phis; zeroed shadow allocations (on the
+    /// heap for allocas when `heap_allocas`, since a split forward frame is
+    /// gone before the reverse runs); pointers loaded from shadow memory.
+    /// Shadow globals of the operands are created on the way.
+    pub(crate) fn mirror(
+        &mut self,
+        i: Value,
+        gi: Value,
+        act: &Activity,
+        heap_allocas: bool,
+        registry: &mut Registry,
+    ) -> Mirror {
+        use LLVMOpcode::*;
+        for o in i.operands() {
+            if o.is_global_variable() && act.is_shadowed(o) && !self.contains(o) {
+                let s = registry.shadow_global(o);
+                self.insert(o, s);
+            }
+        }
+        if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i) {
+            return Mirror::NotShadowed;
+        }
+        let fb = Builder::new(i.context());
+        let i64t = Ty::int(i.context(), 64);
+        let s = match i.opcode() {
+            Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
+                let Some(base) = self.forward(i.operand(0)) else {
+                    return Mirror::Impossible;
+                };
+                fb.position_after(gi);
+                let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                fb.insert(s);
+                s.set_operand(0, base);
+                s
+            }
+            Some(LLVMSelect) => {
+                let (Some(a), Some(b)) = (self.forward(i.operand(1)), self.forward(i.operand(2)))
+                else {
+                    return Mirror::Impossible;
+                };
+                fb.position_after(gi);
+                fb.select(gi.operand(0), a, b)
+            }
+            Some(LLVMPHI) => {
+                position_at_top(&fb, gi.parent_block());
+                let s = fb.phi(i.ty(), &format!("{}'", gi.name()));
+                self.defer_phi(i, s);
+                return Mirror::Built;
+            }
+            Some(LLVMAlloca) => {
+                fb.position_after(gi);
+                let size = fb.const_int(i64t, i.allocated_type().alloc_size(i.module()) as i64);
+                let count = fb.int_cast(gi.operand(0), i64t);
+                let bytes = fb.mul(size, count);
+                let s = if heap_allocas {
+                    fb.malloc(bytes)
+                } else {
+                    let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                    fb.insert(s);
+                    s
+                };
+                fb.memset_zero(s, bytes);
+                s
+            }
+            Some(LLVMLoad) => {
+                let Some(addr) = self.forward(i.operand(0)) else {
+                    return Mirror::Impossible;
+                };
+                fb.position_after(gi);
+                let s = fb.load(i.ty(), addr);
+                s.set_alignment(i.alignment());
+                s
+            }
+            Some(LLVMCall) => {
+                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                if !is_allocation(&name) {
+                    return Mirror::NotShadowed;
+                }
+                fb.position_after(gi);
+                if name == "realloc" {
+                    // A new zeroed block holding the old shadow's contents;
+                    // the old shadow stays alive for the reverse sweep.
+                    let old = self
+                        .forward(i.operand(0))
+                        .unwrap_or_else(|| fb.zero(i.ty()));
+                    let bytes = fb.int_cast(gi.operand(1), i64t);
+                    let s = fb.malloc(bytes);
+                    fb.memset_zero(s, bytes);
+                    let keep = runtime::min_usable(&fb, old, bytes);
+                    fb.memcpy(s, old, keep);
+                    s
+                } else {
+                    let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                    fb.insert(s);
+                    if name != "calloc" {
+                        let bytes = fb.int_cast(gi.operand(0), i64t);
+                        fb.memset_zero(s, bytes);
+                    }
+                    s
+                }
+            }
+            _ => return Mirror::Impossible,
+        };
+        s.set_name(&format!("{}'", gi.name()));
+        self.insert(i, s);
+        Mirror::Built
     }
 }
 

@@ -16,81 +16,26 @@ use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::synth::registry::Registry;
 use crate::synth::runtime;
-use crate::synth::shadow::position_at_top;
+use crate::synth::shadow::Mirror;
 use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 
 impl Reverse<'_> {
-    /// Adds the forward-sweep work for primal instruction `i`.
+    /// Adds the forward-sweep work for primal instruction `i`: its shadow
+    /// if it is a shadowed pointer, shadow stores of pointers, shadow
+    /// copies of pointer data, calls to augmented primals.
     pub(super) fn augment_instruction(&mut self, i: Value, registry: &mut Registry) {
-        use LLVMOpcode::*;
-        for o in i.operands() {
-            if o.is_global_variable() && self.act.is_shadowed(o) && !self.shadows.contains(o) {
-                let s = registry.shadow_global(o);
-                self.shadows.insert(o, s);
-            }
-        }
         let Some(op) = i.opcode() else { return };
         let gi = self.map.get(i);
+        let heap = self.req.mode == Mode::Split;
+        match self.shadows.mirror(i, gi, &self.act, heap, registry) {
+            Mirror::Built => return,
+            Mirror::Impossible => return self.no_shadow(i),
+            Mirror::NotShadowed => {}
+        }
         let fb = Builder::new(i.context());
-        let shadowed = i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i);
         match op {
-            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze if shadowed => {
-                let Some(base) = self.shadows.forward(i.operand(0)) else {
-                    return self.no_shadow(i);
-                };
-                fb.position_after(gi);
-                let s = Value(unsafe { LLVMInstructionClone(gi.0) });
-                fb.insert(s);
-                s.set_operand(0, base);
-                s.set_name(&format!("{}'", gi.name()));
-                self.shadows.insert(i, s);
-            }
-            LLVMSelect if shadowed => {
-                let (Some(a), Some(b)) = (
-                    self.shadows.forward(i.operand(1)),
-                    self.shadows.forward(i.operand(2)),
-                ) else {
-                    return self.no_shadow(i);
-                };
-                fb.position_after(gi);
-                let s = fb.select(gi.operand(0), a, b);
-                self.shadows.insert(i, s);
-            }
-            LLVMPHI if shadowed => {
-                position_at_top(&fb, gi.parent_block());
-                let s = fb.phi(i.ty(), &format!("{}'", gi.name()));
-                self.shadows.defer_phi(i, s);
-            }
-            LLVMAlloca if shadowed => {
-                fb.position_after(gi);
-                let ty = i.allocated_type();
-                let size = fb.const_int(Ty::int(i.context(), 64), ty.alloc_size(i.module()) as i64);
-                let count = fb.int_cast(gi.operand(0), Ty::int(i.context(), 64));
-                let bytes = fb.mul(size, count);
-                let s = match self.req.mode {
-                    Mode::Combined => {
-                        let s = Value(unsafe { LLVMInstructionClone(gi.0) });
-                        fb.insert(s);
-                        s
-                    }
-                    // The augmented primal's frame is gone when the reverse runs.
-                    Mode::Split => fb.malloc(bytes),
-                };
-                s.set_name(&format!("{}'", gi.name()));
-                fb.memset_zero(s, bytes);
-                self.shadows.insert(i, s);
-            }
-            LLVMLoad if shadowed => {
-                let Some(addr) = self.shadows.forward(i.operand(0)) else {
-                    return self.no_shadow(i);
-                };
-                fb.position_after(gi);
-                let s = fb.load(i.ty(), addr);
-                s.set_alignment(i.alignment());
-                self.shadows.insert(i, s);
-            }
-            LLVMStore => {
+            LLVMOpcode::LLVMStore => {
                 let (v, p) = (i.operand(0), i.operand(1));
                 if v.ty().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
                     if let (Some(sv), Some(sp)) = (self.shadows.forward(v), self.shadows.forward(p))
@@ -100,59 +45,28 @@ impl Reverse<'_> {
                     }
                 }
             }
-            LLVMCall => self.augment_call(i, gi, registry),
-            _ if shadowed => self.no_shadow(i),
+            LLVMOpcode::LLVMCall => {
+                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                if is_mem_transfer(&name) {
+                    let (d, s) = (i.operand(0), i.operand(1));
+                    if self.act.is_shadowed(d) && self.act.is_shadowed(s) && self.holds_pointers(d)
+                    {
+                        if let (Some(sd), Some(ss)) =
+                            (self.shadows.forward(d), self.shadows.forward(s))
+                        {
+                            fb.position_after(gi);
+                            let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                            fb.insert(c);
+                            c.set_operand(0, sd);
+                            c.set_operand(1, ss);
+                        }
+                    }
+                } else if !is_allocation(&name) {
+                    self.augment_user_call(i, gi, registry);
+                }
+            }
             _ => {}
         }
-    }
-
-    fn augment_call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
-        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-        let fb = Builder::new(i.context());
-        let shadowed = i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i);
-        if is_allocation(&name) {
-            if !shadowed {
-                return;
-            }
-            fb.position_after(gi);
-            let s = if name == "realloc" {
-                let old = self
-                    .shadows
-                    .forward(i.operand(0))
-                    .unwrap_or_else(|| fb.zero(i.ty()));
-                let bytes = fb.int_cast(gi.operand(1), Ty::int(i.context(), 64));
-                let s = fb.malloc(bytes);
-                fb.memset_zero(s, bytes);
-                let keep = runtime::min_usable(&fb, old, bytes);
-                fb.memcpy(s, old, keep);
-                s
-            } else {
-                let s = Value(unsafe { LLVMInstructionClone(gi.0) });
-                fb.insert(s);
-                if name != "calloc" {
-                    let bytes = fb.int_cast(gi.operand(0), Ty::int(i.context(), 64));
-                    fb.memset_zero(s, bytes);
-                }
-                s
-            };
-            s.set_name(&format!("{}'", gi.name()));
-            self.shadows.insert(i, s);
-            return;
-        }
-        if is_mem_transfer(&name) {
-            let (d, s) = (i.operand(0), i.operand(1));
-            if self.act.is_shadowed(d) && self.act.is_shadowed(s) && self.holds_pointers(d) {
-                if let (Some(sd), Some(ss)) = (self.shadows.forward(d), self.shadows.forward(s)) {
-                    fb.position_after(gi);
-                    let c = Value(unsafe { LLVMInstructionClone(gi.0) });
-                    fb.insert(c);
-                    c.set_operand(0, sd);
-                    c.set_operand(1, ss);
-                }
-            }
-            return;
-        }
-        self.augment_user_call(i, gi, registry);
     }
 
     fn no_shadow(&mut self, i: Value) {

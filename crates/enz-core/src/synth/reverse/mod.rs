@@ -33,6 +33,7 @@ use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::types::TypeAnalysis;
+use crate::analysis::writes::Rereadable;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
@@ -193,6 +194,8 @@ pub(super) struct Reverse<'a> {
     cache_slots: HashMap<Value, Slot>,
     /// What values and memory hold, for memory intrinsics.
     types: TypeAnalysis,
+    /// Loads that may be repeated in the reverse sweep (combined mode).
+    rereadable: Rereadable,
     loops: LoopNest,
     /// Header phis that are affine in their loop's iteration.
     affine: HashMap<Value, (LoopId, AffineIv)>,
@@ -289,6 +292,7 @@ impl<'a> Reverse<'a> {
             aug_calls: HashMap::new(),
             cache_slots: HashMap::new(),
             types,
+            rereadable: Rereadable::analyse(req.prep),
             affine: loops
                 .ids()
                 .flat_map(|l| {

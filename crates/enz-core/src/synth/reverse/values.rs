@@ -38,7 +38,10 @@ impl Reverse<'_> {
         if let Some((l, iv)) = self.affine.get(&v).copied() {
             return self.affine_value(l, iv, depth);
         }
-        if depth < MAX_RECOMPUTE_DEPTH && is_recomputable(v) {
+        let reread = self.req.mode == Mode::Combined
+            && v.opcode() == Some(LLVMOpcode::LLVMLoad)
+            && self.rereadable.contains(v);
+        if depth < MAX_RECOMPUTE_DEPTH && (is_recomputable(v) || reread) {
             let ops: Vec<Value> = v
                 .operands()
                 .into_iter()
@@ -54,6 +57,7 @@ impl Reverse<'_> {
     fn reemit(&mut self, gv: Value, ops: &[Value]) -> Value {
         let c = Value(unsafe { LLVMInstructionClone(gv.0) });
         self.b.insert(c);
+        c.clear_debug_loc();
         for (k, o) in ops.iter().enumerate() {
             c.set_operand(k as u32, *o);
         }

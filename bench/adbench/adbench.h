@@ -1,0 +1,153 @@
+/*
+ * adbench.h -- shared declarations of the ADBench-style benchmarks
+ * (GMM, BA, D-LSTM): input generation, timing, gradient checks, the result
+ * table, and the C entry points of the ADOL-C translation unit (adolc.cpp).
+ *
+ * Layout of the program (one process runs everything):
+ *
+ *   harness.c   LCG, clock, median timing, checks, table (plain C, no AD)
+ *   gmm.c       GMM objective, hand-written gradient, enz-rs gradient, driver
+ *   ba.c        BA objective, per-observation residual, Jacobian rows, driver
+ *   lstm.c      D-LSTM objective, enz-rs gradient, driver
+ *   adolc.cpp   the same three objectives as C++ templates over the scalar
+ *               type: instantiated for double (a second primal, checked
+ *               against the C one) and for adouble (ADOL-C tapes)
+ *   main.c      argument parsing, runs the benchmarks, writes the table
+ *
+ * gmm.c, ba.c and lstm.c go through enz-rs (clang -O2 -emit-llvm, enz-rs,
+ * then codegen). When enz-rs cannot build one of them, bench.sh compiles it
+ * with -DNO_ENZ: its enz-rs column then reads "FAIL" and the run exits 1.
+ */
+#ifndef ADBENCH_H
+#define ADBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- deterministic inputs ------------------------------------------ */
+
+/* 64-bit LCG (Knuth's MMIX constants); every benchmark seeds its own. */
+typedef struct {
+  uint64_t s;
+} lcg_t;
+void lcg_seed(lcg_t *g, uint64_t seed);
+double lcg_uniform(lcg_t *g);               /* [0, 1) */
+double lcg_range(lcg_t *g, double lo, double hi);
+double lcg_normal(lcg_t *g);                /* Box-Muller */
+int lcg_int(lcg_t *g, int n);               /* [0, n) */
+
+/* ---- timing ---------------------------------------------------------- */
+
+double now_s(void);
+
+/* Median time of one call of fn(ctx), in seconds: the number of calls per
+ * sample is scaled until one sample takes >= opt_min_sample seconds, then
+ * the median over opt_samples (>= 5) samples, divided by the calls. */
+typedef void (*bench_fn)(void *ctx);
+double time_median(bench_fn fn, void *ctx);
+
+extern double opt_min_sample; /* 0.1 s */
+extern int opt_samples;       /* 5 */
+extern int opt_quick;         /* --quick: smaller sizes skipped, 20 ms samples */
+
+/* ---- checks ---------------------------------------------------------- */
+
+/* Compares got[0..n) with want[0..n): component i passes iff
+ * |got - want| <= rtol * (|want| + 1e-3 * max_j |want_j| + 1e-12).
+ * Prints one line; on a mismatch prints the worst components and exits
+ * with status 3 (a wrong gradient is never timed). */
+void check_grad(const char *bench, const char *size, const char *what,
+                const double *got, const double *want, size_t n, double rtol);
+/* The same for a spot check at the given components only. */
+void check_grad_at(const char *bench, const char *size, const char *what,
+                   const double *got, const double *want, const size_t *idx,
+                   size_t n, double rtol);
+/* Scalars (primal values of two implementations). */
+void check_value(const char *bench, const char *size, const char *what,
+                 double got, double want, double rtol);
+
+/* ---- results --------------------------------------------------------- */
+
+enum {
+  TOOL_ENZ,        /* enz-rs __enzyme_autodiff */
+  TOOL_ADOLC,      /* ADOL-C taping + gradient()/jacobian() */
+  TOOL_ADOLC_RE,   /* ADOL-C gradient()/jacobian() on the existing tape */
+  TOOL_HAND,       /* hand-written derivative */
+  TOOL_FD,         /* central finite differences */
+  NTOOLS
+};
+
+/* A time < 0 is a missing entry; note[] says why (printed as a footnote). */
+typedef struct {
+  char bench[16];
+  char size[64];
+  char params[32];  /* number of differentiated inputs / Jacobian shape */
+  double primal;
+  double grad[NTOOLS];
+  char why[NTOOLS][96];
+} result_t;
+
+result_t *result_new(const char *bench, const char *size, const char *params);
+void result_skip(result_t *r, int tool, const char *fmt, ...);
+/* Prints the table (markdown) to stdout and, when the paths are not NULL,
+ * writes it to md_path and one line per (benchmark, size, tool) to tsv_path
+ * (for the chart). */
+void write_tables(const char *md_path, const char *tsv_path);
+
+/* Set by a benchmark compiled without enz-rs (-DNO_ENZ). */
+extern int enz_missing;
+
+/* ---- the benchmarks ------------------------------------------------- */
+
+void run_gmm(void);
+void run_ba(void);
+void run_lstm(void);
+
+/* ---- ADOL-C (adolc.cpp) ----------------------------------------------- */
+
+/* Tape statistics of the last taping: number of operations. */
+extern size_t adolc_last_ops;
+
+/* GMM: objective (C++ template, double) and gradient w.r.t. (alphas, means,
+ * icf), packed in that order into g. retape = 1: trace_on ... trace_off,
+ * then gradient(); retape = 0: gradient() on the tape of the last call. */
+double cxx_gmm_objective(int d, int k, int n, const double *alphas,
+                         const double *means, const double *icf,
+                         const double *x, double wishart_gamma,
+                         int wishart_m);
+int adolc_gmm_gradient(int retape, int d, int k, int n, const double *alphas,
+                       const double *means, const double *icf,
+                       const double *x, double wishart_gamma, int wishart_m,
+                       double *g);
+
+/* BA: every residual (C++ template, double), and the Jacobian rows: per
+ * observation 2 x 15 (d reproj / d (cam[11], X[3], w)) then d werr / d w,
+ * 31 doubles per observation. retape = 1: one tape per observation, then
+ * jacobian(); retape = 0: jacobian() of observation i on the one tape made
+ * from observation 0 (valid while no branch changes; checked). */
+void cxx_ba_objective(int n, int m, int p, const double *cams,
+                      const double *X, const double *w, const int *obs,
+                      const double *feats, double *reproj_err, double *w_err);
+int adolc_ba_jacobian(int retape, int n, int m, int p, const double *cams,
+                      const double *X, const double *w, const int *obs,
+                      const double *feats, double *J);
+
+/* D-LSTM: objective (C++ template, double) and gradient w.r.t.
+ * (main_params, extra_params) packed into g. */
+double cxx_lstm_objective(int l, int c, int b, const double *main_params,
+                          const double *extra_params, const double *state,
+                          const double *sequence);
+int adolc_lstm_gradient(int retape, int l, int c, int b,
+                        const double *main_params, const double *extra_params,
+                        const double *state, const double *sequence,
+                        double *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ADBENCH_H */

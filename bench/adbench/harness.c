@@ -1,0 +1,286 @@
+/*
+ * harness.c -- LCG, clock, median timing, gradient checks and the result
+ * table of the ADBench-style benchmarks. No AD here.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "adbench.h"
+
+double opt_min_sample = 0.1;
+int opt_samples = 5;
+int opt_quick = 0;
+int enz_missing = 0;
+
+/* ---- LCG --------------------------------------------------------------- */
+
+void lcg_seed(lcg_t *g, uint64_t seed) {
+  g->s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t lcg_next(lcg_t *g) {
+  g->s = g->s * 6364136223846793005ull + 1442695040888963407ull;
+  return g->s;
+}
+
+double lcg_uniform(lcg_t *g) {
+  return (double)(lcg_next(g) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double lcg_range(lcg_t *g, double lo, double hi) {
+  return lo + (hi - lo) * lcg_uniform(g);
+}
+
+double lcg_normal(lcg_t *g) {
+  double u = lcg_uniform(g), v = lcg_uniform(g);
+  if (u < 1e-300)
+    u = 1e-300;
+  return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+int lcg_int(lcg_t *g, int n) { return (int)((lcg_next(g) >> 33) % (uint64_t)n); }
+
+/* ---- timing ------------------------------------------------------------ */
+
+double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double sample(bench_fn fn, void *ctx, long reps) {
+  double t0 = now_s();
+  for (long r = 0; r < reps; r++)
+    fn(ctx);
+  return now_s() - t0;
+}
+
+double time_median(bench_fn fn, void *ctx) {
+  long reps = 1;
+  double t = sample(fn, ctx, 1); /* warm-up (first touch of the caches) */
+  t = sample(fn, ctx, 1);
+  while (t < opt_min_sample) {
+    double f = t > 0 ? 1.25 * opt_min_sample / t : 100.0;
+    if (f > 100.0)
+      f = 100.0;
+    if (f < 2.0)
+      f = 2.0;
+    reps = (long)ceil((double)reps * f);
+    t = sample(fn, ctx, reps);
+  }
+  int ns = opt_samples < 5 ? 5 : opt_samples;
+  double s[64];
+  if (ns > 64)
+    ns = 64;
+  s[0] = t;
+  for (int i = 1; i < ns; i++)
+    s[i] = sample(fn, ctx, reps);
+  qsort(s, (size_t)ns, sizeof s[0], cmp_double);
+  double med = ns % 2 ? s[ns / 2] : 0.5 * (s[ns / 2 - 1] + s[ns / 2]);
+  return med / (double)reps;
+}
+
+/* ---- checks ------------------------------------------------------------ */
+
+static void check_common(const char *bench, const char *size, const char *what,
+                         const double *got, const double *want,
+                         const size_t *idx, size_t n, double rtol) {
+  double scale = 0.0, worst = 0.0;
+  size_t worst_i = 0, bad = 0;
+  for (size_t t = 0; t < n; t++) {
+    size_t i = idx ? idx[t] : t;
+    if (fabs(want[i]) > scale)
+      scale = fabs(want[i]);
+  }
+  for (size_t t = 0; t < n; t++) {
+    size_t i = idx ? idx[t] : t;
+    double tol = rtol * (fabs(want[i]) + 1e-3 * scale + 1e-12);
+    double err = fabs(got[i] - want[i]);
+    double r = isfinite(got[i]) && isfinite(want[i]) ? err / tol : INFINITY;
+    if (!(r <= 1.0))
+      bad++;
+    if (t == 0 || !(r <= worst)) {
+      worst = r;
+      worst_i = i;
+    }
+  }
+  if (bad == 0) {
+    printf("  check %-5s %-28s %-34s ok   (%zu values, worst err/tol %.2g)\n",
+           bench, size, what, n, worst);
+    fflush(stdout);
+    return;
+  }
+  printf("  check %-5s %-28s %-34s FAIL (%zu of %zu values)\n", bench, size,
+         what, bad, n);
+  int shown = 0;
+  for (size_t t = 0; t < n && shown < 8; t++) {
+    size_t i = idx ? idx[t] : t;
+    double tol = rtol * (fabs(want[i]) + 1e-3 * scale + 1e-12);
+    double err = fabs(got[i] - want[i]);
+    if (!(err <= tol)) {
+      printf("      [%zu] got %.17g want %.17g (err %.3g, tol %.3g)\n", i,
+             got[i], want[i], err, tol);
+      shown++;
+    }
+  }
+  printf("      worst at [%zu]: got %.17g want %.17g\n", worst_i, got[worst_i],
+         want[worst_i]);
+  fprintf(stderr,
+          "error: %s %s: %s: gradients disagree (%zu of %zu values beyond "
+          "rtol %g); nothing of this benchmark is timed\n",
+          bench, size, what, bad, n, rtol);
+  exit(3);
+}
+
+void check_grad(const char *bench, const char *size, const char *what,
+                const double *got, const double *want, size_t n, double rtol) {
+  check_common(bench, size, what, got, want, NULL, n, rtol);
+}
+
+void check_grad_at(const char *bench, const char *size, const char *what,
+                   const double *got, const double *want, const size_t *idx,
+                   size_t n, double rtol) {
+  check_common(bench, size, what, got, want, idx, n, rtol);
+}
+
+void check_value(const char *bench, const char *size, const char *what,
+                 double got, double want, double rtol) {
+  check_common(bench, size, what, &got, &want, NULL, 1, rtol);
+}
+
+/* ---- results ----------------------------------------------------------- */
+
+#define MAXRES 32
+static result_t results[MAXRES];
+static int nres;
+
+static const char *tool_name[NTOOLS] = {"enz-rs", "ADOL-C tape+grad",
+                                        "ADOL-C re-eval", "hand-written",
+                                        "FD (central)"};
+static const char *tool_key[NTOOLS] = {"enzrs", "adolc", "adolc_reeval",
+                                       "hand", "fd"};
+
+result_t *result_new(const char *bench, const char *size, const char *params) {
+  if (nres == MAXRES) {
+    fprintf(stderr, "error: too many results\n");
+    exit(2);
+  }
+  result_t *r = &results[nres++];
+  memset(r, 0, sizeof *r);
+  snprintf(r->bench, sizeof r->bench, "%s", bench);
+  snprintf(r->size, sizeof r->size, "%s", size);
+  snprintf(r->params, sizeof r->params, "%s", params);
+  r->primal = -1;
+  for (int t = 0; t < NTOOLS; t++)
+    r->grad[t] = -1;
+  return r;
+}
+
+void result_skip(result_t *r, int tool, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->why[tool], sizeof r->why[tool], fmt, ap);
+  va_end(ap);
+  r->grad[tool] = -1;
+}
+
+static void fmt_time(char *buf, size_t n, double t) {
+  if (t < 0)
+    snprintf(buf, n, "-");
+  else if (t < 1e-3)
+    snprintf(buf, n, "%.1f us", t * 1e6);
+  else if (t < 1.0)
+    snprintf(buf, n, "%.2f ms", t * 1e3);
+  else
+    snprintf(buf, n, "%.3f s", t);
+}
+
+static void fmt_ratio(char *buf, size_t n, double t, double p) {
+  if (t < 0 || p <= 0)
+    snprintf(buf, n, "-");
+  else
+    snprintf(buf, n, "%.2f", t / p);
+}
+
+static void emit(FILE *f) {
+  char a[32], b[32];
+  fprintf(f, "| benchmark | size | inputs | primal |");
+  for (int t = 0; t < NTOOLS; t++)
+    fprintf(f, " %s | ratio |", tool_name[t]);
+  fprintf(f, " enz-rs speed-up over ADOL-C (tape+grad / re-eval) |\n");
+  fprintf(f, "|---|---|---|---:|");
+  for (int t = 0; t < NTOOLS; t++)
+    fprintf(f, "---:|---:|");
+  fprintf(f, "---:|\n");
+  int note = 0;
+  char notes[MAXRES * NTOOLS][200];
+  for (int i = 0; i < nres; i++) {
+    result_t *r = &results[i];
+    fmt_time(a, sizeof a, r->primal);
+    fprintf(f, "| %s | %s | %s | %s |", r->bench, r->size, r->params, a);
+    for (int t = 0; t < NTOOLS; t++) {
+      fmt_time(a, sizeof a, r->grad[t]);
+      fmt_ratio(b, sizeof b, r->grad[t], r->primal);
+      if (r->grad[t] < 0 && r->why[t][0]) {
+        snprintf(notes[note], sizeof notes[note], "%s %s, %s: %s", r->bench,
+                 r->size, tool_name[t], r->why[t]);
+        note++;
+        fprintf(f, " %s [%d] | %s |", a, note, b);
+      } else {
+        fprintf(f, " %s | %s |", a, b);
+      }
+    }
+    double e = r->grad[TOOL_ENZ];
+    if (e > 0 && r->grad[TOOL_ADOLC] > 0) {
+      fprintf(f, " %.1fx", r->grad[TOOL_ADOLC] / e);
+      if (r->grad[TOOL_ADOLC_RE] > 0)
+        fprintf(f, " / %.1fx", r->grad[TOOL_ADOLC_RE] / e);
+      fprintf(f, " |\n");
+    } else {
+      fprintf(f, " - |\n");
+    }
+  }
+  if (note) {
+    fprintf(f, "\n");
+    for (int i = 0; i < note; i++)
+      fprintf(f, "[%d] %s  \n", i + 1, notes[i]);
+  }
+}
+
+void write_tables(const char *md_path, const char *tsv_path) {
+  printf("\n");
+  emit(stdout);
+  if (md_path) {
+    FILE *f = fopen(md_path, "w");
+    if (!f) {
+      perror(md_path);
+      exit(2);
+    }
+    emit(f);
+    fclose(f);
+  }
+  if (tsv_path) {
+    FILE *f = fopen(tsv_path, "w");
+    if (!f) {
+      perror(tsv_path);
+      exit(2);
+    }
+    fprintf(f, "bench\tsize\ttool\tprimal_s\tgrad_s\tratio\n");
+    for (int i = 0; i < nres; i++) {
+      result_t *r = &results[i];
+      for (int t = 0; t < NTOOLS; t++)
+        if (r->grad[t] > 0 && r->primal > 0)
+          fprintf(f, "%s\t%s\t%s\t%.9g\t%.9g\t%.6g\n", r->bench, r->size,
+                  tool_key[t], r->primal, r->grad[t], r->grad[t] / r->primal);
+    }
+    fclose(f);
+  }
+}

@@ -1,0 +1,144 @@
+//! Which loads may be re-read in the reverse sweep instead of cached.
+//!
+//! A load can be repeated after the forward sweep only if nothing the
+//! function does may write the memory it read: no store, memory intrinsic,
+//! `free`/`realloc` or call to an unknown function that may alias it. Two
+//! pointers may alias unless their underlying objects (found through GEPs,
+//! casts, phis and selects) are distinct identified objects: allocas,
+//! allocations made by the function, distinct globals, or a `noalias`
+//! argument against anything else. Loads of pointer-derived pointers
+//! (loaded from memory) may alias anything.
+
+use super::activity::{is_allocation, is_mem_transfer};
+use crate::ir::Value;
+use crate::names::{is_known_inactive, MathFn};
+use llvm_sys::LLVMOpcode;
+use std::collections::HashSet;
+
+/// The loads whose memory the function never writes afterwards (nor before:
+/// the analysis is flow-insensitive).
+#[derive(Debug, Default)]
+pub(crate) struct Rereadable {
+    loads: HashSet<Value>,
+}
+
+impl Rereadable {
+    pub(crate) fn analyse(func: Value) -> Rereadable {
+        let insts: Vec<Value> = func
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .collect();
+        let mut written: Vec<HashSet<Value>> = Vec::new();
+        for i in &insts {
+            match i.opcode() {
+                Some(LLVMOpcode::LLVMStore) => written.push(roots(i.operand(1))),
+                Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
+                    written.push(roots(i.operand(0)))
+                }
+                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
+                    let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                    if is_mem_transfer(&name)
+                        || name.starts_with("llvm.memset")
+                        || name == "free"
+                        || name == "realloc"
+                    {
+                        written.push(roots(i.operand(0)));
+                    } else if is_allocation(&name)
+                        || MathFn::from_callee(&name).is_some()
+                        || is_known_inactive(&name)
+                    {
+                    } else {
+                        // An unknown call may write anything: nothing is re-read.
+                        return Rereadable::default();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let loads = insts
+            .iter()
+            .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMLoad) && !i.is_volatile())
+            .filter(|l| {
+                let r = roots(l.operand(0));
+                written.iter().all(|w| !may_alias(&r, w))
+            })
+            .copied()
+            .collect();
+        Rereadable { loads }
+    }
+
+    pub(crate) fn contains(&self, load: Value) -> bool {
+        self.loads.contains(&load)
+    }
+}
+
+/// The underlying objects `p` may point into.
+fn roots(p: Value) -> HashSet<Value> {
+    let mut out = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![p];
+    while let Some(v) = stack.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        match v.opcode() {
+            Some(
+                LLVMOpcode::LLVMGetElementPtr
+                | LLVMOpcode::LLVMBitCast
+                | LLVMOpcode::LLVMAddrSpaceCast
+                | LLVMOpcode::LLVMFreeze,
+            ) => stack.push(v.operand(0)),
+            Some(LLVMOpcode::LLVMPHI) => stack.extend(v.incoming().into_iter().map(|(x, _)| x)),
+            Some(LLVMOpcode::LLVMSelect) => {
+                stack.push(v.operand(1));
+                stack.push(v.operand(2));
+            }
+            _ if !v.is_instruction()
+                && !v.is_argument()
+                && v.num_operands() > 0
+                && !v.is_global_variable() =>
+            {
+                // Constant expressions (GEPs of globals).
+                stack.push(v.operand(0));
+            }
+            _ => {
+                out.insert(v);
+            }
+        }
+    }
+    out
+}
+
+/// Objects created inside the function (allocas, allocations).
+fn local_object(v: Value) -> bool {
+    match v.opcode() {
+        Some(LLVMOpcode::LLVMAlloca) => true,
+        Some(LLVMOpcode::LLVMCall) => v
+            .called_function()
+            .is_some_and(|f| is_allocation(&f.name()) && f.name() != "realloc"),
+        _ => false,
+    }
+}
+
+/// Whether two underlying objects may be the same memory.
+fn roots_may_alias(x: Value, y: Value) -> bool {
+    if x == y {
+        return true;
+    }
+    let noalias_arg = |v: Value| v.is_argument() && v.param_has_noalias();
+    if noalias_arg(x) || noalias_arg(y) {
+        return false;
+    }
+    let identified = |v: Value| local_object(v) || v.is_global_variable();
+    if identified(x) && identified(y) {
+        return false;
+    }
+    // A local object cannot be reached through an argument or a global.
+    let outer = |v: Value| v.is_argument() || v.is_global_variable();
+    !(local_object(x) && outer(y) || local_object(y) && outer(x))
+}
+
+fn may_alias(a: &HashSet<Value>, b: &HashSet<Value>) -> bool {
+    a.iter().any(|x| b.iter().any(|y| roots_may_alias(*x, *y)))
+}
