@@ -52,7 +52,10 @@ double time_median(bench_fn fn, void *ctx);
 
 extern double opt_min_sample; /* 0.1 s */
 extern int opt_samples;       /* 5 */
-extern int opt_quick;         /* --quick: smaller sizes skipped, 20 ms samples */
+extern int opt_quick;         /* --quick: larger sizes skipped, 20 ms samples */
+extern int opt_size;          /* --size I: only the I-th size (0-based) */
+/* whether size i of a benchmark runs (in_quick: it is part of --quick) */
+int size_selected(int i, int in_quick);
 
 /* ---- checks ---------------------------------------------------------- */
 

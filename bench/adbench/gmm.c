@@ -27,6 +27,13 @@
 
 void __enzyme_autodiff_v(void *, ...);
 
+/* read by main.c: 1 when this file was compiled without enz-rs */
+#ifdef NO_ENZ
+int gmm_no_enz = 1;
+#else
+int gmm_no_enz = 0;
+#endif
+
 static double logsumexp(const double *v, int n) {
   double mx = v[0];
   for (int i = 1; i < n; i++)
@@ -405,9 +412,12 @@ static void gmm_size(int d, int k, int n, int full_fd) {
 }
 
 void run_gmm(void) {
-  gmm_size(2, 5, 1000, 1);
-  gmm_size(10, 25, 1000, 0);
-  if (!opt_quick)
-    gmm_size(20, 50, 1000, 0);
-  gmm_size(64, 200, 1000, 0);
+  /* d, K, n, full FD (timed), in --quick */
+  static const int sizes[][5] = {{2, 5, 1000, 1, 1},
+                                 {10, 25, 1000, 0, 1},
+                                 {20, 50, 1000, 0, 0},
+                                 {64, 200, 1000, 0, 0}};
+  for (int i = 0; i < 4; i++)
+    if (size_selected(i, sizes[i][4]))
+      gmm_size(sizes[i][0], sizes[i][1], sizes[i][2], sizes[i][3]);
 }

@@ -13,6 +13,13 @@
 double opt_min_sample = 0.1;
 int opt_samples = 5;
 int opt_quick = 0;
+int opt_size = -1;
+
+int size_selected(int i, int in_quick) {
+  if (opt_size >= 0)
+    return i == opt_size;
+  return in_quick || !opt_quick;
+}
 int enz_missing = 0;
 
 /* ---- LCG --------------------------------------------------------------- */
@@ -113,8 +120,9 @@ static void check_common(const char *bench, const char *size, const char *what,
     }
   }
   if (bad == 0) {
-    printf("  check %-5s %-28s %-34s ok   (%zu values, worst err/tol %.2g)\n",
-           bench, size, what, n, worst);
+    printf("  check %-5s %-28s %-34s ok   (%zu values, worst err/tol %.2g "
+           "at [%zu]: %.6g vs %.6g)\n",
+           bench, size, what, n, worst, worst_i, got[worst_i], want[worst_i]);
     fflush(stdout);
     return;
   }

@@ -1,14 +1,18 @@
 /*
  * emu.c -- the CPU SIMT emulator of enz-rs (see emu.h for the semantics).
  *
- * One launch: a pool of blockDim.x*y*z worker pthreads is created; for each
- * block in turn the coordinator (the calling thread) publishes blockIdx,
- * releases the workers, and waits until every worker has returned from the
- * kernel. Within a block, __syncthreads() is a generation-counting barrier
- * (mutex + condition variable) over the threads still running the kernel:
- * a pthread_barrier_t cannot let a thread that has already returned count
- * as arrived, which CUDA code relies on (`if (i >= n) return;` before a
- * barrier). Build: cc -c emu.c -pthread (C11).
+ * A pool of worker pthreads, created on demand (up to 1024) and kept between
+ * launches. For each block in turn the coordinator (the thread calling
+ * emu_launch) publishes blockIdx, releases the first blockDim.x*y*z workers
+ * and waits until every one of them has returned from the kernel.
+ *
+ * Within a block, __syncthreads() is a generation-counting barrier over the
+ * threads still running the kernel (a mutex for the counts, a futex on the
+ * generation for waiting). A pthread_barrier_t cannot let a thread that has
+ * already returned count as arrived, which CUDA code relies on
+ * (`if (i >= n) return;` before a barrier).
+ *
+ * Linux only (futexes). Build: cc -std=c11 -c emu.c; link with -lpthread.
  */
 #define _GNU_SOURCE
 #include "emu.h"
@@ -21,6 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 #define EMU_MAX_THREADS 1024u
 
@@ -29,33 +37,47 @@ static _Thread_local emu_dim3 t_tid;
 static _Thread_local unsigned t_linear; /* linear thread index in the block */
 static _Thread_local int t_in_kernel;
 
-struct launch {
-  pthread_mutex_t mu;
-  pthread_cond_t start_cv;   /* coordinator -> workers: a block starts */
-  pthread_cond_t done_cv;    /* workers -> coordinator: block finished */
-  pthread_cond_t barrier_cv; /* barrier release */
+/* Waiting: Linux futexes on 32-bit generation counters, so that a
+ * released barrier or a new block wakes every waiter without a thundering
+ * herd on one mutex (hundreds of threads on a few cores). */
+static void futex_wait(atomic_uint *addr, unsigned val, const struct timespec *rel) {
+  syscall(SYS_futex, (unsigned *)addr, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+static void futex_wake_all(atomic_uint *addr) {
+  syscall(SYS_futex, (unsigned *)addr, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
 
+/* The state of the launch in progress (launches are serialised by
+ * g_launch_lock). Worker threads are created on demand and kept for later
+ * launches: a pool of up to 1024 threads, parked between blocks. */
+struct launch {
+  /* written by the coordinator while every worker is parked */
   emu_dim3 grid, block, ctaid;
-  unsigned nthreads;
+  unsigned nthreads; /* threads per block in this launch */
   void (*body)(void *);
   void *ctx;
-
-  unsigned long block_gen; /* bumped when a block starts */
-  int quit;                /* no more blocks: workers exit */
-  unsigned running;        /* threads of this block still in the kernel */
-
-  /* the barrier */
-  unsigned arrived;
-  unsigned long barrier_gen;
-  int red_popc, red_and, red_or;     /* accumulating */
-  int res_popc, res_and, res_or;     /* results of the last completed one */
-
   double timeout_s;
+
+  atomic_uint block_gen; /* bumped (and woken) when a block starts */
+  atomic_uint done_gen;  /* bumped (and woken) when a block has finished */
+
+  pthread_mutex_t mu;  /* guards the fields below */
+  unsigned running;    /* threads of this block still in the kernel */
+  unsigned arrived;    /* threads waiting at the barrier */
+  atomic_uint barrier_gen;
+  int red_popc, red_and, red_or; /* accumulating */
+  int res_popc, res_and, res_or; /* results of the last completed one */
 };
 
+static struct launch g_launch = {.mu = PTHREAD_MUTEX_INITIALIZER};
 static pthread_mutex_t g_launch_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The launch in progress; read by the __emu_* functions of its workers. */
-static struct launch *g_launch;
+
+struct worker_arg {
+  unsigned index;     /* linear thread index within a block */
+  unsigned first_gen; /* block_gen when the worker was created */
+};
+static struct worker_arg g_args[EMU_MAX_THREADS];
+static unsigned g_pool; /* workers created so far (guarded by g_launch_lock) */
 
 static void die(const char *fmt, ...) {
   va_list ap;
@@ -71,7 +93,7 @@ static void die(const char *fmt, ...) {
 static struct launch *current(const char *what) {
   if (!t_in_kernel)
     die("%s called outside a kernel launched by emu_launch", what);
-  return g_launch;
+  return &g_launch;
 }
 
 static double env_double(const char *name, double dflt) {
@@ -85,15 +107,15 @@ static double env_double(const char *name, double dflt) {
   return v;
 }
 
-static void deadline_after(struct timespec *ts, double seconds) {
-  clock_gettime(CLOCK_REALTIME, ts);
-  long long ns = (long long)(seconds * 1e9) + ts->tv_nsec;
-  ts->tv_sec += (time_t)(ns / 1000000000LL);
-  ts->tv_nsec = (long)(ns % 1000000000LL);
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Completes the pending barrier: called with the lock held, by the last
- * thread to arrive or by the last thread to leave the kernel. */
+/* Completes the pending barrier: called with L->mu held, by the last thread
+ * to arrive or by the last thread to leave the kernel; the caller wakes the
+ * waiters after unlocking. */
 static void release_barrier(struct launch *L) {
   L->res_popc = L->red_popc;
   L->res_and = L->red_and;
@@ -102,65 +124,63 @@ static void release_barrier(struct launch *L) {
   L->red_and = 1;
   L->red_or = 0;
   L->arrived = 0;
-  L->barrier_gen++;
-  pthread_cond_broadcast(&L->barrier_cv);
+  atomic_fetch_add_explicit(&L->barrier_gen, 1, memory_order_release);
 }
 
 /* The one barrier: every form of bar.sync/bar.red ends here. */
 static void barrier(struct launch *L, int p, int *popc, int *all, int *any) {
   pthread_mutex_lock(&L->mu);
+  unsigned gen = atomic_load_explicit(&L->barrier_gen, memory_order_relaxed);
   L->red_popc += p ? 1 : 0;
   L->red_and = L->red_and && p;
   L->red_or = L->red_or || p;
   L->arrived++;
   if (L->arrived == L->running) {
     release_barrier(L);
+    pthread_mutex_unlock(&L->mu);
+    futex_wake_all(&L->barrier_gen);
   } else {
-    unsigned long gen = L->barrier_gen;
-    struct timespec ts;
-    deadline_after(&ts, L->timeout_s);
-    while (gen == L->barrier_gen) {
-      int rc = pthread_cond_timedwait(&L->barrier_cv, &L->mu, &ts);
-      if (rc == ETIMEDOUT && gen == L->barrier_gen)
+    pthread_mutex_unlock(&L->mu);
+    double deadline = now_s() + L->timeout_s;
+    struct timespec slice = {1, 0};
+    while (atomic_load_explicit(&L->barrier_gen, memory_order_acquire) == gen) {
+      futex_wait(&L->barrier_gen, gen, &slice);
+      if (atomic_load_explicit(&L->barrier_gen, memory_order_acquire) == gen &&
+          now_s() > deadline) {
+        pthread_mutex_lock(&L->mu);
         die("deadlock: in block (%u,%u,%u), %u of the %u running threads have "
             "waited at __syncthreads for %.0f s (threads diverging around a "
             "barrier?); set EMU_BARRIER_TIMEOUT to wait longer",
             L->ctaid.x, L->ctaid.y, L->ctaid.z, L->arrived, L->running,
             L->timeout_s);
+      }
     }
   }
+  /* The results stay valid until the next barrier completes, which needs
+   * this thread to arrive first. */
   if (popc)
     *popc = L->res_popc;
   if (all)
     *all = L->res_and;
   if (any)
     *any = L->res_or;
-  pthread_mutex_unlock(&L->mu);
 }
 
-struct worker_arg {
-  struct launch *L;
-  unsigned linear;
-};
-
 static void *worker(void *p) {
-  struct worker_arg *w = p;
-  struct launch *L = w->L;
-  t_linear = w->linear;
-  t_tid.x = w->linear % L->block.x;
-  t_tid.y = (w->linear / L->block.x) % L->block.y;
-  t_tid.z = w->linear / (L->block.x * L->block.y);
-  unsigned long seen = 0;
+  const struct worker_arg *w = p;
+  struct launch *L = &g_launch;
+  unsigned seen = w->first_gen;
+  t_linear = w->index;
   for (;;) {
-    pthread_mutex_lock(&L->mu);
-    while (L->block_gen == seen && !L->quit)
-      pthread_cond_wait(&L->start_cv, &L->mu);
-    if (L->block_gen == seen && L->quit) {
-      pthread_mutex_unlock(&L->mu);
-      return NULL;
-    }
-    seen = L->block_gen;
-    pthread_mutex_unlock(&L->mu);
+    unsigned g;
+    while ((g = atomic_load_explicit(&L->block_gen, memory_order_acquire)) == seen)
+      futex_wait(&L->block_gen, seen, NULL);
+    seen = g;
+    if (w->index >= L->nthreads) /* not part of this launch */
+      continue;
+    t_tid.x = w->index % L->block.x;
+    t_tid.y = (w->index / L->block.x) % L->block.y;
+    t_tid.z = w->index / (L->block.x * L->block.y);
 
     t_in_kernel = 1;
     L->body(L->ctx);
@@ -168,12 +188,45 @@ static void *worker(void *p) {
 
     pthread_mutex_lock(&L->mu);
     L->running--;
-    if (L->running == 0)
-      pthread_cond_signal(&L->done_cv);
-    else if (L->arrived > 0 && L->arrived == L->running)
-      release_barrier(L); /* everyone still running is waiting for us */
+    int last = L->running == 0;
+    int release = !last && L->arrived > 0 && L->arrived == L->running;
+    if (release) /* everyone still running is waiting for us */
+      release_barrier(L);
+    if (last)
+      atomic_fetch_add_explicit(&L->done_gen, 1, memory_order_release);
     pthread_mutex_unlock(&L->mu);
+    if (release)
+      futex_wake_all(&L->barrier_gen);
+    if (last)
+      futex_wake_all(&L->done_gen);
   }
+  return NULL;
+}
+
+/* Grows the pool to n workers; called with g_launch_lock held, all workers
+ * parked. */
+static void grow_pool(unsigned n, emu_dim3 block) {
+  if (g_pool >= n)
+    return;
+  size_t stack = (size_t)(env_double("EMU_STACK_KB", 1024.0) * 1024.0);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  if (pthread_attr_setstacksize(&attr, stack) != 0)
+    die("EMU_STACK_KB: cannot use a stack of %zu bytes", stack);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  unsigned gen = atomic_load(&g_launch.block_gen);
+  for (; g_pool < n; g_pool++) {
+    g_args[g_pool].index = g_pool;
+    g_args[g_pool].first_gen = gen;
+    pthread_t t;
+    int rc = pthread_create(&t, &attr, worker, &g_args[g_pool]);
+    if (rc != 0)
+      die("emu_launch: cannot create thread %u of the %u of a block (%u,%u,%u) "
+          "with a %zu-byte stack: %s (check `ulimit -u` and memory limits; "
+          "EMU_STACK_KB sets the stack size)",
+          g_pool + 1, n, block.x, block.y, block.z, stack, strerror(rc));
+  }
+  pthread_attr_destroy(&attr);
 }
 
 void emu_launch(emu_dim3 grid, emu_dim3 block, void (*body)(void *), void *ctx) {
@@ -194,69 +247,33 @@ void emu_launch(emu_dim3 grid, emu_dim3 block, void (*body)(void *), void *ctx) 
     die("emu_launch: grid (%u,%u,%u) has no blocks", grid.x, grid.y, grid.z);
 
   pthread_mutex_lock(&g_launch_lock);
-  struct launch L;
-  memset(&L, 0, sizeof L);
-  pthread_mutex_init(&L.mu, NULL);
-  pthread_cond_init(&L.start_cv, NULL);
-  pthread_cond_init(&L.done_cv, NULL);
-  pthread_cond_init(&L.barrier_cv, NULL);
-  L.grid = grid;
-  L.block = block;
-  L.nthreads = (unsigned)nthreads;
-  L.body = body;
-  L.ctx = ctx;
-  L.red_and = 1;
-  L.timeout_s = env_double("EMU_BARRIER_TIMEOUT", 120.0);
-  g_launch = &L;
-
-  size_t stack = (size_t)(env_double("EMU_STACK_KB", 1024.0) * 1024.0);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  if (pthread_attr_setstacksize(&attr, stack) != 0)
-    die("EMU_STACK_KB: cannot use a stack of %zu bytes", stack);
-  pthread_t *threads = calloc(L.nthreads, sizeof *threads);
-  struct worker_arg *args = calloc(L.nthreads, sizeof *args);
-  if (!threads || !args)
-    die("emu_launch: out of memory for %u threads", L.nthreads);
-  for (unsigned i = 0; i < L.nthreads; i++) {
-    args[i].L = &L;
-    args[i].linear = i;
-    int rc = pthread_create(&threads[i], &attr, worker, &args[i]);
-    if (rc != 0)
-      die("emu_launch: cannot create thread %u of the %u of a block (%u,%u,%u) "
-          "with a %zu-byte stack: %s (check `ulimit -u` and memory limits; "
-          "EMU_STACK_KB sets the stack size)",
-          i + 1, L.nthreads, block.x, block.y, block.z, stack, strerror(rc));
-  }
-  pthread_attr_destroy(&attr);
-
+  grow_pool((unsigned)nthreads, block);
+  struct launch *L = &g_launch;
+  L->grid = grid;
+  L->block = block;
+  L->nthreads = (unsigned)nthreads;
+  L->body = body;
+  L->ctx = ctx;
+  L->timeout_s = env_double("EMU_BARRIER_TIMEOUT", 120.0);
   for (unsigned bz = 0; bz < grid.z; bz++)
     for (unsigned by = 0; by < grid.y; by++)
       for (unsigned bx = 0; bx < grid.x; bx++) {
-        pthread_mutex_lock(&L.mu);
-        L.ctaid = emu_dim3_of(bx, by, bz);
-        L.running = L.nthreads;
-        L.arrived = 0;
-        L.block_gen++;
-        pthread_cond_broadcast(&L.start_cv);
-        while (L.running > 0)
-          pthread_cond_wait(&L.done_cv, &L.mu);
-        pthread_mutex_unlock(&L.mu);
+        L->ctaid = emu_dim3_of(bx, by, bz);
+        pthread_mutex_lock(&L->mu);
+        L->running = L->nthreads;
+        L->arrived = 0;
+        L->red_popc = 0;
+        L->red_and = 1;
+        L->red_or = 0;
+        pthread_mutex_unlock(&L->mu);
+        unsigned done = atomic_load_explicit(&L->done_gen, memory_order_acquire);
+        atomic_fetch_add_explicit(&L->block_gen, 1, memory_order_release);
+        futex_wake_all(&L->block_gen);
+        while (atomic_load_explicit(&L->done_gen, memory_order_acquire) == done)
+          futex_wait(&L->done_gen, done, NULL);
       }
-
-  pthread_mutex_lock(&L.mu);
-  L.quit = 1;
-  pthread_cond_broadcast(&L.start_cv);
-  pthread_mutex_unlock(&L.mu);
-  for (unsigned i = 0; i < L.nthreads; i++)
-    pthread_join(threads[i], NULL);
-  free(threads);
-  free(args);
-  g_launch = NULL;
-  pthread_cond_destroy(&L.barrier_cv);
-  pthread_cond_destroy(&L.done_cv);
-  pthread_cond_destroy(&L.start_cv);
-  pthread_mutex_destroy(&L.mu);
+  L->body = NULL;
+  L->ctx = NULL;
   pthread_mutex_unlock(&g_launch_lock);
 }
 
@@ -314,3 +331,12 @@ int __emu_barrier_red_or(int id, int p) {
   return r;
 }
 void __emu_threadfence(void) { atomic_thread_fence(memory_order_seq_cst); }
+int __emu_warpsize(void) { return 32; }
+
+/* NVVM math intrinsics without a generic LLVM equivalent. */
+float __emu_rcpf(float x) { return 1.0f / x; }
+double __emu_rcp(double x) { return 1.0 / x; }
+float __emu_divf(float a, float b) { return a / b; }
+double __emu_div(double a, double b) { return a / b; }
+float __emu_saturatef(float x) { return x != x ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+double __emu_saturate(double x) { return x != x ? 0.0 : x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x; }

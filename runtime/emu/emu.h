@@ -23,7 +23,8 @@
  *   - the threads of a block are real OS threads (pthreads), blockDim.x *
  *     blockDim.y * blockDim.z of them (at most 1024), all running at once, so
  *     data races and missing atomics show as wrong results, as on a GPU. They
- *     are created once per launch and reused for every block;
+ *     are created when first needed and reused for every block and launch
+ *     (a pool of up to 1024 threads, parked between launches);
  *   - __syncthreads() is a real barrier across the block's threads. A thread
  *     that has returned from the kernel counts as arrived (as on the
  *     hardware), so `if (i >= n) return; ... __syncthreads();` works. All
@@ -74,6 +75,7 @@ int __emu_nctaid_z(void);
 int __emu_laneid(void);
 int __emu_warpid(void);
 int __emu_nwarpid(void);
+int __emu_warpsize(void);
 void __emu_syncthreads(void);
 void __emu_barrier_sync(int id);
 void __emu_barrier_sync_count(int id, int count);
@@ -82,6 +84,12 @@ int __emu_barrier_red_popc(int id, int p);
 int __emu_barrier_red_and(int id, int p);
 int __emu_barrier_red_or(int id, int p);
 void __emu_threadfence(void);
+float __emu_rcpf(float x);
+double __emu_rcp(double x);
+float __emu_divf(float a, float b);
+double __emu_div(double a, double b);
+float __emu_saturatef(float x);
+double __emu_saturate(double x);
 
 #ifdef __cplusplus
 }

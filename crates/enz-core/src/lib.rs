@@ -15,6 +15,7 @@ mod abi;
 mod analysis;
 mod callsite;
 mod diag;
+mod gpu;
 mod inspect;
 mod ir;
 mod names;
@@ -23,6 +24,7 @@ mod preprocess;
 mod synth;
 
 pub use diag::Diagnostic;
+pub use gpu::retarget_to_host;
 pub use inspect::{print_activity, print_type_analysis};
 pub use pipeline::{differentiate_module, Options, Report};
 

@@ -10,7 +10,10 @@ use clap::Parser;
 use enz_core::inkwell::context::Context;
 use enz_core::inkwell::memory_buffer::MemoryBuffer;
 use enz_core::inkwell::module::Module;
-use enz_core::{differentiate_module, print_activity, print_type_analysis, Diagnostic, Options};
+use enz_core::{
+    differentiate_module, print_activity, print_type_analysis, retarget_to_host, Diagnostic,
+    Options,
+};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -47,6 +50,13 @@ struct Cli {
     /// differentiating them.
     #[arg(long = "no-preopt")]
     no_preopt: bool,
+
+    /// After differentiating, retarget an NVPTX module to the host for the
+    /// CPU SIMT emulator (runtime/emu/): host triple, no address spaces,
+    /// kernels as plain C functions, thread ids and barriers as calls to the
+    /// emulator runtime.
+    #[arg(long = "emulate-host")]
+    emulate_host: bool,
 
     /// Optimisation level after differentiation (-O0, -O1, -O2, -O3).
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
@@ -104,6 +114,16 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         return Ok(());
     };
     differentiate_module(&module, &opts)?;
+    if cli.emulate_host {
+        let host = retarget_to_host(&module.print_to_string().to_string()).map_err(|d| vec![d])?;
+        let buf = MemoryBuffer::create_from_memory_range_copy(host.as_bytes(), "emulate-host");
+        let host = context.create_module_from_ir(buf).map_err(|e| {
+            vec![Diagnostic::new(format!(
+                "cannot reparse the retargeted module: {e}"
+            ))]
+        })?;
+        return write_module(&host, out, cli.text).map_err(|d| vec![d]);
+    }
     write_module(&module, out, cli.text).map_err(|d| vec![d])
 }
 

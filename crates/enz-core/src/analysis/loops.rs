@@ -9,7 +9,7 @@
 
 use super::cfg::Cfg;
 use crate::ir::{Block, Value};
-use llvm_sys::LLVMOpcode;
+use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 use std::collections::{HashMap, HashSet};
 
 /// Index of a loop in a [`LoopNest`].
@@ -207,5 +207,122 @@ fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
             Some((s, Some(next.gep_source_type())))
         }
         _ => None,
+    }
+}
+
+/// What bounds the number of header executions of a loop:
+/// `|limit - start| / |step| + 3` (a deliberate over-estimate that covers
+/// header- and latch-tested loops and inclusive comparisons).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct TripBound {
+    pub(crate) start: Value,
+    pub(crate) limit: Value,
+    pub(crate) step: i64,
+}
+
+impl LoopNest {
+    /// A bound on the iterations of `l` computable before it runs: an
+    /// exiting test that every iteration passes (it dominates the latch)
+    /// compares an affine IV (or its next value) with a value defined
+    /// outside `outside` (a loop enclosing `l`, or `l` itself).
+    pub(crate) fn trip_bound(&self, cfg: &Cfg, l: LoopId, outside: LoopId) -> Option<TripBound> {
+        let lp = self.get(l);
+        let ivs = self.affine_ivs(l);
+        let outer = self.get(outside);
+        let invariant = |v: Value| !v.is_instruction() || !outer.blocks.contains(&v.parent_block());
+        for x in &lp.blocks {
+            if !cfg.dominates(*x, lp.latch) {
+                continue;
+            }
+            let Some(t) = x.terminator() else { continue };
+            if t.opcode() != Some(LLVMOpcode::LLVMBr) || t.num_operands() != 3 {
+                continue;
+            }
+            if !x.successors().iter().any(|s| !lp.blocks.contains(s)) {
+                continue;
+            }
+            let c = t.operand(0);
+            if c.opcode() != Some(LLVMOpcode::LLVMICmp) {
+                continue;
+            }
+            let stays_true = lp.blocks.contains(&x.successors()[0]);
+            for (swapped, (a, b)) in [
+                (false, (c.operand(0), c.operand(1))),
+                (true, (c.operand(1), c.operand(0))),
+            ] {
+                if !invariant(b) {
+                    continue;
+                }
+                // The predicate under which the loop goes on, IV on the left.
+                let mut pred = c.icmp_predicate();
+                if !stays_true {
+                    pred = inverse(pred);
+                }
+                if swapped {
+                    pred = swap(pred);
+                }
+                for iv in &ivs {
+                    if iv.gep_type.is_some() || !invariant(iv.start) {
+                        continue;
+                    }
+                    let next = iv
+                        .phi
+                        .incoming()
+                        .into_iter()
+                        .find(|(_, blk)| *blk == lp.latch)
+                        .map(|(v, _)| v);
+                    if (a == iv.phi || Some(a) == next) && bounded_by(pred, iv.step) {
+                        return Some(TripBound {
+                            start: iv.start,
+                            limit: b,
+                            step: iv.step,
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Whether "go on while `iv pred limit`" stops an IV moving by `step`.
+fn bounded_by(pred: LLVMIntPredicate, step: i64) -> bool {
+    use LLVMIntPredicate::*;
+    match pred {
+        LLVMIntSLT | LLVMIntULT | LLVMIntSLE | LLVMIntULE => step > 0,
+        LLVMIntSGT | LLVMIntUGT | LLVMIntSGE | LLVMIntUGE => step < 0,
+        LLVMIntNE => step == 1 || step == -1,
+        LLVMIntEQ => false,
+    }
+}
+
+fn inverse(p: LLVMIntPredicate) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => LLVMIntNE,
+        LLVMIntNE => LLVMIntEQ,
+        LLVMIntSLT => LLVMIntSGE,
+        LLVMIntSGE => LLVMIntSLT,
+        LLVMIntSLE => LLVMIntSGT,
+        LLVMIntSGT => LLVMIntSLE,
+        LLVMIntULT => LLVMIntUGE,
+        LLVMIntUGE => LLVMIntULT,
+        LLVMIntULE => LLVMIntUGT,
+        LLVMIntUGT => LLVMIntULE,
+    }
+}
+
+fn swap(p: LLVMIntPredicate) -> LLVMIntPredicate {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntSLT => LLVMIntSGT,
+        LLVMIntSGT => LLVMIntSLT,
+        LLVMIntSLE => LLVMIntSGE,
+        LLVMIntSGE => LLVMIntSLE,
+        LLVMIntULT => LLVMIntUGT,
+        LLVMIntUGT => LLVMIntULT,
+        LLVMIntULE => LLVMIntUGE,
+        LLVMIntUGE => LLVMIntULE,
+        other => other,
     }
 }

@@ -257,12 +257,26 @@ pub(crate) fn print(func: Value, ta: &TypeAnalysis) -> String {
     for p in func.params() {
         let _ = writeln!(out, "{}: {}", p.to_ir(), ta.tree(p));
     }
-    for b in func.blocks() {
-        for i in b.instructions() {
-            if !i.ty().is_void() {
-                let _ = writeln!(out, "{}: {}", i.to_ir(), ta.tree(i));
-            }
-        }
+    let results: Vec<Value> = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| !i.ty().is_void())
+        .collect();
+    // Printing instructions one by one renumbers the whole function each
+    // time; take their lines from one print of the function instead (each
+    // instruction with a result is one line `  %name = ...`, in order).
+    let text = func.to_ir_full();
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("  %")).collect();
+    let by_line = lines.len() == results.len();
+    for (k, i) in results.iter().enumerate() {
+        let ir = if by_line {
+            let l = lines[k].trim();
+            l.find(", !").map_or(l, |c| &l[..c]).to_string()
+        } else {
+            i.to_ir()
+        };
+        let _ = writeln!(out, "{ir}: {}", ta.tree(*i));
     }
     out
 }

@@ -234,6 +234,18 @@ impl Builder {
         Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 0, c"".as_ptr()) })
     }
 
+    pub(crate) fn sub(&self, a: Value, b: Value) -> Value {
+        Value(unsafe { LLVMBuildSub(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
+    /// Integer resize (sign-extending).
+    pub(crate) fn sext(&self, v: Value, to: Ty) -> Value {
+        if v.ty() == to {
+            return v;
+        }
+        Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })
+    }
+
     pub(crate) fn mul(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildMul(self.raw, a.0, b.0, c"".as_ptr()) })
     }

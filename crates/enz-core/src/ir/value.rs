@@ -307,6 +307,11 @@ impl Value {
         Some(unsafe { LLVMConstIntGetSExtValue(self.0) })
     }
 
+    /// Predicate of an `icmp`.
+    pub(crate) fn icmp_predicate(self) -> llvm_sys::LLVMIntPredicate {
+        unsafe { LLVMGetICmpPredicate(self.0) }
+    }
+
     /// Whether a load or store is volatile.
     pub(crate) fn is_volatile(self) -> bool {
         unsafe { LLVMGetVolatile(self.0) != 0 }
@@ -510,5 +515,12 @@ impl Value {
             LLVMGetMDNodeOperands(self.0, ops.as_mut_ptr());
             ops.into_iter().map(Value).collect()
         }
+    }
+
+    /// The value printed as in an IR dump, every line (a function: its
+    /// whole definition). One call numbers the function's values once,
+    /// where [`Value::to_ir`] on each instruction would number them each time.
+    pub(crate) fn to_ir_full(self) -> String {
+        take_message(unsafe { LLVMPrintValueToString(self.0) })
     }
 }

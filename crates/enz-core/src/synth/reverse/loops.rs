@@ -38,6 +38,10 @@ pub(super) struct LoopState {
     rev_iv: Value,
     /// `last_L` phis per exit block (forward, in the exit block).
     last: HashMap<Block, Value>,
+    /// When every iteration count of the loop and its parents is bounded
+    /// before the outermost one starts: that bound on the positions, and
+    /// the (forward) block ending in which the buffers are allocated once.
+    prealloc: Option<(Value, Block)>,
 }
 
 /// A growable cache buffer: `{ ptr data, i64 capacity }` on the tape.
@@ -81,16 +85,47 @@ impl Reverse<'_> {
             let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
             self.top.store(self.top.const_int(i64t, 0), rev_iv);
             let last = self.exit_phis(l, iv);
-            self.loop_states.insert(
-                l,
-                LoopState {
-                    base,
-                    pos,
-                    rev_iv,
-                    last,
-                },
-            );
+            let prealloc = self.position_bound(l);
+            let state = LoopState {
+                base,
+                pos,
+                rev_iv,
+                last,
+                prealloc,
+            };
+            self.loop_states.insert(l, state);
         }
+    }
+
+    /// A bound on every position of loop `l`'s buffers, computed in the
+    /// preheader of its outermost enclosing loop: the product of the trip
+    /// bounds of the loops around it, if each is known there.
+    fn position_bound(&mut self, l: LoopId) -> Option<(Value, Block)> {
+        let chain = self.loops.chain(self.loops.get(l).header);
+        let outer = chain[0];
+        let bounds: Vec<_> = chain
+            .iter()
+            .map(|m| self.loops.trip_bound(&self.cfg, *m, outer))
+            .collect::<Option<Vec<_>>>()?;
+        let gpre = self.map.block(self.loops.get(outer).preheader);
+        let ctx = gpre.parent().context();
+        let i64t = Ty::int(ctx, 64);
+        let fb = Builder::new(ctx);
+        fb.position_before(gpre.terminator()?);
+        let mut total = fb.const_int(i64t, 1);
+        for tb in bounds {
+            let start = fb.sext(self.map.get(tb.start), i64t);
+            let limit = fb.sext(self.map.get(tb.limit), i64t);
+            let diff = fb.sub(limit, start);
+            let neg = fb.sub(fb.const_int(i64t, 0), diff);
+            let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
+            let dist = fb.select(is_neg, neg, diff);
+            let steps = fb.udiv(dist, fb.const_int(i64t, tb.step.unsigned_abs() as i64));
+            let trips = fb.add(steps, fb.const_int(i64t, 3));
+            total = fb.mul(total, trips);
+        }
+        total.set_name(&format!("bound.{l}"));
+        Some((total, gpre))
     }
 
     /// An i64 counter in the forward function, zeroed at its entry.
@@ -224,10 +259,25 @@ impl Reverse<'_> {
                 }
                 let hp = self.tape.address(&fb, holder);
                 let size = fb.const_int(Ty::int(ctx, 64), gv.ty().alloc_size(gv.module()) as i64);
-                let slot_fn = cache_slot_fn(&fb);
                 let ptr = Ty::ptr(ctx);
-                let fty = Ty::function(ptr, &[ptr, Ty::int(ctx, 64), Ty::int(ctx, 64)], false);
-                let addr = fb.call(fty, slot_fn, &[hp, pos, size]);
+                let addr = match self.loop_states[&l].prealloc {
+                    Some((bound, block)) => {
+                        // Allocated once, before the outermost loop starts.
+                        let ab = Builder::new(ctx);
+                        ab.position_before(block.terminator().expect("terminator"));
+                        let bytes = ab.mul(bound, size);
+                        let data = ab.malloc(bytes);
+                        ab.store(data, self.tape.address(&ab, holder));
+                        let data = fb.load(ptr, hp);
+                        fb.gep(gv.ty(), data, &[pos])
+                    }
+                    None => {
+                        let slot_fn = cache_slot_fn(&fb);
+                        let fty =
+                            Ty::function(ptr, &[ptr, Ty::int(ctx, 64), Ty::int(ctx, 64)], false);
+                        fb.call(fty, slot_fn, &[hp, pos, size])
+                    }
+                };
                 fb.store(gv, addr);
                 self.loop_buffers.insert(gv, buf);
                 self.buffers.push(buf);

@@ -1,0 +1,82 @@
+/*
+ * main.c -- runs the ADBench-style benchmarks in one process and prints the
+ * table. See adbench.h for the layout and scripts/bench.sh for the build.
+ *
+ *   adbench [--quick] [--md FILE] [--tsv FILE] [gmm] [ba] [lstm]
+ *
+ *   --quick   fewer sizes, 20 ms samples (a smoke run, not for reporting)
+ *   --size I  only the I-th size (0-based) of each benchmark (profiling)
+ *   --md      also write the table (markdown) to FILE
+ *   --tsv     also write one line per (benchmark, size, tool) to FILE
+ *   names     run only these benchmarks (default: all three)
+ *
+ * Exit status: 0; 3 when two gradients disagree (printed, nothing more is
+ * timed); 4 when enz-rs could not build a benchmark (its column reads FAIL,
+ * everything else is measured).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "adbench.h"
+
+/* set by the objects compiled with -DNO_ENZ (bench.sh's fallback) */
+extern int gmm_no_enz, ba_no_enz, lstm_no_enz;
+
+int main(int argc, char **argv) {
+  const char *md = NULL, *tsv = NULL;
+  int want[3] = {0, 0, 0}, any = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) {
+      opt_quick = 1;
+      opt_min_sample = 0.02;
+    } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+      opt_size = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--md") && i + 1 < argc) {
+      md = argv[++i];
+    } else if (!strcmp(argv[i], "--tsv") && i + 1 < argc) {
+      tsv = argv[++i];
+    } else if (!strcmp(argv[i], "gmm")) {
+      want[0] = any = 1;
+    } else if (!strcmp(argv[i], "ba")) {
+      want[1] = any = 1;
+    } else if (!strcmp(argv[i], "lstm")) {
+      want[2] = any = 1;
+    } else {
+      fprintf(stderr,
+              "usage: adbench [--quick] [--size I] [--md FILE] [--tsv FILE] [gmm] [ba] "
+              "[lstm]\n");
+      return 2;
+    }
+  }
+  if (!any)
+    want[0] = want[1] = want[2] = 1;
+  printf("ADBench-style benchmarks: times are medians of >= %d samples of "
+         ">= %.0f ms each, per call.\n",
+         opt_samples < 5 ? 5 : opt_samples, opt_min_sample * 1e3);
+  int failed = 0;
+  if (want[0]) {
+    enz_missing = gmm_no_enz;
+    failed |= enz_missing;
+    run_gmm();
+  }
+  if (want[1]) {
+    enz_missing = ba_no_enz;
+    failed |= enz_missing;
+    run_ba();
+  }
+  if (want[2]) {
+    enz_missing = lstm_no_enz;
+    failed |= enz_missing;
+    run_lstm();
+  }
+  write_tables(md, tsv);
+  if (failed) {
+    fprintf(stderr, "error: enz-rs could not build:%s%s%s (see the build "
+                    "log); the other tools were measured\n",
+            want[0] && gmm_no_enz ? " gmm.c" : "",
+            want[1] && ba_no_enz ? " ba.c" : "",
+            want[2] && lstm_no_enz ? " lstm.c" : "");
+    return 4;
+  }
+  return 0;
+}
