@@ -20,27 +20,39 @@ pub(crate) enum ArgActivity {
 }
 
 /// One parameter's values at a call site.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct CallArg {
     pub(crate) activity: ArgActivity,
     /// The primal value passed (as it appears at the call, before conversion).
     pub(crate) value: Value,
-    /// The shadow, for `Dup`/`DupNoNeed` (read once memory is differentiated).
-    #[allow(dead_code)]
-    pub(crate) shadow: Option<Value>,
+    /// The shadows (tangents in forward mode), one per vector lane, for
+    /// `Dup`/`DupNoNeed`.
+    pub(crate) shadows: Vec<Value>,
 }
 
 /// A parsed `__enzyme_*` call.
 #[derive(Clone, Debug)]
 pub(crate) struct CallSite {
     pub(crate) call: Value,
+    pub(crate) entry: EntryPoint,
     /// The function to differentiate.
     pub(crate) function: Value,
     /// One entry per parameter of `function`.
     pub(crate) args: Vec<CallArg>,
     /// The `sret` pointer the call returns its struct through, if any.
     pub(crate) sret: Option<Value>,
+    /// Vector width (`enzyme_width N`), 1 by default.
+    pub(crate) width: u32,
+    /// `enzyme_allocated SIZE`: the caller's tape buffer size.
+    pub(crate) allocated: Option<Value>,
+    /// `enzyme_tape PTR`: the caller's tape buffer.
+    pub(crate) tape: Option<Value>,
+    /// Values after the parameters (`__enzyme_reverse`: dret, tape).
+    pub(crate) trailing: Vec<Value>,
 }
+
+/// Most vector lanes `enzyme_width` accepts.
+pub(crate) const MAX_WIDTH: u32 = 16;
 
 /// The marker `v` stands for: a load of an `enzyme_*` global or a metadata
 /// string naming one.
@@ -98,6 +110,28 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
     let params = function.params();
     let mut args = Vec::with_capacity(params.len());
     let mut k = base + 1;
+    let (mut width, mut allocated, mut tape) = (1u32, None, None);
+    // Leading configuration markers: enzyme_width N, enzyme_allocated SIZE,
+    // enzyme_tape PTR.
+    while k + 1 < nargs {
+        match marker_of(call.operand(k)) {
+            Some(Marker::Width) => {
+                let n = call.operand(k + 1).const_int_value();
+                match n {
+                    Some(n) if (1..=i64::from(MAX_WIDTH)).contains(&n) => width = n as u32,
+                    _ => {
+                        return Err(err(format!(
+                            "`enzyme_width` must be followed by a constant between 1 and {MAX_WIDTH}"
+                        )))
+                    }
+                }
+            }
+            Some(Marker::Allocated) => allocated = Some(call.operand(k + 1)),
+            Some(Marker::Tape) => tape = Some(call.operand(k + 1)),
+            _ => break,
+        }
+        k += 2;
+    }
     let too_few = |k: u32| {
         err(format!(
             "too few arguments: `{fname}` has {} parameter(s) but the call to `{}` ran out of values at argument {}",
@@ -114,10 +148,7 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
         let mut v = call.operand(k);
         let mut marker = marker_of(v);
         if let Some(m) = marker {
-            if matches!(
-                m,
-                Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar
-            ) {
+            if matches!(m, Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar) {
                 return Err(err(format!(
                     "the marker `{}` is not supported by `{}` yet",
                     m.name(),
@@ -134,11 +165,18 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
         }
         k += 1;
         let ty = p.ty();
+        let forward = entry == EntryPoint::FwdDiff;
         let activity = match marker {
             Some(Marker::Const) => ArgActivity::Const,
+            Some(Marker::Out) if forward => {
+                return Err(err(format!(
+                    "parameter {pi} of `{fname}` is marked enzyme_out, which forward mode does not have (use enzyme_dup with a tangent)"
+                )))
+            }
             Some(Marker::Out) => ArgActivity::Out,
             Some(Marker::Dup) => ArgActivity::Dup,
             Some(Marker::DupNoNeed) => ArgActivity::DupNoNeed,
+            _ if ty.is_fp_or_fp_vector() && forward => ArgActivity::Dup,
             _ if ty.is_fp_or_fp_vector() => ArgActivity::Out,
             _ if ty.kind() == crate::ir::TyKind::Pointer => ArgActivity::Dup,
             _ => ArgActivity::Const,
@@ -148,21 +186,35 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
                 "parameter {pi} of `{fname}` has type {ty}, which cannot be `enzyme_out` (only floating-point values have adjoints to return)"
             )));
         }
-        let shadow = if matches!(activity, ArgActivity::Dup | ArgActivity::DupNoNeed) {
-            if k >= nargs {
-                return Err(too_few(k));
+        let mut shadows = Vec::new();
+        if matches!(activity, ArgActivity::Dup | ArgActivity::DupNoNeed) {
+            if !forward && !ty.carries_float() && ty.kind() != crate::ir::TyKind::Pointer {
+                return Err(err(format!(
+                    "parameter {pi} of `{fname}` has type {ty}, which has no shadow (enzyme_dup is for pointers and, in forward mode, floats)"
+                )));
             }
-            let s = call.operand(k);
-            k += 1;
-            Some(s)
-        } else {
-            None
-        };
-        args.push(CallArg {
-            activity,
-            value: v,
-            shadow,
-        });
+            if !forward && ty.kind() != crate::ir::TyKind::Pointer {
+                return Err(err(format!(
+                    "parameter {pi} of `{fname}` is a scalar marked enzyme_dup: in reverse mode use enzyme_out (its adjoint is returned)"
+                )));
+            }
+            for _ in 0..width {
+                if k >= nargs {
+                    return Err(too_few(k));
+                }
+                shadows.push(call.operand(k));
+                k += 1;
+            }
+        }
+        args.push(CallArg { activity, value: v, shadows });
+    }
+    let trailing: Vec<Value> = if entry == EntryPoint::Reverse {
+        (k..nargs).map(|j| call.operand(j)).collect()
+    } else {
+        Vec::new()
+    };
+    if entry == EntryPoint::Reverse {
+        k = nargs;
     }
     if k < nargs {
         return Err(err(format!(
@@ -174,8 +226,13 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
     }
     Ok(CallSite {
         call,
+        entry,
         function,
         args,
         sret,
+        width,
+        allocated,
+        tape,
+        trailing,
     })
 }

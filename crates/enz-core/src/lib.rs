@@ -18,6 +18,7 @@ mod diag;
 mod gpu;
 mod inspect;
 mod ir;
+mod lower;
 mod names;
 mod pipeline;
 mod preprocess;

@@ -9,10 +9,21 @@
 pub(crate) enum EntryPoint {
     /// `__enzyme_autodiff`: combined reverse mode.
     Autodiff,
+    /// `__enzyme_fwddiff`: forward (tangent) mode.
+    FwdDiff,
+    /// `__enzyme_augmentfwd`: the forward sweep of split reverse mode.
+    AugmentFwd,
+    /// `__enzyme_reverse`: the reverse sweep of split reverse mode.
+    Reverse,
 }
 
 impl EntryPoint {
-    const ALL: [(EntryPoint, &'static str); 1] = [(EntryPoint::Autodiff, "__enzyme_autodiff")];
+    const ALL: [(EntryPoint, &'static str); 4] = [
+        (EntryPoint::Autodiff, "__enzyme_autodiff"),
+        (EntryPoint::FwdDiff, "__enzyme_fwddiff"),
+        (EntryPoint::AugmentFwd, "__enzyme_augmentfwd"),
+        (EntryPoint::Reverse, "__enzyme_reverse"),
+    ];
 
     /// The entry point a callee name designates, if any.
     pub(crate) fn from_callee(name: &str) -> Option<EntryPoint> {

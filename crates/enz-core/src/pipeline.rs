@@ -6,17 +6,13 @@
 //!        ─► post-optimise ─► verify
 //! ```
 
-use crate::abi;
-use crate::callsite::{self, ArgActivity, CallSite};
+use crate::callsite::{self, CallSite};
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, Ty, Value};
+use crate::ir::Value;
+use crate::lower::Lowering;
 use crate::names::{EntryPoint, Marker};
 use crate::preprocess::run_module_passes;
-use crate::synth::registry::{Registry, SplitKey};
-use crate::synth::reverse::{
-    adjoint_return_type, new_function, shadowed_params, synthesize, Derivative, GradientRequest,
-    Mode,
-};
+use crate::synth::registry::{CustomRules, Registry};
 use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMModuleRef;
@@ -74,29 +70,44 @@ pub fn differentiate_module(
     if !diags.is_empty() {
         return Err(diags);
     }
-    let mut registry = Registry::new(opts.preopt, inactive_functions(m));
-    let mut gradients: HashMap<(Value, Vec<ArgActivity>), Value> = HashMap::new();
+    let mut registry = Registry::new(opts.preopt, inactive_functions(m), custom_rules(m));
+    let mut lowering = Lowering::default();
     let mut report = Report::default();
-    for cs in &sites {
-        match gradient_for(cs, &mut registry, &mut gradients) {
-            Ok(g) => {
-                replace_call(cs, g);
-                report.call_sites += 1;
-            }
-            Err(mut d) => diags.append(&mut d),
+    // A call site inside a function that another site differentiates
+    // (nested derivatives) is replaced first, and its derivative built,
+    // so that the outer function is differentiated with it in place.
+    let mut waiting = sites;
+    while !waiting.is_empty() {
+        let callers: HashSet<Value> =
+            waiting.iter().map(|cs| cs.call.parent_block().parent()).collect();
+        let (mut ready, rest): (Vec<CallSite>, Vec<CallSite>) = waiting
+            .into_iter()
+            .partition(|cs| !reaches_any(cs.function, &callers));
+        if ready.is_empty() {
+            ready = rest;
+            waiting = Vec::new();
+        } else {
+            waiting = rest;
         }
-    }
-    while let Some((key, fns)) = registry.take_pending() {
-        if let Err(mut d) = synthesize_split(&key, fns, &mut registry) {
+        for cs in &ready {
+            match lowering.lower(cs, &mut registry) {
+                Ok(()) => report.call_sites += 1,
+                Err(mut d) => diags.append(&mut d),
+            }
+        }
+        if let Err(mut d) = lowering.synthesize_pending(&mut registry) {
             diags.append(&mut d);
         }
     }
     registry.delete_clones();
     if !diags.is_empty() {
-        registry.delete_split();
+        registry.delete_derivatives();
         return Err(diags);
     }
-    report.derivatives = gradients.len();
+    if let Err(d) = lowering.patch_tape_sizes() {
+        return Err(vec![d]);
+    }
+    report.derivatives = lowering.derivatives();
     clean_up_api_symbols(m);
     // Synthesis bugs must surface as diagnostics, not as crashes in the
     // optimiser: verify before optimising too.
@@ -120,6 +131,59 @@ pub fn differentiate_module(
         ))]
     })?;
     Ok(report)
+}
+
+/// Whether `f` contains, or calls (through defined functions), a function
+/// in `targets`.
+fn reaches_any(f: Value, targets: &HashSet<Value>) -> bool {
+    let mut seen = HashSet::new();
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        if targets.contains(&g) {
+            return true;
+        }
+        if !seen.insert(g) {
+            continue;
+        }
+        for b in g.blocks() {
+            for i in b.instructions() {
+                if let Some(c) = i.called_function() {
+                    if !c.is_declaration() {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
+/// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
+fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
+    let mut out: HashMap<Value, CustomRules> = HashMap::new();
+    let mut g = unsafe { LLVMGetFirstGlobal(m) };
+    while !g.is_null() {
+        let gv = Value(g);
+        let name = gv.name();
+        let init = unsafe { LLVMGetInitializer(g) };
+        if !init.is_null() {
+            let init = Value(init);
+            let fns: Vec<Option<Value>> =
+                (0..init.num_operands()).map(|k| init.operand(k).strip_to_function()).collect();
+            if name.contains("__enzyme_register_gradient") {
+                if let [Some(f), Some(aug), Some(rev)] = fns[..] {
+                    out.entry(f).or_default().gradient = Some((aug, rev));
+                }
+            } else if name.contains("__enzyme_register_derivative") {
+                if let [Some(f), Some(fwd)] = fns[..] {
+                    out.entry(f).or_default().forward = Some(fwd);
+                }
+            }
+        }
+        g = unsafe { LLVMGetNextGlobal(g) };
+    }
+    out
 }
 
 /// Functions the user declared inactive: listed in a global array
@@ -152,105 +216,6 @@ pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
         }
     }
     out
-}
-
-/// The gradient (combined reverse mode) for one call site, synthesised
-/// once per (function, activity) pair.
-fn gradient_for(
-    cs: &CallSite,
-    registry: &mut Registry,
-    gradients: &mut HashMap<(Value, Vec<ArgActivity>), Value>,
-) -> Result<Value, Vec<Diagnostic>> {
-    let name = cs.function.name();
-    let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
-    let key = (cs.function, acts.clone());
-    if let Some(g) = gradients.get(&key) {
-        return Ok(*g);
-    }
-    if cs.function.function_type().is_vararg() {
-        return Err(vec![Diagnostic::new(format!(
-            "cannot differentiate `{name}`: variadic functions are not supported"
-        ))
-        .in_function(name.clone())
-        .at(cs.call)]);
-    }
-    let prep = registry.prep(cs.function).map_err(|d| vec![d])?;
-    let ret_active = cs.function.function_type().return_type().is_fp_scalar();
-    let fty = Ty::function(
-        adjoint_return_type(prep, &acts),
-        &shadowed_params(prep, &acts),
-        false,
-    );
-    let g = new_function(prep, &format!("diffe_{name}"), fty);
-    let req = GradientRequest {
-        prep,
-        name: &name,
-        args: &acts,
-        ret_active,
-        ret_shadowed: false,
-        mode: Mode::Combined,
-    };
-    let fns = Derivative {
-        forward: g,
-        reverse: g,
-    };
-    if let Err(d) = synthesize(&req, fns, registry) {
-        g.delete_function();
-        return Err(d);
-    }
-    gradients.insert(key, g);
-    Ok(g)
-}
-
-/// Fills in a callee's augmented primal and reverse function.
-fn synthesize_split(
-    key: &SplitKey,
-    fns: Derivative,
-    registry: &mut Registry,
-) -> Result<(), Vec<Diagnostic>> {
-    let name = key.function.name();
-    let prep = registry.prep(key.function).map_err(|d| vec![d])?;
-    let req = GradientRequest {
-        prep,
-        name: &name,
-        args: &key.args,
-        ret_active: key.ret_active,
-        ret_shadowed: key.ret_shadowed,
-        mode: Mode::Split,
-    };
-    synthesize(&req, fns, registry)
-}
-
-/// Replaces the call by a call to the gradient `g` and packs its result.
-fn replace_call(cs: &CallSite, g: Value) {
-    let caller = cs.call.parent_block().parent();
-    let b = Builder::new(caller.context());
-    let entry = Builder::new(caller.context());
-    entry.position_before(caller.entry_block().first_instruction().expect("entry"));
-    b.position_before(cs.call);
-    let params = cs.function.params();
-    let mut args = Vec::new();
-    for (a, p) in cs.args.iter().zip(&params) {
-        args.push(abi::convert_arg(&b, a.value, p.ty()).unwrap_or(a.value));
-        if let Some(s) = a.shadow {
-            args.push(abi::convert_arg(&b, s, p.ty()).unwrap_or(s));
-        }
-    }
-    let call = b.call(g.function_type(), g, &args);
-    call.copy_debug_loc(cs.call);
-    let ret_ty = g.function_type().return_type();
-    let outs: Vec<Value> = if ret_ty.is_void() {
-        Vec::new()
-    } else {
-        (0..ret_ty.len() as u32)
-            .map(|k| b.extract_value(call, k))
-            .collect()
-    };
-    let declared = cs.call.call_function_type().return_type();
-    if let Some(v) = abi::pack_return(&b, &entry, &outs, declared, cs.sret) {
-        cs.call.replace_all_uses_with(v);
-    }
-    cs.call.erase();
 }
 
 /// Removes what the `__enzyme_*` API leaves behind: dead marker loads,

@@ -163,6 +163,11 @@ impl Ty {
         Ty(unsafe { LLVMGetReturnType(self.0) })
     }
 
+    /// Number of parameters of a function type.
+    pub(crate) fn params_len(self) -> usize {
+        unsafe { LLVMCountParamTypes(self.0) as usize }
+    }
+
     pub(crate) fn is_vararg(self) -> bool {
         unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
     }

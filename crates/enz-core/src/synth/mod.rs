@@ -2,7 +2,9 @@
 //! the analyses' facts. Synthesis never re-runs an analysis.
 
 pub(crate) mod adjoint;
+pub(crate) mod custom;
 pub(crate) mod emit;
+pub(crate) mod forward;
 pub(crate) mod registry;
 pub(crate) mod reverse;
 pub(crate) mod rules;

@@ -22,8 +22,29 @@ pub(crate) struct SplitKey {
     pub(crate) ret_shadowed: bool,
 }
 
+/// Identifies one forward derivative of a callee.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct FwdKey {
+    pub(crate) function: Value,
+    pub(crate) args: Vec<ArgActivity>,
+    pub(crate) width: u32,
+}
+
+/// A user's derivative functions registered through
+/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct CustomRules {
+    /// (augmented forward, reverse) for reverse mode.
+    pub(crate) gradient: Option<(Value, Value)>,
+    /// The tangent function for forward mode.
+    pub(crate) forward: Option<Value>,
+}
+
 /// Derivatives and shared state of one module.
 pub(crate) struct Registry {
+    forward: HashMap<FwdKey, Value>,
+    pending_forward: Vec<FwdKey>,
+    custom: HashMap<Value, CustomRules>,
     preopt: bool,
     prepped: HashMap<Value, Value>,
     split: HashMap<SplitKey, Derivative>,
@@ -33,8 +54,15 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    pub(crate) fn new(preopt: bool, inactive_fns: HashSet<Value>) -> Registry {
+    pub(crate) fn new(
+        preopt: bool,
+        inactive_fns: HashSet<Value>,
+        custom: HashMap<Value, CustomRules>,
+    ) -> Registry {
         Registry {
+            forward: HashMap::new(),
+            pending_forward: Vec::new(),
+            custom,
             preopt,
             prepped: HashMap::new(),
             split: HashMap::new(),
@@ -48,12 +76,55 @@ impl Registry {
         &self.inactive_fns
     }
 
+    /// The user's tangent function for `f`, if registered.
+    pub(crate) fn custom_forward(&self, f: Value) -> Option<Value> {
+        self.custom.get(&f).and_then(|c| c.forward)
+    }
+
+    /// The user's (augmented, reverse) functions for `f`, if registered.
+    pub(crate) fn custom_gradient(&self, f: Value) -> Option<(Value, Value)> {
+        self.custom.get(&f).and_then(|c| c.gradient)
+    }
+
+    /// The forward derivative for `key`, declared now and synthesised later
+    /// (see [`Registry::take_pending_forward`]); for a function with a
+    /// registered tangent function, an adapter calling it.
+    pub(crate) fn forward(&mut self, key: &FwdKey) -> Result<Value, Diagnostic> {
+        if let Some(f) = self.forward.get(key) {
+            return Ok(*f);
+        }
+        if let Some(user) = self.custom_forward(key.function) {
+            let f = super::custom::forward_adapter(key, user)?;
+            self.forward.insert(key.clone(), f);
+            return Ok(f);
+        }
+        let prep = self.prep(key.function)?;
+        let fty = super::forward::forward_type(prep, &key.args, key.width);
+        let f = new_function(prep, &format!("fwddiffe_{}", key.function.name()), fty);
+        self.forward.insert(key.clone(), f);
+        self.pending_forward.push(key.clone());
+        Ok(f)
+    }
+
+    /// The next forward derivative whose body is still to be built.
+    pub(crate) fn take_pending_forward(&mut self) -> Option<(FwdKey, Value)> {
+        let k = self.pending_forward.pop()?;
+        let f = self.forward[&k];
+        Some((k, f))
+    }
+
     /// The preprocessed clone of `f`, made once.
     pub(crate) fn prep(&mut self, f: Value) -> Result<Value, Diagnostic> {
         if let Some(p) = self.prepped.get(&f) {
             return Ok(*p);
         }
-        let p = preprocess(f, self.preopt, &self.inactive_fns).map_err(|e| {
+        let keep: HashSet<Value> = self
+            .inactive_fns
+            .iter()
+            .chain(self.custom.keys())
+            .copied()
+            .collect();
+        let p = preprocess(f, self.preopt, &keep).map_err(|e| {
             Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name())
         })?;
         self.prepped.insert(f, p);
@@ -65,6 +136,11 @@ impl Registry {
     pub(crate) fn split(&mut self, key: &SplitKey) -> Result<Derivative, Diagnostic> {
         if let Some(d) = self.split.get(key) {
             return Ok(*d);
+        }
+        if let Some((aug, rev)) = self.custom_gradient(key.function) {
+            let d = super::custom::gradient_adapters(key, aug, rev)?;
+            self.split.insert(key.clone(), d);
+            return Ok(d);
         }
         let prep = self.prep(key.function)?;
         let ctx = prep.context();
@@ -126,12 +202,16 @@ impl Registry {
         self.prepped.clear();
     }
 
-    /// Deletes every split function (after a failure).
-    pub(crate) fn delete_split(&mut self) {
+    /// Deletes every derivative made so far (after a failure).
+    pub(crate) fn delete_derivatives(&mut self) {
         for d in self.split.values() {
             d.forward.delete_function();
             d.reverse.delete_function();
         }
         self.split.clear();
+        for f in self.forward.values() {
+            f.delete_function();
+        }
+        self.forward.clear();
     }
 }

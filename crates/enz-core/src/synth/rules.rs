@@ -94,8 +94,23 @@ impl Rule {
     }
 }
 
+impl Rule {
+    /// The tangent formula when only the operands marked in `active` carry
+    /// tangents (the others contribute nothing, instead of a `* 0`).
+    pub(crate) fn tangent_over(&self, active: &[bool]) -> Expr {
+        if let Some(t) = &self.tangent {
+            return t.clone();
+        }
+        let mut terms = self.adjoints.iter().enumerate().filter_map(|(i, a)| {
+            let a = a.as_ref()?;
+            active.get(i).copied().unwrap_or(false).then(|| a.substitute_dret(&Expr::DArg(i)))
+        });
+        let first = terms.next().unwrap_or(Expr::Const(0.0));
+        terms.fold(first, |acc, t| acc + t)
+    }
+}
+
 impl Expr {
-    #[cfg_attr(not(test), allow(dead_code))]
     fn substitute_dret(&self, with: &Expr) -> Expr {
         let s = |e: &Expr| Box::new(e.substitute_dret(with));
         match self {

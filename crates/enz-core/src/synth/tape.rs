@@ -141,6 +141,14 @@ impl Tape {
         }
     }
 
+    /// Bytes of a heap tape (0 for a stack tape).
+    pub(crate) fn size(&self) -> u64 {
+        match self {
+            Tape::Heap { size, .. } => (*size).max(8),
+            Tape::Stack { .. } => 0,
+        }
+    }
+
     /// Patches the heap tape's size now that every slot is known.
     pub(crate) fn finish(&mut self, _top: &Builder, _rev_tape: Option<Value>) {
         if let Tape::Heap { alloc, size } = self {

@@ -13,6 +13,10 @@ use std::collections::HashMap;
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
 const MAX_CALL_DEPTH: usize = 5;
 
+/// Distinct seeds one callee is analysed with; beyond that its calls share
+/// the analysis without call-site seeds.
+const MAX_CONTEXTS: usize = 8;
+
 /// What a callee's analysis hands back to a call site.
 #[derive(Clone)]
 struct Summary {
@@ -25,6 +29,8 @@ struct Summary {
 pub(super) struct Interproc {
     /// Callee analyses by (callee, parameter seeds, return seed).
     memo: HashMap<(Value, Vec<TypeTree>, TypeTree), Summary>,
+    /// How many seeds each callee has been analysed with.
+    contexts: HashMap<Value, usize>,
     /// Functions being analysed, outermost first (recursion guard).
     pub(super) stack: Vec<Value>,
 }
@@ -122,7 +128,7 @@ fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Va
                 continue;
             };
             if let Some((ct, _)) = tbaa_access(*tag) {
-                typed.insert(vec![off], ct);
+                typed.insert(&[off], ct);
             }
         }
     }
@@ -131,15 +137,15 @@ fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Va
             (Some(n), Some(size)) if size > 0 => {
                 let mut o = 0;
                 while o < n && o <= MAX_OFFSET {
-                    typed.insert(vec![o], ct);
+                    typed.insert(&[o], ct);
                     o += size as i64;
                 }
             }
             (None, _) => {
-                typed.insert(vec![-1], ct);
+                typed.insert(&[-1], ct);
             }
             _ => {
-                typed.insert(vec![0], ct);
+                typed.insert(&[0], ct);
             }
         }
     }
@@ -185,7 +191,12 @@ fn interprocedural(s: &mut Solver<'_>, call: Value, f: Value, args: &[Value]) {
     } else {
         s.tree(call)
     };
-    let key = (f, seeds, ret_seed);
+    let mut key = (f, seeds, ret_seed);
+    if !s.calls.memo.contains_key(&key)
+        && s.calls.contexts.get(&f).copied().unwrap_or(0) >= MAX_CONTEXTS
+    {
+        key = (f, vec![TypeTree::new(); params.len()], TypeTree::new());
+    }
     let summary = match s.calls.memo.get(&key) {
         Some(sum) => sum.clone(),
         None => {
@@ -199,6 +210,7 @@ fn interprocedural(s: &mut Solver<'_>, call: Value, f: Value, args: &[Value]) {
                     .collect(),
                 ret: solved.ret,
             };
+            *s.calls.contexts.entry(f).or_default() += 1;
             s.calls.memo.insert(key, sum.clone());
             sum
         }

@@ -118,7 +118,9 @@ pub(super) fn solve(
             }
         }
         for i in s.insts.clone() {
-            s.enqueue(i);
+            if !phase_two || has_integer_rule(i) {
+                s.enqueue(i);
+            }
         }
         s.drain();
     }
@@ -127,6 +129,27 @@ pub(super) fn solve(
         ret: s.ret,
         conflicts: s.conflicts,
     }
+}
+
+/// Whether phase two (integer defaults) can add facts at `i` directly.
+fn has_integer_rule(i: Value) -> bool {
+    use LLVMOpcode::*;
+    !matches!(
+        i.opcode(),
+        Some(
+            LLVMLoad
+                | LLVMStore
+                | LLVMPHI
+                | LLVMFreeze
+                | LLVMBitCast
+                | LLVMAddrSpaceCast
+                | LLVMPtrToInt
+        ) | Some(LLVMIntToPtr | LLVMPtrToAddr | LLVMFPExt | LLVMFPTrunc | LLVMBr | LLVMUnreachable)
+            | Some(
+                LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFNeg | LLVMShuffleVector
+            )
+            | Some(LLVMAtomicRMW | LLVMExtractValue | LLVMInsertValue)
+    )
 }
 
 /// What a value's LLVM type (and, for stack slots and globals of scalar
@@ -198,7 +221,7 @@ pub(super) fn layout(ty: Ty, module: LLVMModuleRef) -> TypeTree {
     walk(ty, module, 0, &mut entries);
     let mut t = TypeTree::new();
     for (o, ct) in entries {
-        t.insert(vec![o], ct);
+        t.insert(&[o], ct);
     }
     t
 }
@@ -480,7 +503,7 @@ impl Solver<'_> {
             self.update(ptr, &l);
         }
         if let Some((ct, _)) = inst.metadata_node("tbaa").and_then(tbaa_access) {
-            self.update(ptr, &TypeTree::from_path(vec![0], ct));
+            self.update(ptr, &TypeTree::from_path(&[0], ct));
             if is_scalar(ty) {
                 self.update(value, &TypeTree::from_type(ct));
             }

@@ -27,7 +27,7 @@ fn with_analysis<R>(ir: &str, func: &str, check: impl FnOnce(Value, &TypeAnalysi
 
 /// The printed analysis of `func`.
 fn printed(ir: &str, func: &str) -> String {
-    with_analysis(ir, func, |f, ta| print(f, ta))
+    with_analysis(ir, func, print)
 }
 
 /// Compares line by line, showing the whole output on a mismatch.

@@ -9,7 +9,7 @@ use std::fmt;
 
 /// Paths longer than this (pointer to pointer to ... data) are dropped, so
 /// that self-referential data (linked lists) cannot grow trees forever.
-pub(crate) const MAX_DEPTH: usize = 6;
+pub(crate) const MAX_DEPTH: usize = 6; // MASKS_BY_WEIGHT assumes 6
 
 /// Byte offsets above this are dropped, so that pointer-increment loops
 /// cannot grow trees forever (Enzyme's `-enzyme-max-int-offset` is 100).
@@ -137,6 +137,165 @@ pub(crate) struct TreeConflict {
     pub(crate) rejected: ConcreteType,
 }
 
+/// A byte-offset path of at most [`MAX_DEPTH`] offsets in `-1..=MAX_OFFSET`,
+/// stored inline (no allocation). Ordered like the slice of its offsets.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub(crate) struct Path {
+    len: u8,
+    offsets: [i16; MAX_DEPTH],
+}
+
+impl Path {
+    /// The empty path `[]` (the value itself).
+    pub(crate) const ROOT: Path = Path {
+        len: 0,
+        offsets: [0; MAX_DEPTH],
+    };
+
+    /// A path from offsets; `None` if too deep or an offset is out of range.
+    pub(crate) fn new(offsets: &[i64]) -> Option<Path> {
+        if offsets.len() > MAX_DEPTH {
+            return None;
+        }
+        let mut p = Path::ROOT;
+        for (k, o) in offsets.iter().enumerate() {
+            if *o < -1 || *o > MAX_OFFSET {
+                return None;
+            }
+            p.offsets[k] = *o as i16;
+        }
+        p.len = offsets.len() as u8;
+        Some(p)
+    }
+
+    fn slice(&self) -> &[i16] {
+        &self.offsets[..self.len as usize]
+    }
+
+    /// Number of offsets.
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether this is the root path `[]`.
+    pub(crate) fn is_root(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Offset `k`.
+    pub(crate) fn get(&self, k: usize) -> Option<i64> {
+        self.slice().get(k).map(|o| i64::from(*o))
+    }
+
+    /// The first offset.
+    pub(crate) fn first(&self) -> Option<i64> {
+        self.get(0)
+    }
+
+    /// The offsets as a vector.
+    pub(crate) fn to_vec(self) -> Vec<i64> {
+        self.slice().iter().map(|o| i64::from(*o)).collect()
+    }
+
+    /// This path with its first offset replaced (`None` if out of range).
+    pub(crate) fn with_first(&self, first: i64) -> Option<Path> {
+        if self.len == 0 || !(-1..=MAX_OFFSET).contains(&first) {
+            return None;
+        }
+        let mut p = *self;
+        p.offsets[0] = first as i16;
+        Some(p)
+    }
+
+    /// This path without its first offset.
+    fn rest(&self) -> Path {
+        let mut p = Path::ROOT;
+        if self.len > 0 {
+            let n = self.len as usize - 1;
+            p.offsets[..n].copy_from_slice(&self.offsets[1..=n]);
+            p.len = n as u8;
+        }
+        p
+    }
+
+    /// `offset` followed by this path (`None` if too deep or out of range).
+    fn prepend(&self, offset: i64) -> Option<Path> {
+        if self.len() >= MAX_DEPTH || !(-1..=MAX_OFFSET).contains(&offset) {
+            return None;
+        }
+        let mut p = Path::ROOT;
+        p.offsets[0] = offset as i16;
+        p.offsets[1..=self.len()].copy_from_slice(self.slice());
+        p.len = self.len + 1;
+        Some(p)
+    }
+
+    fn general_count(&self) -> u32 {
+        self.slice().iter().filter(|o| **o == -1).count() as u32
+    }
+
+    /// Whether `self` covers `path`: same length, each offset equal or -1.
+    fn covers(&self, path: &Path) -> bool {
+        self.len == path.len
+            && self
+                .slice()
+                .iter()
+                .zip(path.slice())
+                .all(|(g, p)| g == p || *g == -1)
+    }
+
+    /// The strictly more general forms of this path (some offsets replaced
+    /// by `-1`), fewest `-1`s first.
+    fn generalisations(self) -> impl Iterator<Item = Path> {
+        let fixed: u8 = (0..self.len())
+            .filter(|i| self.offsets[*i] != -1)
+            .fold(0, |m, i| m | (1 << i));
+        MASKS_BY_WEIGHT
+            .iter()
+            .filter(move |m| **m & !fixed == 0)
+            .map(move |m| {
+                let mut g = self;
+                for i in 0..g.len() {
+                    if m & (1 << i) != 0 {
+                        g.offsets[i] = -1;
+                    }
+                }
+                g
+            })
+    }
+}
+
+/// Every non-empty subset of [`MAX_DEPTH`] positions, fewest members first.
+const MASKS_BY_WEIGHT: [u8; 63] = {
+    let mut out = [0u8; 63];
+    let mut n = 0;
+    let mut weight = 1;
+    while weight <= 6 {
+        let mut m: u8 = 1;
+        while m < 64 {
+            if m.count_ones() == weight {
+                out[n] = m;
+                n += 1;
+            }
+            m += 1;
+        }
+        weight += 1;
+    }
+    out
+};
+
+impl Ord for Path {
+    fn cmp(&self, other: &Path) -> std::cmp::Ordering {
+        self.slice().cmp(other.slice())
+    }
+}
+
+impl PartialOrd for Path {
+    fn partial_cmp(&self, other: &Path) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// A map from byte-offset paths to types.
 ///
 /// For a value `v`: `[]` is the type of `v` itself; if `v` is a pointer,
@@ -147,29 +306,9 @@ pub(crate) struct TreeConflict {
 /// datum is recorded at its first byte only. `Unknown` is never stored.
 #[derive(Clone, Default, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct TypeTree {
-    map: BTreeMap<Vec<i64>, ConcreteType>,
-}
-
-/// Whether `general` covers `path`: same length, each offset equal or -1.
-fn covers(general: &[i64], path: &[i64]) -> bool {
-    general.len() == path.len() && general.iter().zip(path).all(|(g, p)| g == p || *g == -1)
-}
-
-/// The strictly more general forms of `path` (some offsets replaced by
-/// `-1`), fewest `-1`s first.
-fn generalisations(path: &[i64]) -> impl Iterator<Item = Vec<i64>> + '_ {
-    let free: Vec<usize> = (0..path.len()).filter(|i| path[*i] != -1).collect();
-    let mut masks: Vec<u32> = (1..(1u32 << free.len())).collect();
-    masks.sort_by_key(|m| m.count_ones());
-    masks.into_iter().map(move |m| {
-        let mut g = path.to_vec();
-        for (bit, i) in free.iter().enumerate() {
-            if m & (1 << bit) != 0 {
-                g[*i] = -1;
-            }
-        }
-        g
-    })
+    map: BTreeMap<Path, ConcreteType>,
+    /// How many keys contain a `-1` (lookups skip generalising when none).
+    general: u32,
 }
 
 impl TypeTree {
@@ -181,12 +320,12 @@ impl TypeTree {
     /// A tree with only `[]: ct` (empty if `ct` is `Unknown`).
     pub(crate) fn from_type(ct: ConcreteType) -> TypeTree {
         let mut t = TypeTree::new();
-        t.insert(Vec::new(), ct);
+        t.insert_path(Path::ROOT, ct);
         t
     }
 
     /// A tree with only `path: ct`.
-    pub(crate) fn from_path(path: Vec<i64>, ct: ConcreteType) -> TypeTree {
+    pub(crate) fn from_path(path: &[i64], ct: ConcreteType) -> TypeTree {
         let mut t = TypeTree::new();
         t.insert(path, ct);
         t
@@ -198,8 +337,8 @@ impl TypeTree {
     }
 
     /// All entries, sorted by path (`-1` before `0`).
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (&Vec<i64>, ConcreteType)> {
-        self.map.iter().map(|(p, t)| (p, *t))
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (Path, ConcreteType)> + '_ {
+        self.map.iter().map(|(p, t)| (*p, *t))
     }
 
     /// Entries of the first pointee level: `(offset, type)` for each `[o]`.
@@ -207,7 +346,7 @@ impl TypeTree {
         self.map
             .iter()
             .filter(|(p, _)| p.len() == 1)
-            .map(|(p, t)| (p[0], *t))
+            .map(|(p, t)| (p.get(0).unwrap_or(-1), *t))
     }
 
     /// Inserts `path: ct`, joining with what is there. Returns whether the
@@ -215,26 +354,56 @@ impl TypeTree {
     /// is kept). Paths too deep or with offsets out of range are dropped.
     pub(crate) fn insert(
         &mut self,
-        path: Vec<i64>,
+        path: &[i64],
         ct: ConcreteType,
     ) -> (bool, Option<TreeConflict>) {
-        if !ct.is_known()
-            || path.len() > MAX_DEPTH
-            || path.iter().any(|o| *o < -1 || *o > MAX_OFFSET)
-        {
+        match Path::new(path) {
+            Some(p) => self.insert_path(p, ct),
+            None => (false, None),
+        }
+    }
+
+    fn raw_insert(&mut self, path: Path, ct: ConcreteType) {
+        if self.map.insert(path, ct).is_none() && path.general_count() > 0 {
+            self.general += 1;
+        }
+    }
+
+    fn raw_remove(&mut self, path: &Path) {
+        if self.map.remove(path).is_some() && path.general_count() > 0 {
+            self.general -= 1;
+        }
+    }
+
+    /// The type under the most specific strictly more general entry.
+    fn general_at(&self, path: Path) -> Option<ConcreteType> {
+        if self.general == 0 {
+            return None;
+        }
+        path.generalisations()
+            .find_map(|g| self.map.get(&g).copied())
+    }
+
+    /// [`TypeTree::insert`] for a [`Path`].
+    pub(crate) fn insert_path(
+        &mut self,
+        path: Path,
+        ct: ConcreteType,
+    ) -> (bool, Option<TreeConflict>) {
+        if !ct.is_known() {
             return (false, None);
         }
         if let Some(old) = self.map.get(&path).copied() {
             return match old.join(ct) {
                 Join::Same => (false, None),
                 Join::Changed(t) => {
-                    self.map.insert(path, t);
+                    self.raw_insert(path, t);
                     (true, None)
                 }
                 Join::Conflict => (
                     false,
                     Some(TreeConflict {
-                        path,
+                        path: path.to_vec(),
                         kept: old,
                         rejected: ct,
                     }),
@@ -242,18 +411,26 @@ impl TypeTree {
             };
         }
         // A more general entry of the same type already says this.
-        if generalisations(&path)
-            .any(|g| self.map.get(&g).is_some_and(|t| t.join(ct) == Join::Same))
+        if self.general > 0
+            && path
+                .generalisations()
+                .any(|g| self.map.get(&g).is_some_and(|t| t.join(ct) == Join::Same))
         {
             return (false, None);
         }
         // A general entry subsumes the specific ones it agrees with.
-        if path.contains(&-1) {
-            self.map.retain(|p, t| {
-                !(*p != path && covers(&path, p) && matches!(ct.join(*t), Join::Same))
-            });
+        if path.general_count() > 0 {
+            let gone: Vec<Path> = self
+                .map
+                .iter()
+                .filter(|(p, t)| **p != path && path.covers(p) && ct.join(**t) == Join::Same)
+                .map(|(p, _)| *p)
+                .collect();
+            for p in gone {
+                self.raw_remove(&p);
+            }
         }
-        self.map.insert(path, ct);
+        self.raw_insert(path, ct);
         (true, None)
     }
 
@@ -263,8 +440,11 @@ impl TypeTree {
     pub(crate) fn covers_all(&self, other: &TypeTree) -> bool {
         other.map.iter().all(|(p, t)| match self.map.get(p) {
             Some(h) => h.join(*t) == Join::Same,
-            None => generalisations(p)
-                .any(|g| self.map.get(&g).is_some_and(|h| h.join(*t) == Join::Same)),
+            None => {
+                self.general > 0
+                    && p.generalisations()
+                        .any(|g| self.map.get(&g).is_some_and(|h| h.join(*t) == Join::Same))
+            }
         })
     }
 
@@ -277,10 +457,12 @@ impl TypeTree {
     ) -> bool {
         let mut changed = false;
         // General entries first, so that they subsume what they can.
-        let mut entries: Vec<_> = other.entries().collect();
-        entries.sort_by_key(|(p, _)| std::cmp::Reverse(p.iter().filter(|o| **o == -1).count()));
+        let mut entries: Vec<(Path, ConcreteType)> = other.entries().collect();
+        if other.general > 0 {
+            entries.sort_by_key(|(p, _)| std::cmp::Reverse(p.general_count()));
+        }
         for (p, t) in entries {
-            let (c, conflict) = self.insert(p.clone(), t);
+            let (c, conflict) = self.insert_path(p, t);
             changed |= c;
             conflicts.extend(conflict);
         }
@@ -296,17 +478,19 @@ impl TypeTree {
     /// The type at `path`: its own entry, else the most specific entry that
     /// covers it through `-1` offsets, else `Unknown`.
     pub(crate) fn at(&self, path: &[i64]) -> ConcreteType {
-        if let Some(t) = self.map.get(path) {
-            return *t;
-        }
-        generalisations(path)
-            .find_map(|g| self.map.get(&g).copied())
+        let Some(p) = Path::new(path) else {
+            return ConcreteType::Unknown;
+        };
+        self.map
+            .get(&p)
+            .copied()
+            .or_else(|| self.general_at(p))
             .unwrap_or_default()
     }
 
     /// The type of the value itself (`[]`).
     pub(crate) fn root(&self) -> ConcreteType {
-        self.at(&[])
+        self.map.get(&Path::ROOT).copied().unwrap_or_default()
     }
 
     /// The tree of the value loaded from offset 0 of this pointer.
@@ -320,13 +504,13 @@ impl TypeTree {
     pub(crate) fn pointee_at(&self, offset: i64) -> TypeTree {
         let mut out = TypeTree::new();
         for (p, t) in &self.map {
-            if p.len() >= 1 && p[0] == offset {
-                out.insert(p[1..].to_vec(), *t);
+            if p.first() == Some(offset) {
+                out.insert_path(p.rest(), *t);
             }
         }
         for (p, t) in &self.map {
-            if p.len() >= 1 && p[0] == -1 && !out.map.contains_key(&p[1..]) {
-                out.insert(p[1..].to_vec(), *t);
+            if p.first() == Some(-1) && !out.map.contains_key(&p.rest()) {
+                out.insert_path(p.rest(), *t);
             }
         }
         out
@@ -337,10 +521,9 @@ impl TypeTree {
     pub(crate) fn as_pointee_at(&self, offset: i64) -> TypeTree {
         let mut out = TypeTree::new();
         for (p, t) in &self.map {
-            let mut q = Vec::with_capacity(p.len() + 1);
-            q.push(offset);
-            q.extend_from_slice(p);
-            out.insert(q, *t);
+            if let Some(q) = p.prepend(offset) {
+                out.insert_path(q, *t);
+            }
         }
         out
     }
@@ -360,22 +543,20 @@ impl TypeTree {
     /// path with conflicting types are dropped, since neither can be trusted.
     pub(crate) fn map_first(&self, f: impl Fn(i64) -> Option<i64>) -> TypeTree {
         let mut out = TypeTree::new();
-        let mut poisoned: Vec<Vec<i64>> = Vec::new();
+        let mut poisoned: Vec<Path> = Vec::new();
         for (p, t) in &self.map {
-            let mut q = p.clone();
-            if let Some(first) = q.first_mut() {
-                if *first != -1 {
-                    match f(*first) {
-                        Some(n) => *first = n,
-                        None => continue,
-                    }
-                }
-            }
+            let q = match p.first() {
+                None | Some(-1) => *p,
+                Some(o) => match f(o).and_then(|n| p.with_first(n)) {
+                    Some(q) => q,
+                    None => continue,
+                },
+            };
             if poisoned.contains(&q) {
                 continue;
             }
-            if let (_, Some(_)) = out.insert(q.clone(), *t) {
-                out.map.remove(&q);
+            if let (_, Some(_)) = out.insert_path(q, *t) {
+                out.raw_remove(&q);
                 poisoned.push(q);
             }
         }
@@ -385,7 +566,7 @@ impl TypeTree {
     /// The tree without its root entry (only what it points to).
     pub(crate) fn without_root(&self) -> TypeTree {
         let mut out = self.clone();
-        out.map.remove(&Vec::new());
+        out.raw_remove(&Path::ROOT);
         out
     }
 
@@ -394,8 +575,8 @@ impl TypeTree {
     pub(crate) fn filter_first(&self, keep: impl Fn(i64) -> bool) -> TypeTree {
         let mut out = TypeTree::new();
         for (p, t) in &self.map {
-            if !p.is_empty() && keep(p[0]) {
-                out.map.insert(p.clone(), *t);
+            if p.first().is_some_and(&keep) {
+                out.raw_insert(*p, *t);
             }
         }
         out
@@ -404,8 +585,12 @@ impl TypeTree {
     /// The tree without `Anything` entries (used when pushing facts up into
     /// values that merely flow into this one).
     pub(crate) fn purge_anything(&self) -> TypeTree {
-        let mut out = self.clone();
-        out.map.retain(|_, t| *t != ConcreteType::Anything);
+        let mut out = TypeTree::new();
+        for (p, t) in &self.map {
+            if *t != ConcreteType::Anything {
+                out.raw_insert(*p, *t);
+            }
+        }
         out
     }
 }
@@ -418,7 +603,7 @@ impl fmt::Display for TypeTree {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            let path: Vec<String> = p.iter().map(i64::to_string).collect();
+            let path: Vec<String> = p.to_vec().iter().map(i64::to_string).collect();
             write!(f, "[{}]:{t}", path.join(","))?;
         }
         f.write_str("}")
@@ -444,29 +629,29 @@ mod tests {
     #[test]
     fn insert_merge_and_conflicts() {
         let mut t = TypeTree::from_type(Pointer);
-        t.insert(vec![0], D);
-        t.insert(vec![8], Integer);
+        t.insert(&[0], D);
+        t.insert(&[8], Integer);
         assert_eq!(t.to_string(), "{[]:Pointer, [0]:Float@double, [8]:Integer}");
-        let (changed, conflict) = t.insert(vec![0], Pointer);
+        let (changed, conflict) = t.insert(&[0], Pointer);
         assert!(!changed);
         assert_eq!(conflict.unwrap().kept, D);
         // -1 subsumes agreeing specific entries and is overridden by others.
-        t.insert(vec![-1], D);
+        t.insert(&[-1], D);
         assert_eq!(
             t.to_string(),
             "{[]:Pointer, [-1]:Float@double, [8]:Integer}"
         );
         assert_eq!(t.at(&[16]), D);
         assert_eq!(t.at(&[8]), Integer);
-        assert!(!t.insert(vec![24], D).0);
+        assert!(!t.insert(&[24], D).0);
     }
 
     #[test]
     fn pointee_and_shift() {
         let mut t = TypeTree::from_type(Pointer);
-        t.insert(vec![0], Pointer);
-        t.insert(vec![0, -1], D);
-        t.insert(vec![8], Integer);
+        t.insert(&[0], Pointer);
+        t.insert(&[0, -1], D);
+        t.insert(&[8], Integer);
         assert_eq!(t.pointee().to_string(), "{[]:Pointer, [-1]:Float@double}");
         assert_eq!(t.shift_pointee(8).to_string(), "{[]:Pointer, [0]:Integer}");
         assert_eq!(

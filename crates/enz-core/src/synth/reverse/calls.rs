@@ -42,11 +42,12 @@ impl Reverse<'_> {
             return;
         };
         let name = callee.name();
-        if callee.is_declaration()
+        let custom = registry.custom_gradient(callee).is_some();
+        if (callee.is_declaration() && !custom)
             || callee.intrinsic_id() != 0
             || is_known_inactive(&name)
             || registry.inactive_fns().contains(&callee)
-            || MathFn::from_callee(&name).is_some()
+            || (MathFn::from_callee(&name).is_some() && !custom)
         {
             return;
         }

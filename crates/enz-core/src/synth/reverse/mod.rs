@@ -117,12 +117,13 @@ pub(crate) fn new_function(like: Value, name: &str, fty: Ty) -> Value {
 }
 
 /// Fills in the body of a derivative whose functions already exist (so
-/// that recursive calls can refer to them).
+/// that recursive calls can refer to them). Returns the size in bytes of
+/// the heap tape (0 in combined mode).
 pub(crate) fn synthesize(
     req: &GradientRequest,
     fns: Derivative,
     registry: &mut Registry,
-) -> Result<(), Vec<Diagnostic>> {
+) -> Result<u64, Vec<Diagnostic>> {
     let cfg = Cfg::new(req.prep);
     let loops = LoopNest::new(&cfg).map_err(|e| {
         let at = e
@@ -158,7 +159,7 @@ pub(crate) fn synthesize(
     let mut r = Reverse::new(req, fns, cfg, activity, types, loops);
     r.build(registry);
     if r.diags.is_empty() {
-        Ok(())
+        Ok(r.tape.size())
     } else {
         Err(r.diags)
     }

@@ -205,7 +205,7 @@ impl Solver<'_> {
         };
         let mut out = TypeTree::new();
         for (p, t) in rt.entries() {
-            let Some(&o) = p.first() else { continue };
+            let Some(o) = p.first() else { continue };
             let places = match g.region {
                 None if o >= 0 => vec![o + c],
                 None => match g.extent {
@@ -219,10 +219,8 @@ impl Solver<'_> {
                 Some((a, b)) if o >= 0 => chunks(a + (c + o - a).rem_euclid(s), b, s),
                 Some((a, b)) => chunks(a, b, chunk(t)),
             };
-            for x in places.into_iter().filter(|x| *x >= -1) {
-                let mut q = p.clone();
-                q[0] = x;
-                out.insert(q, t);
+            for q in places.into_iter().filter_map(|x| p.with_first(x)) {
+                out.insert_path(q, t);
             }
         }
         out

@@ -1,0 +1,283 @@
+//! Lowering `__enzyme_*` call sites: choosing (or building) the derivative
+//! a call asks for, replacing the call by a call to it, and packing the
+//! result into what the caller's declaration returns.
+//!
+//! | entry point            | derivative                      | result                      |
+//! |------------------------|---------------------------------|-----------------------------|
+//! | `__enzyme_autodiff`    | `diffe_f` (combined reverse)    | adjoints of `out` params    |
+//! | `__enzyme_fwddiff`     | `fwddiffe_f` (forward, width N) | tangents of the return      |
+//! | `__enzyme_augmentfwd`  | `augmented_f` (split forward)   | the tape (or into a buffer) |
+//! | `__enzyme_reverse`     | `reverse_f` (split reverse)     | adjoints of `out` params    |
+
+use crate::abi;
+use crate::callsite::{ArgActivity, CallSite};
+use crate::diag::Diagnostic;
+use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::names::EntryPoint;
+use crate::synth::forward::{synthesize_forward, ForwardRequest};
+use crate::synth::registry::{FwdKey, Registry, SplitKey};
+use crate::synth::reverse::{
+    adjoint_return_type, new_function, shadowed_params, synthesize, Derivative, GradientRequest,
+    Mode,
+};
+use std::collections::HashMap;
+
+/// A size operand to set once the tape of `key` is known.
+struct TapePatch {
+    inst: Value,
+    operand: u32,
+    key: SplitKey,
+    /// The caller's buffer size, when the tape goes to a caller buffer.
+    allocated: Option<Value>,
+}
+
+/// State of the lowering of one module's call sites.
+#[derive(Default)]
+pub(crate) struct Lowering {
+    gradients: HashMap<(Value, Vec<ArgActivity>), Value>,
+    tape_sizes: HashMap<SplitKey, u64>,
+    patches: Vec<TapePatch>,
+    made: usize,
+}
+
+impl Lowering {
+    /// Derivatives synthesised so far.
+    pub(crate) fn derivatives(&self) -> usize {
+        self.made
+    }
+
+    /// Replaces one call site.
+    pub(crate) fn lower(&mut self, cs: &CallSite, registry: &mut Registry) -> Result<(), Vec<Diagnostic>> {
+        if cs.function.function_type().is_vararg() {
+            return Err(vec![Diagnostic::new(format!(
+                "cannot differentiate `{}`: variadic functions are not supported",
+                cs.function.name()
+            ))
+            .at(cs.call)]);
+        }
+        if cs.width > 1 && cs.entry != EntryPoint::FwdDiff {
+            return Err(vec![Diagnostic::new(format!(
+                "enzyme_width is supported by __enzyme_fwddiff only (in the call to differentiate `{}`)",
+                cs.function.name()
+            ))
+            .at(cs.call)]);
+        }
+        match cs.entry {
+            EntryPoint::Autodiff => {
+                let g = self.gradient_for(cs, registry)?;
+                let b = builder_at(cs.call);
+                let args = call_args(&b, cs);
+                let call = b.call(g.function_type(), g, &args);
+                call.copy_debug_loc(cs.call);
+                let outs = fields(&b, call, 0);
+                finish_call(&b, cs, &outs);
+                Ok(())
+            }
+            EntryPoint::FwdDiff => {
+                let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
+                let key = FwdKey { function: cs.function, args: acts, width: cs.width };
+                let f = registry.forward(&key).map_err(|d| vec![d.at(cs.call)])?;
+                let b = builder_at(cs.call);
+                let args = call_args(&b, cs);
+                let call = b.call(f.function_type(), f, &args);
+                call.copy_debug_loc(cs.call);
+                // {primal, tangents...}: the call returns the tangents.
+                let ret = cs.function.function_type().return_type();
+                let outs = if ret.carries_float() { fields(&b, call, 1) } else { Vec::new() };
+                finish_call(&b, cs, &outs);
+                Ok(())
+            }
+            EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, registry),
+        }
+    }
+
+    /// The gradient (combined reverse mode), once per (function, activity).
+    fn gradient_for(&mut self, cs: &CallSite, registry: &mut Registry) -> Result<Value, Vec<Diagnostic>> {
+        let name = cs.function.name();
+        let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
+        let key = (cs.function, acts.clone());
+        if let Some(g) = self.gradients.get(&key) {
+            return Ok(*g);
+        }
+        let prep = registry.prep(cs.function).map_err(|d| vec![d])?;
+        let ret_active = cs.function.function_type().return_type().is_fp_scalar();
+        let fty = Ty::function(adjoint_return_type(prep, &acts), &shadowed_params(prep, &acts), false);
+        let g = new_function(prep, &format!("diffe_{name}"), fty);
+        let req = GradientRequest {
+            prep,
+            name: &name,
+            args: &acts,
+            ret_active,
+            ret_shadowed: false,
+            mode: Mode::Combined,
+        };
+        let fns = Derivative { forward: g, reverse: g };
+        if let Err(d) = synthesize(&req, fns, registry) {
+            g.delete_function();
+            return Err(d);
+        }
+        self.made += 1;
+        self.gradients.insert(key, g);
+        Ok(g)
+    }
+
+    fn lower_split(&mut self, cs: &CallSite, registry: &mut Registry) -> Result<(), Vec<Diagnostic>> {
+        let ret = cs.function.function_type().return_type();
+        let key = SplitKey {
+            function: cs.function,
+            args: cs.args.iter().map(|a| a.activity).collect(),
+            ret_active: ret.is_fp_scalar(),
+            ret_shadowed: false,
+        };
+        let fns = registry.split(&key).map_err(|d| vec![d.at(cs.call)])?;
+        let err = |m: &str| vec![Diagnostic::new(m.to_string()).in_function(cs.function.name()).at(cs.call)];
+        let b = builder_at(cs.call);
+        let mut args = call_args(&b, cs);
+        let i64t = Ty::int(b.ctx(), 64);
+        let placeholder = || b.const_int(i64t, 0);
+        if cs.entry == EntryPoint::AugmentFwd {
+            let call = b.call(fns.forward.function_type(), fns.forward, &args);
+            call.copy_debug_loc(cs.call);
+            let mut tape = b.extract_value(call, 0);
+            if let Some(buf) = cs.tape {
+                let copy = b.memcpy(buf, tape, placeholder());
+                self.patches.push(TapePatch { inst: copy, operand: 2, key, allocated: cs.allocated });
+                b.free(tape);
+                tape = buf;
+            }
+            let mut outs = vec![tape];
+            if !ret.is_void() {
+                outs.push(b.extract_value(call, 1));
+            }
+            finish_call(&b, cs, &outs);
+            return Ok(());
+        }
+        let mut trailing = cs.trailing.iter().copied();
+        if key.ret_active {
+            let Some(d) = trailing.next() else {
+                return Err(err("__enzyme_reverse needs the adjoint of the return value after the arguments"));
+            };
+            args.push(abi::convert_arg(&b, d, ret).unwrap_or(d));
+        }
+        let tape = match cs.tape {
+            Some(buf) => {
+                let bytes = placeholder();
+                let t = b.malloc(bytes);
+                self.patches.push(TapePatch { inst: t, operand: 0, key: key.clone(), allocated: cs.allocated });
+                let copy = b.memcpy(t, buf, placeholder());
+                self.patches.push(TapePatch { inst: copy, operand: 2, key, allocated: cs.allocated });
+                t
+            }
+            None => match trailing.next() {
+                Some(t) => t,
+                None => return Err(err("__enzyme_reverse needs the tape returned by __enzyme_augmentfwd as its last argument")),
+            },
+        };
+        args.push(tape);
+        let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
+        call.copy_debug_loc(cs.call);
+        let outs = fields(&b, call, 0);
+        finish_call(&b, cs, &outs);
+        Ok(())
+    }
+
+    /// Builds every derivative declared but not yet synthesised.
+    pub(crate) fn synthesize_pending(&mut self, registry: &mut Registry) -> Result<(), Vec<Diagnostic>> {
+        let mut diags = Vec::new();
+        loop {
+            if let Some((key, fns)) = registry.take_pending() {
+                let name = key.function.name();
+                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+                let req = GradientRequest {
+                    prep,
+                    name: &name,
+                    args: &key.args,
+                    ret_active: key.ret_active,
+                    ret_shadowed: key.ret_shadowed,
+                    mode: Mode::Split,
+                };
+                match synthesize(&req, fns, registry) {
+                    Ok(size) => {
+                        self.tape_sizes.insert(key, size);
+                        self.made += 1;
+                    }
+                    Err(mut d) => diags.append(&mut d),
+                }
+            } else if let Some((key, f)) = registry.take_pending_forward() {
+                let name = key.function.name();
+                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+                let req = ForwardRequest { prep, name: &name, args: &key.args, width: key.width };
+                match synthesize_forward(&req, f, registry) {
+                    Ok(()) => self.made += 1,
+                    Err(mut d) => diags.append(&mut d),
+                }
+            } else {
+                break;
+            }
+        }
+        if diags.is_empty() {
+            Ok(())
+        } else {
+            Err(diags)
+        }
+    }
+
+    /// Sets the tape sizes of copies into and out of caller buffers.
+    pub(crate) fn patch_tape_sizes(&self) -> Result<(), Diagnostic> {
+        for p in &self.patches {
+            let size = self.tape_sizes.get(&p.key).copied().unwrap_or(8);
+            if let Some(n) = p.allocated.and_then(|a| a.const_int_value()) {
+                if (n as u64) < size {
+                    return Err(Diagnostic::new(format!(
+                        "enzyme_allocated gives {n} bytes, but the tape of `{}` needs {size}",
+                        p.key.function.name()
+                    ))
+                    .at(p.inst));
+                }
+            }
+            let b = Builder::new(p.inst.context());
+            p.inst.set_operand(p.operand, b.const_int(Ty::int(b.ctx(), 64), size as i64));
+        }
+        Ok(())
+    }
+}
+
+fn builder_at(call: Value) -> Builder {
+    let b = Builder::new(call.context());
+    b.position_before(call);
+    b
+}
+
+/// The derivative's arguments: each parameter's value converted to the
+/// parameter type, followed by its shadows or tangents.
+fn call_args(b: &Builder, cs: &CallSite) -> Vec<Value> {
+    let mut args = Vec::new();
+    for (a, p) in cs.args.iter().zip(cs.function.params()) {
+        args.push(abi::convert_arg(b, a.value, p.ty()).unwrap_or(a.value));
+        for s in &a.shadows {
+            args.push(abi::convert_arg(b, *s, p.ty()).unwrap_or(*s));
+        }
+    }
+    args
+}
+
+/// The fields of a struct-returning call from `first` on (none for void).
+fn fields(b: &Builder, call: Value, first: u32) -> Vec<Value> {
+    let ty = call.ty();
+    if ty.kind() != TyKind::Struct {
+        return Vec::new();
+    }
+    (first..ty.len() as u32).map(|k| b.extract_value(call, k)).collect()
+}
+
+/// Packs `outs` into the call's declared return, replaces and erases it.
+fn finish_call(b: &Builder, cs: &CallSite, outs: &[Value]) {
+    let caller = cs.call.parent_block().parent();
+    let entry = Builder::new(caller.context());
+    entry.position_before(caller.entry_block().first_instruction().expect("entry"));
+    let declared = cs.call.call_function_type().return_type();
+    if let Some(v) = abi::pack_return(b, &entry, outs, declared, cs.sret) {
+        cs.call.replace_all_uses_with(v);
+    }
+    cs.call.erase();
+}

@@ -1,0 +1,469 @@
+//! Forward (tangent) mode, scalar and vector: `fwddiffe_f`.
+//!
+//! One pass over the cloned primal in reverse post-order computes, right
+//! after each active instruction, its tangent by the rule table's tangent
+//! formula — `width` tangents per value for vector mode, each lane its own
+//! SSA value. Pointers get one shadow per lane (shared construction with
+//! reverse mode, [`ShadowMap::mirror`]); stores write tangents to shadow
+//! memory and loads read them back; memory intrinsics are mirrored on the
+//! shadows. Calls left after inlining (recursion) call the callee's own
+//! forward derivative. No tape, no caches: loops need nothing special.
+//!
+//! Signature: each primal parameter, followed by its `width` tangents or
+//! shadows when duplicated; returns `{primal ret?, tangent₁ … tangent_w}`
+//! (void when there is nothing to return).
+
+use super::emit::{emit, Operands};
+use super::registry::{FwdKey, Registry};
+use super::rules::{lookup, OpKey};
+use super::shadow::{position_at_top, Mirror, ShadowMap};
+use crate::analysis::activity::{is_allocation, is_mem_transfer, Activity, ActivityInputs, ArgFact};
+use crate::analysis::cfg::Cfg;
+use crate::callsite::ArgActivity;
+use crate::diag::Diagnostic;
+use crate::ir::{clone_body, Builder, Ty, TyKind, Value, ValueMap};
+use crate::names::{is_known_inactive, MathFn};
+use llvm_sys::core::LLVMInstructionClone;
+use llvm_sys::LLVMOpcode;
+use std::collections::HashMap;
+
+/// What to differentiate in forward mode.
+pub(crate) struct ForwardRequest<'a> {
+    pub(crate) prep: Value,
+    pub(crate) name: &'a str,
+    pub(crate) args: &'a [ArgActivity],
+    pub(crate) width: u32,
+}
+
+fn is_dup(a: ArgActivity) -> bool {
+    matches!(a, ArgActivity::Dup | ArgActivity::DupNoNeed)
+}
+
+/// Whether a return type has tangents (floats) or shadows (pointers).
+fn ret_has_tangent(ret: Ty) -> bool {
+    ret.carries_float() || ret.kind() == TyKind::Pointer
+}
+
+/// The type of the forward derivative of `prep` for `args` and `width`.
+pub(crate) fn forward_type(prep: Value, args: &[ArgActivity], width: u32) -> Ty {
+    let ctx = prep.context();
+    let mut params = Vec::new();
+    for (p, a) in prep.params().iter().zip(args) {
+        params.push(p.ty());
+        if is_dup(*a) {
+            params.extend(std::iter::repeat_n(p.ty(), width as usize));
+        }
+    }
+    let ret = prep.function_type().return_type();
+    let mut fields = Vec::new();
+    if !ret.is_void() {
+        fields.push(ret);
+        if ret_has_tangent(ret) {
+            fields.extend(std::iter::repeat_n(ret, width as usize));
+        }
+    }
+    let rty = if fields.is_empty() { Ty::void(ctx) } else { Ty::literal_struct(ctx, &fields) };
+    Ty::function(rty, &params, false)
+}
+
+/// Fills in `f`, declared with [`forward_type`].
+pub(crate) fn synthesize_forward(
+    req: &ForwardRequest,
+    f: Value,
+    registry: &mut Registry,
+) -> Result<(), Vec<Diagnostic>> {
+    let p = req.prep;
+    let cfg = Cfg::new(p);
+    let facts: Vec<ArgFact> = p
+        .params()
+        .iter()
+        .zip(req.args)
+        .map(|(v, a)| match a {
+            _ if !is_dup(*a) => ArgFact::Const,
+            _ if v.ty().kind() == TyKind::Pointer => ArgFact::Shadowed,
+            _ => ArgFact::Active,
+        })
+        .collect();
+    let ret_ty = p.function_type().return_type();
+    let act = Activity::analyse(
+        p,
+        &ActivityInputs {
+            args: &facts,
+            ret_active: ret_ty.carries_float(),
+            ret_shadowed: ret_ty.kind() == TyKind::Pointer,
+            inactive_fns: registry.inactive_fns(),
+        },
+    );
+    let w = req.width as usize;
+    let mut map = ValueMap::default();
+    let mut tangents: HashMap<Value, Vec<Value>> = HashMap::new();
+    let mut lane_params: Vec<HashMap<Value, Value>> = vec![HashMap::new(); w];
+    let fparams = f.params();
+    let mut k = 0;
+    for (a, act_a) in p.params().into_iter().zip(req.args) {
+        map.insert(a, fparams[k]);
+        fparams[k].set_name(&a.name());
+        k += 1;
+        if is_dup(*act_a) {
+            let lanes: Vec<Value> = fparams[k..k + w].to_vec();
+            for (lane, v) in lanes.iter().enumerate() {
+                v.set_name(&format!("d{lane}_{}", a.name()));
+                lane_params[lane].insert(a, *v);
+            }
+            if a.ty().kind() != TyKind::Pointer {
+                tangents.insert(a, lanes);
+            }
+            k += w;
+        }
+    }
+    clone_body(p, f, &mut map, true);
+    let mut fw = Forward {
+        req,
+        act,
+        map,
+        tangents,
+        shadows: lane_params.into_iter().map(ShadowMap::new).collect(),
+        phis: Vec::new(),
+        diags: Vec::new(),
+    };
+    for blk in cfg.rpo() {
+        for i in blk.instructions() {
+            fw.instruction(i, registry);
+        }
+    }
+    fw.finish();
+    if fw.diags.is_empty() {
+        Ok(())
+    } else {
+        Err(fw.diags)
+    }
+}
+
+struct Forward<'a> {
+    req: &'a ForwardRequest<'a>,
+    act: Activity,
+    map: ValueMap,
+    tangents: HashMap<Value, Vec<Value>>,
+    shadows: Vec<ShadowMap>,
+    /// Tangent phis to complete: (primal phi, one phi per lane).
+    phis: Vec<(Value, Vec<Value>)>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Forward<'_> {
+    fn lanes(&self) -> usize {
+        self.req.width as usize
+    }
+
+    /// The tangent of `v` in `lane`: zero for constants and inactive values.
+    fn tangent(&self, b: &Builder, v: Value, lane: usize) -> Value {
+        match self.tangents.get(&v) {
+            Some(t) => t[lane],
+            None => b.zero(v.ty()),
+        }
+    }
+
+    fn unsupported(&mut self, i: Value, msg: &str) {
+        self.diags.push(Diagnostic::new(msg).in_function(self.req.name).at(i));
+    }
+
+    fn instruction(&mut self, i: Value, registry: &mut Registry) {
+        use LLVMOpcode::*;
+        let Some(op) = i.opcode() else { return };
+        let gi = self.map.get(i);
+        for lane in 0..self.lanes() {
+            match self.shadows[lane].mirror(i, gi, &self.act, false, registry) {
+                Mirror::Built if lane + 1 == self.lanes() => return,
+                Mirror::Built => {}
+                Mirror::Impossible => {
+                    return self.unsupported(i, "cannot build a shadow for this pointer");
+                }
+                Mirror::NotShadowed => break,
+            }
+        }
+        let b = Builder::new(i.context());
+        match op {
+            LLVMStore => return self.store(i, gi),
+            LLVMCall => return self.call(i, gi, registry),
+            LLVMRet => return self.ret(i, gi),
+            _ => {}
+        }
+        if !self.act.is_active(i) {
+            return;
+        }
+        if op == LLVMPHI {
+            position_at_top(&b, gi.parent_block());
+            let lanes: Vec<Value> = (0..self.lanes()).map(|_| b.phi(i.ty(), "tangent")).collect();
+            self.phis.push((i, lanes.clone()));
+            self.tangents.insert(i, lanes);
+            return;
+        }
+        b.position_after(gi);
+        let lanes: Vec<Value> = match op {
+            LLVMLoad => {
+                let Some(_) = self.shadows[0].forward(i.operand(0)) else {
+                    return self.unsupported(i, "a differentiable load from memory without a shadow");
+                };
+                (0..self.lanes())
+                    .map(|lane| {
+                        let s = self.shadows[lane].forward(i.operand(0)).expect("checked");
+                        let t = b.load(i.ty(), s);
+                        t.set_alignment(i.alignment());
+                        t
+                    })
+                    .collect()
+            }
+            // Linear in their data operands: apply them to the tangents.
+            LLVMExtractValue | LLVMInsertValue | LLVMExtractElement | LLVMInsertElement
+            | LLVMShuffleVector | LLVMFreeze | LLVMSelect => {
+                let data: &[u32] = match op {
+                    LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => &[0, 1],
+                    LLVMSelect => &[1, 2],
+                    _ => &[0],
+                };
+                (0..self.lanes())
+                    .map(|lane| {
+                        let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                        b.insert(c);
+                        for k in data {
+                            c.set_operand(*k, self.tangent(&b, i.operand(*k), lane));
+                        }
+                        c
+                    })
+                    .collect()
+            }
+            _ => match lookup(OpKey::Inst(op)) {
+                Some(rule) => {
+                    let active: Vec<bool> =
+                        (0..i.num_operands()).map(|k| self.act.is_active(i.operand(k))).collect();
+                    let args: Vec<Value> = (0..i.num_operands()).map(|k| self.map.get(i.operand(k))).collect();
+                    self.apply(&b, i, gi, rule, &args, &active)
+                }
+                None => {
+                    let msg = format!("cannot differentiate this instruction in forward mode ({op:?})");
+                    return self.unsupported(i, &msg);
+                }
+            },
+        };
+        self.tangents.insert(i, lanes);
+    }
+
+    /// The rule's tangent in every lane.
+    fn apply(
+        &self,
+        b: &Builder,
+        i: Value,
+        gi: Value,
+        rule: &super::rules::Rule,
+        args: &[Value],
+        active: &[bool],
+    ) -> Vec<Value> {
+        let expr = rule.tangent_over(active);
+        (0..self.lanes())
+            .map(|lane| {
+                let dargs: Vec<Option<Value>> = (0..args.len())
+                    .map(|k| active[k].then(|| self.tangent(b, i.operand(k as u32), lane)))
+                    .collect();
+                let o = Operands { args, ret: Some(gi), dret: gi, dargs: &dargs, ty: i.ty() };
+                emit(b, &expr, &o)
+            })
+            .collect()
+    }
+
+    fn store(&mut self, i: Value, gi: Value) {
+        let (v, p) = (i.operand(0), i.operand(1));
+        if !self.act.is_shadowed(p) {
+            if self.act.is_active(v) {
+                self.unsupported(i, "a differentiable value is stored to memory that has no shadow");
+            }
+            return;
+        }
+        let b = Builder::new(i.context());
+        b.position_after(gi);
+        for lane in 0..self.lanes() {
+            let Some(sp) = self.shadows[lane].forward(p) else { return };
+            let t = if v.ty().kind() == TyKind::Pointer {
+                match self.shadows[lane].forward(v) {
+                    Some(s) => s,
+                    None => continue,
+                }
+            } else if v.ty().carries_float() {
+                self.tangent(&b, v, lane)
+            } else {
+                continue;
+            };
+            b.store(t, sp).set_alignment(i.alignment());
+        }
+    }
+
+    fn call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
+        let callee = i.called_function();
+        let name = callee.map(|f| f.name()).unwrap_or_default();
+        let b = Builder::new(i.context());
+        b.position_after(gi);
+        if is_allocation(&name) {
+            return;
+        }
+        if name == "free" {
+            for lane in 0..self.lanes() {
+                if let Some(s) = self.shadows[lane].forward(i.operand(0)).filter(|_| self.act.is_shadowed(i.operand(0))) {
+                    b.free(s);
+                }
+            }
+            return;
+        }
+        if is_mem_transfer(&name) || name.starts_with("llvm.memset") {
+            let d = i.operand(0);
+            if !self.act.is_shadowed(d) {
+                return;
+            }
+            let n = gi.operand(2);
+            for lane in 0..self.lanes() {
+                let Some(sd) = self.shadows[lane].forward(d) else { continue };
+                let src = is_mem_transfer(&name)
+                    .then(|| i.operand(1))
+                    .filter(|s| self.act.is_shadowed(*s))
+                    .and_then(|s| self.shadows[lane].forward(s));
+                match src {
+                    Some(ss) => {
+                        let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                        b.insert(c);
+                        c.set_operand(0, sd);
+                        c.set_operand(1, ss);
+                    }
+                    None => {
+                        b.memset_zero(sd, n);
+                    }
+                }
+            }
+            return;
+        }
+        if is_known_inactive(&name) || callee.is_some_and(|f| registry.inactive_fns().contains(&f)) {
+            return;
+        }
+        let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+        let active: Vec<bool> = args.iter().map(|a| self.act.is_active(*a)).collect();
+        let any_shadow = args.iter().any(|a| self.act.is_shadowed(*a));
+        if !active.iter().any(|a| *a) && !any_shadow && !self.act.is_active(i) {
+            return;
+        }
+        if let Some(rule) = MathFn::from_callee(&name).and_then(|f| lookup(OpKey::Math(f))) {
+            if self.act.is_active(i) {
+                let mapped: Vec<Value> = args.iter().map(|a| self.map.get(*a)).collect();
+                let lanes = self.apply(&b, i, gi, rule, &mapped, &active);
+                self.tangents.insert(i, lanes);
+            }
+            return;
+        }
+        match callee {
+            Some(f) if !f.is_declaration() || registry.custom_forward(f).is_some() => {
+                self.user_call(i, gi, f, registry)
+            }
+            _ => self.unsupported(
+                i,
+                &format!("no derivative rule for the function `{name}`, which is called with a differentiable argument"),
+            ),
+        }
+    }
+
+    /// A call to a function of the module (or with a custom derivative):
+    /// call its forward derivative.
+    fn user_call(&mut self, i: Value, gi: Value, f: Value, registry: &mut Registry) {
+        let acts: Vec<ArgActivity> = (0..i.call_num_args())
+            .map(|k| {
+                let a = i.operand(k);
+                if (a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a)) || self.act.is_active(a) {
+                    ArgActivity::Dup
+                } else {
+                    ArgActivity::Const
+                }
+            })
+            .collect();
+        let key = FwdKey { function: f, args: acts.clone(), width: self.req.width };
+        let target = match registry.forward(&key) {
+            Ok(t) => t,
+            Err(d) => return self.diags.push(d),
+        };
+        let b = Builder::new(i.context());
+        b.position_after(gi);
+        let mut call_args = Vec::new();
+        for (k, a) in acts.iter().enumerate() {
+            let op = i.operand(k as u32);
+            call_args.push(self.map.get(op));
+            if *a == ArgActivity::Dup {
+                for lane in 0..self.lanes() {
+                    let t = if op.ty().kind() == TyKind::Pointer {
+                        match self.shadows[lane].forward(op) {
+                            Some(s) => s,
+                            None => return self.unsupported(i, "a pointer argument has no shadow"),
+                        }
+                    } else {
+                        self.tangent(&b, op, lane)
+                    };
+                    call_args.push(t);
+                }
+            }
+        }
+        let res = b.call(target.function_type(), target, &call_args);
+        let ret = i.ty();
+        if ret.is_void() {
+            gi.erase();
+            return;
+        }
+        let primal = b.extract_value(res, 0);
+        gi.replace_all_uses_with(primal);
+        gi.erase();
+        self.map.insert(i, primal);
+        if ret_has_tangent(ret) {
+            let lanes: Vec<Value> =
+                (0..self.lanes()).map(|lane| b.extract_value(res, 1 + lane as u32)).collect();
+            if ret.kind() == TyKind::Pointer {
+                for (lane, s) in lanes.into_iter().enumerate() {
+                    self.shadows[lane].insert(i, s);
+                }
+            } else {
+                self.tangents.insert(i, lanes);
+            }
+        }
+    }
+
+    fn ret(&mut self, i: Value, gi: Value) {
+        let b = Builder::new(i.context());
+        b.position_before(gi);
+        let f = gi.parent_block().parent();
+        let rty = f.function_type().return_type();
+        if rty.is_void() {
+            b.ret(None);
+            gi.erase();
+            return;
+        }
+        let r = i.operand(0);
+        let mut agg = b.poison(rty);
+        agg = b.insert_value(agg, self.map.get(r), 0);
+        for lane in 0..self.lanes() {
+            let t = if r.ty().kind() == TyKind::Pointer {
+                self.shadows[lane].forward(r).unwrap_or_else(|| b.zero(r.ty()))
+            } else {
+                self.tangent(&b, r, lane)
+            };
+            agg = b.insert_value(agg, t, 1 + lane as u32);
+        }
+        b.ret(Some(agg));
+        gi.erase();
+    }
+
+    fn finish(&mut self) {
+        for (phi, lanes) in std::mem::take(&mut self.phis) {
+            for (v, blk) in phi.incoming() {
+                let gb = self.map.block(blk);
+                let b = Builder::new(phi.context());
+                for (lane, tphi) in lanes.iter().enumerate() {
+                    tphi.add_incoming(self.tangent(&b, v, lane), gb);
+                }
+            }
+        }
+        for s in &mut self.shadows {
+            s.finish_phis(&self.map);
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! End-to-end tests over the CUDA kernels in `cuda_tests/`, without a GPU.
+//!
+//! Every `cuda_tests/NAME.cu` with a host driver `cuda_tests/NAME_host.c`
+//! is compiled for NVPTX at -O1, -O2 and -O3; each (kernel, level) pair is a
+//! trial named like `stencil::O2`. Kernels whose source mentions `NO_AD`
+//! (a hand-written gradient kernel in place of `__enzyme_autodiff`) also
+//! get `NAME::noad::O<n>` trials, which validate the test itself and the
+//! emulator path independently of enz-rs's GPU support. A trial, in its own
+//! temporary directory:
+//!
+//! 1. `clang-22 -x cuda --cuda-device-only --cuda-gpu-arch=sm_80 -nocudainc
+//!    -nocudalib -Xclang -target-feature -Xclang +ptx80 -O<n> -emit-llvm -c
+//!    NAME.cu -o k.bc` (plus `-DNO_AD` for noad trials);
+//! 2. `enz-rs k.bc -o k.grad.bc`, `opt -passes=verify`, no `__enzyme_*`
+//!    symbol left (`llvm-nm`);
+//! 3. `llc -march=nvptx64 -mcpu=sm_80 -mattr=+ptx80 k.grad.bc` (the
+//!    gradient must lower to PTX, and call no external function a GPU does
+//!    not provide: only `malloc`, `free`, `vprintf`, `__assertfail`);
+//! 4. `enz-rs k.bc -o k.emu.ll -S --emulate-host` (retargeted to the host
+//!    for the CPU SIMT emulator, runtime/emu/);
+//! 5. `clang-22 -c k.emu.ll`, linked with `NAME_host.c` and
+//!    `runtime/emu/emu.c` (`-lpthread -lm`), run: the driver compares the
+//!    gradient kernel with finite differences of the primal kernel (both run
+//!    on the emulator) and must print `N checks, 0 failed`;
+//! 6. the same program built with ThreadSanitizer (`sanitize_thread` added
+//!    to the kernels' functions, `-fsanitize=thread`): a data race in a
+//!    kernel, e.g. a gradient accumulated into shared memory without an
+//!    atomic, fails the trial even when the race happened not to corrupt
+//!    the numbers. Skipped (with a note) where TSan does not work, or with
+//!    `ENZ_CUDA_TSAN=0`.
+//!
+//! A kernel file with a line `// enz-xfail: REASON` has its enz-rs trials
+//! (not its noad trials) marked ignored: known failures until enz-rs
+//! supports what the kernel needs. Run them anyway with
+//! `cargo test --test cuda_tests -- --include-ignored`.
+//!
+//! Run one trial: `cargo test --test cuda_tests -- stencil::O2`.
+//! `ENZ_KEEP_TMP=1` keeps the directory of a failing trial. Tools are found
+//! as `clang-22`, `opt-22`, `llvm-nm-22`, `llc-22` on PATH, falling back to
+//! `/usr/lib/llvm-22/bin`; `ENZ_CLANG`, `ENZ_OPT`, `ENZ_LLVM_NM`, `ENZ_LLC`
+//! override them.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OPT_LEVELS: [&str; 3] = ["O1", "O2", "O3"];
+const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
+/// Generous: a hung tool or kernel must not hang the whole test run (the
+/// emulator also reports a barrier deadlock after EMU_BARRIER_TIMEOUT).
+const STEP_TIMEOUT: Duration = Duration::from_secs(300);
+/// How much of a command's output goes into a failure message.
+const MAX_OUTPUT: usize = 12_000;
+/// The device compile of every kernel (CUDA without the CUDA SDK).
+const CUDA_FLAGS: [&str; 11] = [
+    "-x",
+    "cuda",
+    "--cuda-device-only",
+    "--cuda-gpu-arch=sm_80",
+    "-nocudainc",
+    "-nocudalib",
+    "-Xclang",
+    "-target-feature",
+    "-Xclang",
+    "+ptx80",
+    "-emit-llvm",
+];
+
+#[derive(Clone)]
+struct Tools {
+    clang: PathBuf,
+    opt: PathBuf,
+    llvm_nm: PathBuf,
+    llc: PathBuf,
+    enz_rs: PathBuf,
+    root: PathBuf,
+    /// Whether ThreadSanitizer builds work here (else the reason they don't).
+    tsan: Result<(), String>,
+}
+
+#[derive(Clone)]
+struct Case {
+    kernel: PathBuf,
+    host: PathBuf,
+    level: &'static str,
+    no_ad: bool,
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root");
+    let dir = root.join("cuda_tests");
+    let mut tools = Tools {
+        clang: find_tool("ENZ_CLANG", "clang-22", "clang"),
+        opt: find_tool("ENZ_OPT", "opt-22", "opt"),
+        llvm_nm: find_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
+        llc: find_tool("ENZ_LLC", "llc-22", "llc"),
+        enz_rs: PathBuf::from(env!("CARGO_BIN_EXE_enz-rs")),
+        root: root.clone(),
+        tsan: Err("not probed".into()),
+    };
+
+    let mut kernels: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|ext| ext == "cu"))
+        .collect();
+    kernels.sort();
+    // An empty suite would pass vacuously.
+    assert!(!kernels.is_empty(), "no kernels found in {}", dir.display());
+
+    // Probe TSan only if some trial will run (listing must stay cheap).
+    if !args.list {
+        tools.tsan = probe_tsan(&tools);
+        if let Err(why) = &tools.tsan {
+            eprintln!("note: cuda_tests run without ThreadSanitizer: {why}");
+        }
+    }
+
+    let mut trials = Vec::new();
+    for kernel in &kernels {
+        let stem = kernel.file_stem().unwrap().to_string_lossy().into_owned();
+        let host = dir.join(format!("{stem}_host.c"));
+        let source = std::fs::read_to_string(kernel)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", kernel.display()));
+        assert!(
+            host.is_file(),
+            "{} has no host driver {}",
+            kernel.display(),
+            host.display()
+        );
+        let xfail = source.lines().any(|l| l.trim().starts_with("// enz-xfail:"));
+        let has_no_ad = source.contains("NO_AD");
+        for level in OPT_LEVELS {
+            for no_ad in [false, true] {
+                if no_ad && !has_no_ad {
+                    continue;
+                }
+                let name = if no_ad {
+                    format!("{stem}::noad::{level}")
+                } else {
+                    format!("{stem}::{level}")
+                };
+                let case = Case {
+                    kernel: kernel.clone(),
+                    host: host.clone(),
+                    level,
+                    no_ad,
+                };
+                let tools = tools.clone();
+                trials.push(
+                    Trial::test(name, move || run_case(&tools, &case))
+                        .with_ignored_flag(xfail && !no_ad),
+                );
+            }
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// `$env`, else `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
+fn find_tool(env: &str, versioned: &str, plain: &str) -> PathBuf {
+    if let Some(p) = std::env::var_os(env) {
+        return PathBuf::from(p);
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let cand = dir.join(versioned);
+            if cand.is_file() {
+                return cand;
+            }
+        }
+    }
+    Path::new(LLVM_BIN).join(plain)
+}
+
+/// Builds and runs a two-thread program with `-fsanitize=thread`.
+fn probe_tsan(tools: &Tools) -> Result<(), String> {
+    if std::env::var("ENZ_CUDA_TSAN").is_ok_and(|v| v == "0") {
+        return Err("ENZ_CUDA_TSAN=0".into());
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("enz-tsan-probe-")
+        .tempdir()
+        .map_err(|e| e.to_string())?;
+    let src = dir.path().join("probe.c");
+    let exe = dir.path().join("probe");
+    std::fs::write(
+        &src,
+        "#include <pthread.h>\nstatic int x;\nstatic void *f(void *p) { (void)p; \
+         __atomic_fetch_add(&x, 1, __ATOMIC_RELAXED); return 0; }\nint main(void) { \
+         pthread_t t; pthread_create(&t, 0, f, 0); f(0); pthread_join(t, 0); \
+         return x == 2 ? 0 : 1; }\n",
+    )
+    .map_err(|e| e.to_string())?;
+    let mut cc = Command::new(&tools.clang);
+    cc.args(["-fsanitize=thread", "-O1"])
+        .arg(&src)
+        .arg("-lpthread")
+        .arg("-o")
+        .arg(&exe);
+    run(&mut cc, "build a ThreadSanitizer probe")?;
+    run(&mut Command::new(&exe), "run a ThreadSanitizer probe")?;
+    Ok(())
+}
+
+fn run_case(tools: &Tools, case: &Case) -> Result<(), Failed> {
+    let dir = tempfile::Builder::new()
+        .prefix("enz-cuda-test-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    match run_steps(tools, case, dir.path()) {
+        Ok(()) => Ok(()),
+        Err(msg) if std::env::var_os("ENZ_KEEP_TMP").is_some() => {
+            let kept = dir.keep();
+            Err(format!("{msg}\n(files kept in {})", kept.display()).into())
+        }
+        Err(msg) => Err(msg.into()),
+    }
+}
+
+fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
+    let include = tools.root.join("runtime/include");
+    let emu_dir = tools.root.join("runtime/emu");
+    let emu_c = emu_dir.join("emu.c");
+    let tests_dir = tools.root.join("cuda_tests");
+    let k_bc = dir.join("k.bc");
+    let grad_bc = dir.join("k.grad.bc");
+    let ptx = dir.join("k.ptx");
+    let emu_ll = dir.join("k.emu.ll");
+    let emu_o = dir.join("k.emu.o");
+    let exe = dir.join("exe");
+
+    // 1. CUDA -> NVPTX bitcode
+    let mut cc = Command::new(&tools.clang);
+    cc.args(CUDA_FLAGS).arg(format!("-{}", case.level)).arg("-c");
+    if case.no_ad {
+        cc.arg("-DNO_AD");
+    }
+    cc.arg("-I").arg(&include);
+    cc.arg(&case.kernel).arg("-o").arg(&k_bc);
+    run(&mut cc, "compile the kernel for NVPTX")?;
+
+    // 2. differentiate (NVPTX output)
+    let mut enz = Command::new(&tools.enz_rs);
+    enz.arg(&k_bc).arg("-o").arg(&grad_bc);
+    run(&mut enz, "run enz-rs")?;
+    let mut verify = Command::new(&tools.opt);
+    verify
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&grad_bc);
+    run(&mut verify, "verify the output of enz-rs")?;
+    let mut nm = Command::new(&tools.llvm_nm);
+    nm.arg("--undefined-only").arg(&grad_bc);
+    let listing = run(&mut nm, "list undefined symbols")?;
+    let left: Vec<&str> = listing
+        .stdout
+        .lines()
+        .filter(|l| l.contains("__enzyme_") || l.contains(" enzyme_"))
+        .map(str::trim)
+        .collect();
+    if !left.is_empty() {
+        return Err(format!(
+            "the output of enz-rs still refers to {}\ncommand: {}",
+            left.join(", "),
+            show(&nm)
+        ));
+    }
+
+    // 3. the gradient must lower to PTX
+    let mut llc = Command::new(&tools.llc);
+    llc.args(["-march=nvptx64", "-mcpu=sm_80", "-mattr=+ptx80"])
+        .arg(&grad_bc)
+        .arg("-o")
+        .arg(&ptx);
+    run(&mut llc, "lower the output of enz-rs to PTX")?;
+    let ptx_text = std::fs::read_to_string(&ptx)
+        .map_err(|e| format!("cannot read {}: {e}", ptx.display()))?;
+    let missing: Vec<String> = extern_functions(&ptx_text)
+        .into_iter()
+        .filter(|f| !GPU_PROVIDED.contains(&f.as_str()))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the PTX of the output of enz-rs calls functions no GPU provides: {} \
+             (a CUDA driver resolves only {} in PTX)\ncommand: {}",
+            missing.join(", "),
+            GPU_PROVIDED.join(", "),
+            show(&llc)
+        ));
+    }
+
+    // 4. the same, retargeted to the host for the emulator
+    let mut enz_host = Command::new(&tools.enz_rs);
+    enz_host
+        .arg(&k_bc)
+        .arg("-o")
+        .arg(&emu_ll)
+        .args(["-S", "--emulate-host"]);
+    run(&mut enz_host, "run enz-rs --emulate-host")?;
+
+    // 5. build and run on the emulator
+    let mut obj = Command::new(&tools.clang);
+    obj.arg("-c").arg(&emu_ll).arg("-o").arg(&emu_o);
+    run(&mut obj, "compile the retargeted module")?;
+    let mut link = Command::new(&tools.clang);
+    link.arg("-O2")
+        .arg("-I")
+        .arg(&emu_dir)
+        .arg("-I")
+        .arg(&tests_dir)
+        .arg(&case.host)
+        .arg(&emu_c)
+        .arg(&emu_o)
+        .args(["-lpthread", "-lm", "-o"])
+        .arg(&exe);
+    run(&mut link, "link the host driver with the emulator")?;
+    run_checked(&mut Command::new(&exe), "run on the emulator")?;
+
+    // 6. again under ThreadSanitizer
+    if tools.tsan.is_ok() {
+        let text = std::fs::read_to_string(&emu_ll)
+            .map_err(|e| format!("cannot read {}: {e}", emu_ll.display()))?;
+        let tsan_ll = dir.join("k.tsan.ll");
+        let tsan_o = dir.join("k.tsan.o");
+        let tsan_exe = dir.join("exe.tsan");
+        std::fs::write(&tsan_ll, add_sanitize_thread(&text))
+            .map_err(|e| format!("cannot write {}: {e}", tsan_ll.display()))?;
+        let mut obj = Command::new(&tools.clang);
+        obj.args(["-fsanitize=thread", "-c"])
+            .arg(&tsan_ll)
+            .arg("-o")
+            .arg(&tsan_o);
+        run(&mut obj, "compile the retargeted module with ThreadSanitizer")?;
+        let mut link = Command::new(&tools.clang);
+        link.args(["-O1", "-g", "-fsanitize=thread"])
+            .arg("-I")
+            .arg(&emu_dir)
+            .arg("-I")
+            .arg(&tests_dir)
+            .arg(&case.host)
+            .arg(&emu_c)
+            .arg(&tsan_o)
+            .args(["-lpthread", "-lm", "-o"])
+            .arg(&tsan_exe);
+        run(&mut link, "link the ThreadSanitizer build")?;
+        let mut prog = Command::new(&tsan_exe);
+        prog.env("TSAN_OPTIONS", "halt_on_error=1:exitcode=66");
+        run_checked(
+            &mut prog,
+            "run on the emulator under ThreadSanitizer (a data race between emulated GPU threads)",
+        )?;
+    }
+    Ok(())
+}
+
+/// The external functions a CUDA driver resolves when it loads PTX.
+const GPU_PROVIDED: [&str; 4] = ["malloc", "free", "vprintf", "__assertfail"];
+
+/// The functions a PTX module declares `.extern .func` (called but not
+/// defined in it), e.g. `.extern .func  (.param .b64 func_retval0) realloc`.
+fn extern_functions(ptx: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in ptx.lines() {
+        let Some(rest) = line.trim().strip_prefix(".extern .func") else {
+            continue;
+        };
+        let mut rest = rest.trim_start();
+        if rest.starts_with('(') {
+            // the return value's parameter list
+            match rest.find(')') {
+                Some(p) => rest = rest[p + 1..].trim_start(),
+                None => continue,
+            }
+        }
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
+            .collect();
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Adds `sanitize_thread` to every function definition of a module printed
+/// by LLVM (`define ... {`), so that `-fsanitize=thread` instruments it.
+fn add_sanitize_thread(ir: &str) -> String {
+    let mut out = String::with_capacity(ir.len() + 1024);
+    for line in ir.lines() {
+        match line.strip_suffix(" {") {
+            Some(head) if line.starts_with("define ") => {
+                out.push_str(head);
+                out.push_str(" sanitize_thread {");
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Runs a driver; it must exit 0 and report `N checks, 0 failed`.
+fn run_checked(cmd: &mut Command, what: &str) -> Result<(), String> {
+    cmd.env("EMU_BARRIER_TIMEOUT", "60");
+    let out = run(cmd, what)?;
+    let reported = out.stdout.lines().any(|l| {
+        l.strip_suffix(" checks, 0 failed")
+            .and_then(|n| n.trim().parse::<u32>().ok())
+            .is_some_and(|n| n > 0)
+    });
+    if !reported {
+        return Err(format!(
+            "cannot {what}: the program exited 0 but did not report 'N checks, 0 failed'\n\
+             command: {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            show(cmd),
+            tail(&out.stdout),
+            tail(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
+struct Output {
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `cmd` with a timeout; Err (with the command and its output) unless
+/// it exits 0.
+fn run(cmd: &mut Command, what: &str) -> Result<Output, String> {
+    let shown = show(cmd);
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot {what}: cannot start {shown}: {e}"))?;
+    // Drain both pipes on threads so a chatty child cannot block.
+    let mut so = child.stdout.take().unwrap();
+    let mut se = child.stderr.take().unwrap();
+    let t_out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = so.read_to_end(&mut b);
+        b
+    });
+    let t_err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = se.read_to_end(&mut b);
+        b
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() > STEP_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+            Err(e) => return Err(format!("cannot {what}: waiting for {shown}: {e}")),
+        }
+    };
+    let out = Output {
+        stdout: String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned(),
+        stderr: String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned(),
+    };
+    let verdict = match status {
+        None => format!("timed out after {}s", STEP_TIMEOUT.as_secs()),
+        Some(s) if s.success() => return Ok(out),
+        Some(s) => format!("failed ({s})"),
+    };
+    Err(format!(
+        "cannot {what}: {verdict}\ncommand: {shown}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        tail(&out.stdout),
+        tail(&out.stderr)
+    ))
+}
+
+fn show(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// The last MAX_OUTPUT bytes of `s` (failing checks print near the end).
+fn tail(s: &str) -> &str {
+    if s.len() <= MAX_OUTPUT {
+        return s;
+    }
+    let mut start = s.len() - MAX_OUTPUT;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    &s[start..]
+}
