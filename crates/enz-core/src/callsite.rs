@@ -119,11 +119,9 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
                 let n = call.operand(k + 1).const_int_value();
                 match n {
                     Some(n) if (1..=i64::from(MAX_WIDTH)).contains(&n) => width = n as u32,
-                    _ => {
-                        return Err(err(format!(
-                            "`enzyme_width` must be followed by a constant between 1 and {MAX_WIDTH}"
-                        )))
-                    }
+                    _ => return Err(err(format!(
+                        "`enzyme_width` must be followed by a constant between 1 and {MAX_WIDTH}"
+                    ))),
                 }
             }
             Some(Marker::Allocated) => allocated = Some(call.operand(k + 1)),
@@ -148,7 +146,10 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
         let mut v = call.operand(k);
         let mut marker = marker_of(v);
         if let Some(m) = marker {
-            if matches!(m, Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar) {
+            if matches!(
+                m,
+                Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar
+            ) {
                 return Err(err(format!(
                     "the marker `{}` is not supported by `{}` yet",
                     m.name(),
@@ -206,7 +207,11 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
                 k += 1;
             }
         }
-        args.push(CallArg { activity, value: v, shadows });
+        args.push(CallArg {
+            activity,
+            value: v,
+            shadows,
+        });
     }
     let trailing: Vec<Value> = if entry == EntryPoint::Reverse {
         (k..nargs).map(|j| call.operand(j)).collect()

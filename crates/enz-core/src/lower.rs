@@ -47,7 +47,11 @@ impl Lowering {
     }
 
     /// Replaces one call site.
-    pub(crate) fn lower(&mut self, cs: &CallSite, registry: &mut Registry) -> Result<(), Vec<Diagnostic>> {
+    pub(crate) fn lower(
+        &mut self,
+        cs: &CallSite,
+        registry: &mut Registry,
+    ) -> Result<(), Vec<Diagnostic>> {
         if cs.function.function_type().is_vararg() {
             return Err(vec![Diagnostic::new(format!(
                 "cannot differentiate `{}`: variadic functions are not supported",
@@ -75,7 +79,11 @@ impl Lowering {
             }
             EntryPoint::FwdDiff => {
                 let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
-                let key = FwdKey { function: cs.function, args: acts, width: cs.width };
+                let key = FwdKey {
+                    function: cs.function,
+                    args: acts,
+                    width: cs.width,
+                };
                 let f = registry.forward(&key).map_err(|d| vec![d.at(cs.call)])?;
                 let b = builder_at(cs.call);
                 let args = call_args(&b, cs);
@@ -83,7 +91,11 @@ impl Lowering {
                 call.copy_debug_loc(cs.call);
                 // {primal, tangents...}: the call returns the tangents.
                 let ret = cs.function.function_type().return_type();
-                let outs = if ret.carries_float() { fields(&b, call, 1) } else { Vec::new() };
+                let outs = if ret.carries_float() {
+                    fields(&b, call, 1)
+                } else {
+                    Vec::new()
+                };
                 finish_call(&b, cs, &outs);
                 Ok(())
             }
@@ -92,7 +104,11 @@ impl Lowering {
     }
 
     /// The gradient (combined reverse mode), once per (function, activity).
-    fn gradient_for(&mut self, cs: &CallSite, registry: &mut Registry) -> Result<Value, Vec<Diagnostic>> {
+    fn gradient_for(
+        &mut self,
+        cs: &CallSite,
+        registry: &mut Registry,
+    ) -> Result<Value, Vec<Diagnostic>> {
         let name = cs.function.name();
         let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
         let key = (cs.function, acts.clone());
@@ -101,7 +117,11 @@ impl Lowering {
         }
         let prep = registry.prep(cs.function).map_err(|d| vec![d])?;
         let ret_active = cs.function.function_type().return_type().is_fp_scalar();
-        let fty = Ty::function(adjoint_return_type(prep, &acts), &shadowed_params(prep, &acts), false);
+        let fty = Ty::function(
+            adjoint_return_type(prep, &acts),
+            &shadowed_params(prep, &acts),
+            false,
+        );
         let g = new_function(prep, &format!("diffe_{name}"), fty);
         let req = GradientRequest {
             prep,
@@ -111,7 +131,10 @@ impl Lowering {
             ret_shadowed: false,
             mode: Mode::Combined,
         };
-        let fns = Derivative { forward: g, reverse: g };
+        let fns = Derivative {
+            forward: g,
+            reverse: g,
+        };
         if let Err(d) = synthesize(&req, fns, registry) {
             g.delete_function();
             return Err(d);
@@ -121,7 +144,11 @@ impl Lowering {
         Ok(g)
     }
 
-    fn lower_split(&mut self, cs: &CallSite, registry: &mut Registry) -> Result<(), Vec<Diagnostic>> {
+    fn lower_split(
+        &mut self,
+        cs: &CallSite,
+        registry: &mut Registry,
+    ) -> Result<(), Vec<Diagnostic>> {
         let ret = cs.function.function_type().return_type();
         let key = SplitKey {
             function: cs.function,
@@ -130,7 +157,11 @@ impl Lowering {
             ret_shadowed: false,
         };
         let fns = registry.split(&key).map_err(|d| vec![d.at(cs.call)])?;
-        let err = |m: &str| vec![Diagnostic::new(m.to_string()).in_function(cs.function.name()).at(cs.call)];
+        let err = |m: &str| {
+            vec![Diagnostic::new(m.to_string())
+                .in_function(cs.function.name())
+                .at(cs.call)]
+        };
         let b = builder_at(cs.call);
         let mut args = call_args(&b, cs);
         let i64t = Ty::int(b.ctx(), 64);
@@ -141,7 +172,12 @@ impl Lowering {
             let mut tape = b.extract_value(call, 0);
             if let Some(buf) = cs.tape {
                 let copy = b.memcpy(buf, tape, placeholder());
-                self.patches.push(TapePatch { inst: copy, operand: 2, key, allocated: cs.allocated });
+                self.patches.push(TapePatch {
+                    inst: copy,
+                    operand: 2,
+                    key,
+                    allocated: cs.allocated,
+                });
                 b.free(tape);
                 tape = buf;
             }
@@ -155,7 +191,9 @@ impl Lowering {
         let mut trailing = cs.trailing.iter().copied();
         if key.ret_active {
             let Some(d) = trailing.next() else {
-                return Err(err("__enzyme_reverse needs the adjoint of the return value after the arguments"));
+                return Err(err(
+                    "__enzyme_reverse needs the adjoint of the return value after the arguments",
+                ));
             };
             args.push(abi::convert_arg(&b, d, ret).unwrap_or(d));
         }
@@ -182,7 +220,10 @@ impl Lowering {
     }
 
     /// Builds every derivative declared but not yet synthesised.
-    pub(crate) fn synthesize_pending(&mut self, registry: &mut Registry) -> Result<(), Vec<Diagnostic>> {
+    pub(crate) fn synthesize_pending(
+        &mut self,
+        registry: &mut Registry,
+    ) -> Result<(), Vec<Diagnostic>> {
         let mut diags = Vec::new();
         loop {
             if let Some((key, fns)) = registry.take_pending() {
@@ -206,7 +247,12 @@ impl Lowering {
             } else if let Some((key, f)) = registry.take_pending_forward() {
                 let name = key.function.name();
                 let prep = registry.prep(key.function).map_err(|d| vec![d])?;
-                let req = ForwardRequest { prep, name: &name, args: &key.args, width: key.width };
+                let req = ForwardRequest {
+                    prep,
+                    name: &name,
+                    args: &key.args,
+                    width: key.width,
+                };
                 match synthesize_forward(&req, f, registry) {
                     Ok(()) => self.made += 1,
                     Err(mut d) => diags.append(&mut d),
@@ -236,7 +282,8 @@ impl Lowering {
                 }
             }
             let b = Builder::new(p.inst.context());
-            p.inst.set_operand(p.operand, b.const_int(Ty::int(b.ctx(), 64), size as i64));
+            p.inst
+                .set_operand(p.operand, b.const_int(Ty::int(b.ctx(), 64), size as i64));
         }
         Ok(())
     }
@@ -267,7 +314,9 @@ fn fields(b: &Builder, call: Value, first: u32) -> Vec<Value> {
     if ty.kind() != TyKind::Struct {
         return Vec::new();
     }
-    (first..ty.len() as u32).map(|k| b.extract_value(call, k)).collect()
+    (first..ty.len() as u32)
+        .map(|k| b.extract_value(call, k))
+        .collect()
 }
 
 /// Packs `outs` into the call's declared return, replaces and erases it.

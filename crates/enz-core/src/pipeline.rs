@@ -78,8 +78,10 @@ pub fn differentiate_module(
     // so that the outer function is differentiated with it in place.
     let mut waiting = sites;
     while !waiting.is_empty() {
-        let callers: HashSet<Value> =
-            waiting.iter().map(|cs| cs.call.parent_block().parent()).collect();
+        let callers: HashSet<Value> = waiting
+            .iter()
+            .map(|cs| cs.call.parent_block().parent())
+            .collect();
         let (mut ready, rest): (Vec<CallSite>, Vec<CallSite>) = waiting
             .into_iter()
             .partition(|cs| !reaches_any(cs.function, &callers));
@@ -90,7 +92,17 @@ pub fn differentiate_module(
             waiting = rest;
         }
         for cs in &ready {
-            match lowering.lower(cs, &mut registry) {
+            // Re-read the operands: lowering earlier sites may have replaced
+            // values this call uses (a tape from __enzyme_augmentfwd).
+            let caller = cs.call.parent_block().parent().name();
+            let cs = match callsite::parse(cs.call, cs.entry, &caller) {
+                Ok(cs) => cs,
+                Err(d) => {
+                    diags.push(d);
+                    continue;
+                }
+            };
+            match lowering.lower(&cs, &mut registry) {
                 Ok(()) => report.call_sites += 1,
                 Err(mut d) => diags.append(&mut d),
             }
@@ -109,6 +121,16 @@ pub fn differentiate_module(
     }
     report.derivatives = lowering.derivatives();
     clean_up_api_symbols(m);
+    if std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some() {
+        for f in functions(m) {
+            eprintln!("--- {}", f.name());
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    eprintln!("{}", i.to_ir());
+                }
+            }
+        }
+    }
     // Synthesis bugs must surface as diagnostics, not as crashes in the
     // optimiser: verify before optimising too.
     verify(m).map_err(|e| {
@@ -169,8 +191,9 @@ fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
         let init = unsafe { LLVMGetInitializer(g) };
         if !init.is_null() {
             let init = Value(init);
-            let fns: Vec<Option<Value>> =
-                (0..init.num_operands()).map(|k| init.operand(k).strip_to_function()).collect();
+            let fns: Vec<Option<Value>> = (0..init.num_operands())
+                .map(|k| init.operand(k).strip_to_function())
+                .collect();
             if name.contains("__enzyme_register_gradient") {
                 if let [Some(f), Some(aug), Some(rev)] = fns[..] {
                     out.entry(f).or_default().gradient = Some((aug, rev));

@@ -134,7 +134,9 @@ fn main() {
             kernel.display(),
             host.display()
         );
-        let xfail = source.lines().any(|l| l.trim().starts_with("// enz-xfail:"));
+        let xfail = source
+            .lines()
+            .any(|l| l.trim().starts_with("// enz-xfail:"));
         let has_no_ad = source.contains("NO_AD");
         for level in OPT_LEVELS {
             for no_ad in [false, true] {
@@ -238,7 +240,9 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
 
     // 1. CUDA -> NVPTX bitcode
     let mut cc = Command::new(&tools.clang);
-    cc.args(CUDA_FLAGS).arg(format!("-{}", case.level)).arg("-c");
+    cc.args(CUDA_FLAGS)
+        .arg(format!("-{}", case.level))
+        .arg("-c");
     if case.no_ad {
         cc.arg("-DNO_AD");
     }
@@ -279,8 +283,8 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
         .arg("-o")
         .arg(&ptx);
     run(&mut llc, "lower the output of enz-rs to PTX")?;
-    let ptx_text = std::fs::read_to_string(&ptx)
-        .map_err(|e| format!("cannot read {}: {e}", ptx.display()))?;
+    let ptx_text =
+        std::fs::read_to_string(&ptx).map_err(|e| format!("cannot read {}: {e}", ptx.display()))?;
     let missing: Vec<String> = extern_functions(&ptx_text)
         .into_iter()
         .filter(|f| !GPU_PROVIDED.contains(&f.as_str()))
@@ -336,7 +340,10 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
             .arg(&tsan_ll)
             .arg("-o")
             .arg(&tsan_o);
-        run(&mut obj, "compile the retargeted module with ThreadSanitizer")?;
+        run(
+            &mut obj,
+            "compile the retargeted module with ThreadSanitizer",
+        )?;
         let mut link = Command::new(&tools.clang);
         link.args(["-O1", "-g", "-fsanitize=thread"])
             .arg("-I")

@@ -44,7 +44,11 @@ fn mismatch(user: Value, f: Value, what: &str) -> Diagnostic {
 pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagnostic> {
     let f = key.function;
     if key.width != 1 {
-        return Err(mismatch(user, f, "custom forward derivatives support enzyme_width 1 only"));
+        return Err(mismatch(
+            user,
+            f,
+            "custom forward derivatives support enzyme_width 1 only",
+        ));
     }
     let fty = super::forward::forward_type(f, &key.args, 1);
     let name = format!("fwddiffe_{}", f.name());
@@ -71,7 +75,10 @@ pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagno
         return Err(mismatch(
             user,
             f,
-            &format!("expected {} parameters (each float or pointer parameter followed by its tangent)", user_args.len()),
+            &format!(
+                "expected {} parameters (each float or pointer parameter followed by its tangent)",
+                user_args.len()
+            ),
         ));
     }
     let r = b.call(f.function_type(), f, &primal);
@@ -83,7 +90,11 @@ pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagno
     }
     let ret = f.function_type().return_type();
     if uty.return_type() != ret {
-        return Err(mismatch(user, f, "it must return the tangent, of the function's return type"));
+        return Err(mismatch(
+            user,
+            f,
+            "it must return the tangent, of the function's return type",
+        ));
     }
     let mut agg = b.poison(rty);
     agg = b.insert_value(agg, r, 0);
@@ -96,7 +107,11 @@ pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagno
 
 /// The augmented primal and reverse function of `key.function` built on
 /// the user's `aug` and `rev`.
-pub(crate) fn gradient_adapters(key: &SplitKey, aug: Value, rev: Value) -> Result<Derivative, Diagnostic> {
+pub(crate) fn gradient_adapters(
+    key: &SplitKey,
+    aug: Value,
+    rev: Value,
+) -> Result<Derivative, Diagnostic> {
     let f = key.function;
     let ctx = f.context();
     let ret = f.function_type().return_type();
@@ -118,7 +133,11 @@ pub(crate) fn gradient_adapters(key: &SplitKey, aug: Value, rev: Value) -> Resul
         return Err(mismatch(aug, f, "the augmented forward takes the function's parameters, each pointer followed by its shadow"));
     }
     let tape = b.call(aug.function_type(), aug, &user_args);
-    let tape = if tape.ty().kind() == TyKind::Pointer { tape } else { b.zero(ptr) };
+    let tape = if tape.ty().kind() == TyKind::Pointer {
+        tape
+    } else {
+        b.zero(ptr)
+    };
     let mut agg = b.poison(aty.return_type());
     agg = b.insert_value(agg, tape, 0);
     if !ret.is_void() {
@@ -142,7 +161,11 @@ pub(crate) fn gradient_adapters(key: &SplitKey, aug: Value, rev: Value) -> Resul
     let rps = r.params();
     let (_, mut user_args) = split_args(&b, f, &key.args, &rps);
     if ret.carries_float() {
-        user_args.push(if key.ret_active { rps[params.len()] } else { b.zero(ret) });
+        user_args.push(if key.ret_active {
+            rps[params.len()]
+        } else {
+            b.zero(ret)
+        });
     }
     user_args.push(*rps.last().expect("tape"));
     if rev.function_type().params_len() != user_args.len() {
@@ -159,13 +182,20 @@ pub(crate) fn gradient_adapters(key: &SplitKey, aug: Value, rev: Value) -> Resul
         .collect();
     let user_outs: Vec<Value> = match res.ty().kind() {
         TyKind::Void => Vec::new(),
-        TyKind::Struct | TyKind::Array => (0..res.ty().len() as u32).map(|i| b.extract_value(res, i)).collect(),
-        TyKind::Vector => (0..res.ty().len() as u32).map(|i| b.extract_member(res, i)).collect(),
+        TyKind::Struct | TyKind::Array => (0..res.ty().len() as u32)
+            .map(|i| b.extract_value(res, i))
+            .collect(),
+        TyKind::Vector => (0..res.ty().len() as u32)
+            .map(|i| b.extract_member(res, i))
+            .collect(),
         _ => vec![res],
     };
     if out_ty.is_void() {
         b.ret(None);
-        return Ok(Derivative { forward: a, reverse: r });
+        return Ok(Derivative {
+            forward: a,
+            reverse: r,
+        });
     }
     let mut agg = b.poison(out_ty);
     let mut j = 0;
@@ -177,20 +207,32 @@ pub(crate) fn gradient_adapters(key: &SplitKey, aug: Value, rev: Value) -> Resul
         let v = match pos.and_then(|p| user_outs.get(p)) {
             Some(v) => b.fp_cast(*v, out_ty.member(j)),
             None => {
-                return Err(mismatch(rev, f, "it must return one adjoint per floating-point parameter"));
+                return Err(mismatch(
+                    rev,
+                    f,
+                    "it must return one adjoint per floating-point parameter",
+                ));
             }
         };
         agg = b.insert_value(agg, v, j);
         j += 1;
     }
     b.ret(Some(agg));
-    Ok(Derivative { forward: a, reverse: r })
+    Ok(Derivative {
+        forward: a,
+        reverse: r,
+    })
 }
 
 /// Splits a derivative's parameters into the primal arguments and the
 /// arguments of a user's function (each pointer followed by its shadow;
 /// null for pointers without one).
-fn split_args(b: &Builder, f: Value, acts: &[ArgActivity], ps: &[Value]) -> (Vec<Value>, Vec<Value>) {
+fn split_args(
+    b: &Builder,
+    f: Value,
+    acts: &[ArgActivity],
+    ps: &[Value],
+) -> (Vec<Value>, Vec<Value>) {
     let mut primal = Vec::new();
     let mut user = Vec::new();
     let mut k = 0;

@@ -17,7 +17,9 @@ use super::emit::{emit, Operands};
 use super::registry::{FwdKey, Registry};
 use super::rules::{lookup, OpKey};
 use super::shadow::{position_at_top, Mirror, ShadowMap};
-use crate::analysis::activity::{is_allocation, is_mem_transfer, Activity, ActivityInputs, ArgFact};
+use crate::analysis::activity::{
+    is_allocation, is_mem_transfer, Activity, ActivityInputs, ArgFact,
+};
 use crate::analysis::cfg::Cfg;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
@@ -62,7 +64,11 @@ pub(crate) fn forward_type(prep: Value, args: &[ArgActivity], width: u32) -> Ty 
             fields.extend(std::iter::repeat_n(ret, width as usize));
         }
     }
-    let rty = if fields.is_empty() { Ty::void(ctx) } else { Ty::literal_struct(ctx, &fields) };
+    let rty = if fields.is_empty() {
+        Ty::void(ctx)
+    } else {
+        Ty::literal_struct(ctx, &fields)
+    };
     Ty::function(rty, &params, false)
 }
 
@@ -164,7 +170,8 @@ impl Forward<'_> {
     }
 
     fn unsupported(&mut self, i: Value, msg: &str) {
-        self.diags.push(Diagnostic::new(msg).in_function(self.req.name).at(i));
+        self.diags
+            .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
     }
 
     fn instruction(&mut self, i: Value, registry: &mut Registry) {
@@ -193,7 +200,9 @@ impl Forward<'_> {
         }
         if op == LLVMPHI {
             position_at_top(&b, gi.parent_block());
-            let lanes: Vec<Value> = (0..self.lanes()).map(|_| b.phi(i.ty(), "tangent")).collect();
+            let lanes: Vec<Value> = (0..self.lanes())
+                .map(|_| b.phi(i.ty(), "tangent"))
+                .collect();
             self.phis.push((i, lanes.clone()));
             self.tangents.insert(i, lanes);
             return;
@@ -202,7 +211,8 @@ impl Forward<'_> {
         let lanes: Vec<Value> = match op {
             LLVMLoad => {
                 let Some(_) = self.shadows[0].forward(i.operand(0)) else {
-                    return self.unsupported(i, "a differentiable load from memory without a shadow");
+                    return self
+                        .unsupported(i, "a differentiable load from memory without a shadow");
                 };
                 (0..self.lanes())
                     .map(|lane| {
@@ -234,13 +244,17 @@ impl Forward<'_> {
             }
             _ => match lookup(OpKey::Inst(op)) {
                 Some(rule) => {
-                    let active: Vec<bool> =
-                        (0..i.num_operands()).map(|k| self.act.is_active(i.operand(k))).collect();
-                    let args: Vec<Value> = (0..i.num_operands()).map(|k| self.map.get(i.operand(k))).collect();
+                    let active: Vec<bool> = (0..i.num_operands())
+                        .map(|k| self.act.is_active(i.operand(k)))
+                        .collect();
+                    let args: Vec<Value> = (0..i.num_operands())
+                        .map(|k| self.map.get(i.operand(k)))
+                        .collect();
                     self.apply(&b, i, gi, rule, &args, &active)
                 }
                 None => {
-                    let msg = format!("cannot differentiate this instruction in forward mode ({op:?})");
+                    let msg =
+                        format!("cannot differentiate this instruction in forward mode ({op:?})");
                     return self.unsupported(i, &msg);
                 }
             },
@@ -264,7 +278,13 @@ impl Forward<'_> {
                 let dargs: Vec<Option<Value>> = (0..args.len())
                     .map(|k| active[k].then(|| self.tangent(b, i.operand(k as u32), lane)))
                     .collect();
-                let o = Operands { args, ret: Some(gi), dret: gi, dargs: &dargs, ty: i.ty() };
+                let o = Operands {
+                    args,
+                    ret: Some(gi),
+                    dret: gi,
+                    dargs: &dargs,
+                    ty: i.ty(),
+                };
                 emit(b, &expr, &o)
             })
             .collect()
@@ -274,14 +294,19 @@ impl Forward<'_> {
         let (v, p) = (i.operand(0), i.operand(1));
         if !self.act.is_shadowed(p) {
             if self.act.is_active(v) {
-                self.unsupported(i, "a differentiable value is stored to memory that has no shadow");
+                self.unsupported(
+                    i,
+                    "a differentiable value is stored to memory that has no shadow",
+                );
             }
             return;
         }
         let b = Builder::new(i.context());
         b.position_after(gi);
         for lane in 0..self.lanes() {
-            let Some(sp) = self.shadows[lane].forward(p) else { return };
+            let Some(sp) = self.shadows[lane].forward(p) else {
+                return;
+            };
             let t = if v.ty().kind() == TyKind::Pointer {
                 match self.shadows[lane].forward(v) {
                     Some(s) => s,
@@ -306,7 +331,10 @@ impl Forward<'_> {
         }
         if name == "free" {
             for lane in 0..self.lanes() {
-                if let Some(s) = self.shadows[lane].forward(i.operand(0)).filter(|_| self.act.is_shadowed(i.operand(0))) {
+                if let Some(s) = self.shadows[lane]
+                    .forward(i.operand(0))
+                    .filter(|_| self.act.is_shadowed(i.operand(0)))
+                {
                     b.free(s);
                 }
             }
@@ -319,7 +347,9 @@ impl Forward<'_> {
             }
             let n = gi.operand(2);
             for lane in 0..self.lanes() {
-                let Some(sd) = self.shadows[lane].forward(d) else { continue };
+                let Some(sd) = self.shadows[lane].forward(d) else {
+                    continue;
+                };
                 let src = is_mem_transfer(&name)
                     .then(|| i.operand(1))
                     .filter(|s| self.act.is_shadowed(*s))
@@ -338,7 +368,8 @@ impl Forward<'_> {
             }
             return;
         }
-        if is_known_inactive(&name) || callee.is_some_and(|f| registry.inactive_fns().contains(&f)) {
+        if is_known_inactive(&name) || callee.is_some_and(|f| registry.inactive_fns().contains(&f))
+        {
             return;
         }
         let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
@@ -372,14 +403,20 @@ impl Forward<'_> {
         let acts: Vec<ArgActivity> = (0..i.call_num_args())
             .map(|k| {
                 let a = i.operand(k);
-                if (a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a)) || self.act.is_active(a) {
+                if (a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a))
+                    || self.act.is_active(a)
+                {
                     ArgActivity::Dup
                 } else {
                     ArgActivity::Const
                 }
             })
             .collect();
-        let key = FwdKey { function: f, args: acts.clone(), width: self.req.width };
+        let key = FwdKey {
+            function: f,
+            args: acts.clone(),
+            width: self.req.width,
+        };
         let target = match registry.forward(&key) {
             Ok(t) => t,
             Err(d) => return self.diags.push(d),
@@ -415,8 +452,9 @@ impl Forward<'_> {
         gi.erase();
         self.map.insert(i, primal);
         if ret_has_tangent(ret) {
-            let lanes: Vec<Value> =
-                (0..self.lanes()).map(|lane| b.extract_value(res, 1 + lane as u32)).collect();
+            let lanes: Vec<Value> = (0..self.lanes())
+                .map(|lane| b.extract_value(res, 1 + lane as u32))
+                .collect();
             if ret.kind() == TyKind::Pointer {
                 for (lane, s) in lanes.into_iter().enumerate() {
                     self.shadows[lane].insert(i, s);
@@ -442,7 +480,9 @@ impl Forward<'_> {
         agg = b.insert_value(agg, self.map.get(r), 0);
         for lane in 0..self.lanes() {
             let t = if r.ty().kind() == TyKind::Pointer {
-                self.shadows[lane].forward(r).unwrap_or_else(|| b.zero(r.ty()))
+                self.shadows[lane]
+                    .forward(r)
+                    .unwrap_or_else(|| b.zero(r.ty()))
             } else {
                 self.tangent(&b, r, lane)
             };

@@ -103,7 +103,11 @@ impl Rule {
         }
         let mut terms = self.adjoints.iter().enumerate().filter_map(|(i, a)| {
             let a = a.as_ref()?;
-            active.get(i).copied().unwrap_or(false).then(|| a.substitute_dret(&Expr::DArg(i)))
+            active
+                .get(i)
+                .copied()
+                .unwrap_or(false)
+                .then(|| a.substitute_dret(&Expr::DArg(i)))
         });
         let first = terms.next().unwrap_or(Expr::Const(0.0));
         terms.fold(first, |acc, t| acc + t)
