@@ -119,9 +119,11 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
                 let n = call.operand(k + 1).const_int_value();
                 match n {
                     Some(n) if (1..=i64::from(MAX_WIDTH)).contains(&n) => width = n as u32,
-                    _ => return Err(err(format!(
+                    _ => {
+                        return Err(err(format!(
                         "`enzyme_width` must be followed by a constant between 1 and {MAX_WIDTH}"
-                    ))),
+                    )))
+                    }
                 }
             }
             Some(Marker::Allocated) => allocated = Some(call.operand(k + 1)),

@@ -33,7 +33,7 @@ fn with_preprocessed<T>(
         )));
     }
     let inactive = inactive_functions(m);
-    let prep = preprocess(func, opts.preopt, &inactive)
+    let prep = preprocess(func, opts.preopt, opts.inline, &inactive)
         .map_err(|e| Diagnostic::new(format!("preprocessing failed: {e}")).in_function(name))?;
     let out = f(prep, &inactive);
     prep.delete_function();

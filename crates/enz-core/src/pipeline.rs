@@ -26,6 +26,9 @@ pub struct Options {
     pub preopt: bool,
     /// Optimisation level (0-3) of the `default<On>` pipeline run afterwards.
     pub opt_level: u8,
+    /// Inline calls to the module's functions before differentiating (the
+    /// fast path); without it every callee gets its own derivative.
+    pub inline: bool,
 }
 
 impl Default for Options {
@@ -33,6 +36,7 @@ impl Default for Options {
         Options {
             preopt: true,
             opt_level: 2,
+            inline: true,
         }
     }
 }
@@ -70,7 +74,7 @@ pub fn differentiate_module(
     if !diags.is_empty() {
         return Err(diags);
     }
-    let mut registry = Registry::new(opts.preopt, inactive_functions(m), custom_rules(m));
+    let mut registry = Registry::new(opts, inactive_functions(m), custom_rules(m));
     let mut lowering = Lowering::default();
     let mut report = Report::default();
     // A call site inside a function that another site differentiates

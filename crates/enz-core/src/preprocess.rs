@@ -29,6 +29,7 @@ const INLINE_ROUNDS: usize = 8;
 pub(crate) fn preprocess(
     func: Value,
     optimise: bool,
+    inline: bool,
     keep_calls_to: &HashSet<Value>,
 ) -> Result<Value, String> {
     let module = func.global_parent();
@@ -42,7 +43,9 @@ pub(crate) fn preprocess(
         q.set_name(&p.name());
     }
     clone_body(func, clone, &mut map, false);
-    inline_calls(clone, keep_calls_to)?;
+    if inline {
+        inline_calls(clone, keep_calls_to)?;
+    }
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

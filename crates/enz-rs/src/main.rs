@@ -58,6 +58,11 @@ struct Cli {
     #[arg(long = "emulate-host")]
     emulate_host: bool,
 
+    /// Do not inline calls before differentiating: every called function
+    /// gets its own augmented primal and reverse (or forward) derivative.
+    #[arg(long = "no-inline")]
+    no_inline: bool,
+
     /// Optimisation level after differentiation (-O0, -O1, -O2, -O3).
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=3))]
@@ -97,6 +102,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     let opts = Options {
         preopt: !cli.no_preopt,
         opt_level: cli.opt_level,
+        inline: !cli.no_inline,
     };
     if let Some(f) = &cli.print_type_analysis {
         print!(

@@ -70,10 +70,20 @@ fn main() {
     for fixture in &fixtures {
         let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
         for level in OPT_LEVELS {
-            let (tools, fixture) = (tools.clone(), fixture.clone());
+            let (t, f) = (tools.clone(), fixture.clone());
             trials.push(Trial::test(format!("{stem}::{level}"), move || {
-                run_case(&tools, &fixture, level)
+                run_case(&t, &f, level, &[])
             }));
+            // Calls are also differentiated without inlining, so that every
+            // callee goes through its own augmented primal and reverse (or
+            // forward) function.
+            if stem.starts_with("call_") || stem.starts_with("fwd_call") {
+                let (tools, fixture) = (tools.clone(), fixture.clone());
+                trials.push(Trial::test(
+                    format!("{stem}::{level}::no-inline"),
+                    move || run_case(&tools, &fixture, level, &["--no-inline"]),
+                ));
+            }
         }
     }
     libtest_mimic::run(&args, trials).exit();
@@ -104,14 +114,14 @@ fn fixture_cflags(source: &str) -> Vec<String> {
         .collect()
 }
 
-fn run_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed> {
+fn run_case(tools: &Tools, fixture: &Path, level: &str, enz_args: &[&str]) -> Result<(), Failed> {
     let source = std::fs::read_to_string(fixture)
         .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
     let dir = tempfile::Builder::new()
         .prefix("enz-c-test-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let result = run_steps(tools, fixture, &source, level, dir.path());
+    let result = run_steps(tools, fixture, &source, level, enz_args, dir.path());
     match result {
         Ok(()) => Ok(()),
         Err(msg) if std::env::var_os("ENZ_KEEP_TMP").is_some() => {
@@ -127,6 +137,7 @@ fn run_steps(
     fixture: &Path,
     source: &str,
     level: &str,
+    enz_args: &[&str],
     dir: &Path,
 ) -> Result<(), String> {
     let in_bc = dir.join("in.bc");
@@ -145,7 +156,7 @@ fn run_steps(
 
     // 2. differentiate
     let mut enz = Command::new(&tools.enz_rs);
-    enz.arg(&in_bc).arg("-o").arg(&out_bc);
+    enz.arg(&in_bc).arg("-o").arg(&out_bc).args(enz_args);
     run(&mut enz, "run enz-rs")?;
     if !out_bc.is_file() {
         return Err(format!(

@@ -477,6 +477,12 @@ impl Value {
         }
     }
 
+    /// Whether this value is a constant (including globals, functions and
+    /// constant expressions).
+    pub(crate) fn is_constant(self) -> bool {
+        unsafe { LLVMIsConstant(self.0) != 0 }
+    }
+
     /// The value type of a global variable or function.
     pub(crate) fn global_value_type(self) -> Ty {
         Ty(unsafe { LLVMGlobalGetValueType(self.0) })

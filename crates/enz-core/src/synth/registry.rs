@@ -42,6 +42,7 @@ pub(crate) struct CustomRules {
 
 /// Derivatives and shared state of one module.
 pub(crate) struct Registry {
+    inline: bool,
     forward: HashMap<FwdKey, Value>,
     pending_forward: Vec<FwdKey>,
     custom: HashMap<Value, CustomRules>,
@@ -55,7 +56,7 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn new(
-        preopt: bool,
+        opts: &crate::pipeline::Options,
         inactive_fns: HashSet<Value>,
         custom: HashMap<Value, CustomRules>,
     ) -> Registry {
@@ -63,7 +64,8 @@ impl Registry {
             forward: HashMap::new(),
             pending_forward: Vec::new(),
             custom,
-            preopt,
+            preopt: opts.preopt,
+            inline: opts.inline,
             prepped: HashMap::new(),
             split: HashMap::new(),
             pending: Vec::new(),
@@ -124,7 +126,7 @@ impl Registry {
             .chain(self.custom.keys())
             .copied()
             .collect();
-        let p = preprocess(f, self.preopt, &keep).map_err(|e| {
+        let p = preprocess(f, self.preopt, self.inline, &keep).map_err(|e| {
             Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name())
         })?;
         self.prepped.insert(f, p);

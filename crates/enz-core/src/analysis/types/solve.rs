@@ -17,7 +17,8 @@ use super::calls::{self, Interproc};
 use super::known::tbaa_type;
 use super::tree::{ConcreteType, TreeConflict, TypeTree};
 use super::Conflict;
-use crate::ir::{Ty, TyKind, Value};
+use crate::analysis::cfg::Cfg;
+use crate::ir::{Block, Ty, TyKind, Value};
 use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMOpcode;
 use std::borrow::Cow;
@@ -48,6 +49,8 @@ pub(super) struct Solver<'c> {
     params: HashSet<Value>,
     /// Per GEP: whether it steps a loop-carried pointer.
     induction: HashMap<Value, bool>,
+    /// CFG edges (from, to) whose target dominates their source.
+    back_edges: HashSet<(Block, Block)>,
     /// Indices of instructions to visit.
     work: BTreeSet<usize>,
     /// Phase two: integer defaults are on.
@@ -86,6 +89,7 @@ pub(super) fn solve(
         members: insts.iter().enumerate().map(|(k, i)| (*i, k)).collect(),
         params: func.params().into_iter().collect(),
         induction: HashMap::new(),
+        back_edges: Cfg::new(func).back_edges().into_iter().collect(),
         insts,
         work: BTreeSet::new(),
         integers: false,
@@ -397,11 +401,22 @@ impl Solver<'_> {
             LLVMStore if n >= 2 => self.access(i, i.operand(1), i.operand(0)),
             LLVMGetElementPtr => self.gep(i),
             LLVMPHI => {
-                let incoming: Vec<Value> = i.incoming().into_iter().map(|(v, _)| v).collect();
-                self.merge_into(i, &incoming);
+                // Values entering along a loop's back edge are derived from
+                // the phi itself (`p.next = p + 8`): feeding the phi back
+                // into them would shift its facts round the loop forever.
+                let block = i.parent_block();
+                let (mut inputs, mut up) = (Vec::new(), Vec::new());
+                for (v, from) in i.incoming() {
+                    inputs.push(v);
+                    if !self.back_edges.contains(&(from, block)) {
+                        up.push(v);
+                    }
+                }
+                self.merge_into(i, &inputs, &up);
             }
             LLVMSelect if n == 3 => {
-                self.merge_into(i, &[i.operand(1), i.operand(2)]);
+                let inputs = [i.operand(1), i.operand(2)];
+                self.merge_into(i, &inputs, &inputs);
                 self.integer(i.operand(0));
             }
             LLVMFreeze | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr
@@ -477,15 +492,27 @@ impl Solver<'_> {
         self.update(b, &ra);
     }
 
-    /// Phi and select: the result joins every input; inputs get the result
-    /// back without `Anything` (one input's bytes say nothing of another's).
-    fn merge_into(&mut self, i: Value, inputs: &[Value]) {
+    /// Phi and select, as Enzyme: the result joins what all its inputs agree
+    /// on (constants such as `0` or `null` say nothing and are left out);
+    /// the inputs in `up` get the result back without `Anything` (one
+    /// input's bytes say nothing of another's).
+    fn merge_into(&mut self, i: Value, inputs: &[Value], up: &[Value]) {
+        let mut meet: Option<TypeTree> = None;
         for v in inputs {
-            let t = self.tree(*v);
-            self.update(i, &t);
+            if *v == i || (v.is_constant() && !v.is_global_variable()) {
+                continue;
+            }
+            let t = self.tree_ref(*v);
+            meet = Some(match meet {
+                None => t.into_owned(),
+                Some(m) => m.intersect(&t),
+            });
+        }
+        if let Some(m) = meet {
+            self.update(i, &m);
         }
         let back = self.tree_ref(i).purge_anything();
-        for v in inputs {
+        for v in up {
             self.update(*v, &back);
         }
     }

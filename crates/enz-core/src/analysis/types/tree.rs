@@ -563,6 +563,25 @@ impl TypeTree {
         out
     }
 
+    /// What `self` and `other` agree on (the meet): an entry of either is
+    /// kept where the other has the same type there (directly or through a
+    /// `-1` entry); `Anything` yields to the other side's type.
+    pub(crate) fn intersect(&self, other: &TypeTree) -> TypeTree {
+        let mut out = TypeTree::new();
+        for (a, b) in [(self, other), (other, self)] {
+            for (p, t) in &a.map {
+                let u = b.map.get(p).copied().or_else(|| b.general_at(*p));
+                let meet = match u {
+                    Some(u) if u == *t || u == ConcreteType::Anything => *t,
+                    Some(u) if *t == ConcreteType::Anything => u,
+                    _ => continue,
+                };
+                out.insert_path(*p, meet);
+            }
+        }
+        out
+    }
+
     /// The tree without its root entry (only what it points to).
     pub(crate) fn without_root(&self) -> TypeTree {
         let mut out = self.clone();
@@ -659,6 +678,18 @@ mod tests {
             "{[]:Pointer, [-1]:Float@double}"
         );
         assert_eq!(t.pointee().as_pointee_at(0), t.filter_first(|o| o == 0));
+        let mut u = TypeTree::from_type(Pointer);
+        u.insert(&[-1], D);
+        u.insert(&[8], Pointer);
+        u.insert(&[16], Anything);
+        let mut w = TypeTree::from_type(Pointer);
+        w.insert(&[0], D);
+        w.insert(&[8], Integer);
+        w.insert(&[16], D);
+        assert_eq!(
+            u.intersect(&w).to_string(),
+            "{[]:Pointer, [0]:Float@double, [16]:Float@double}"
+        );
         let mut m = TypeTree::new();
         assert!(m.merge(&t));
         assert!(!m.merge(&t));

@@ -257,6 +257,15 @@ impl<'a> Reverse<'a> {
             }
         };
         clone_body(p, g, &mut map, true);
+        // A block of its own for stack slots, ahead of the cloned entry, so
+        // that no instruction the synthesis later replaces is an insertion
+        // point.
+        let old_entry = g.entry_block();
+        let slots =
+            Block(unsafe { LLVMInsertBasicBlockInContext(ctx, old_entry.0, c"slots".as_ptr()) });
+        let sb = Builder::new(ctx);
+        sb.position_at_end(slots);
+        sb.br(old_entry);
         let tape = match req.mode {
             Mode::Combined => Tape::stack(g),
             Mode::Split => Tape::heap(g),
@@ -268,11 +277,7 @@ impl<'a> Reverse<'a> {
             });
             top.position_at_end(entry);
         } else {
-            let entry = g.entry_block();
-            match entry.first_instruction() {
-                Some(i) => top.position_before(i),
-                None => top.position_at_end(entry),
-            }
+            top.position_before(slots.terminator().expect("just built"));
         }
         Reverse {
             req,
