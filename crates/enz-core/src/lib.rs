@@ -23,11 +23,13 @@ mod names;
 mod pipeline;
 mod preprocess;
 mod synth;
+mod timing;
 
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_activity, print_type_analysis};
 pub use pipeline::{differentiate_module, Options, Report};
+pub use timing::Timings;
 
 /// The inkwell version enz-core is built against, for callers that load and
 /// write modules.

@@ -13,6 +13,7 @@ use crate::lower::Lowering;
 use crate::names::{EntryPoint, Marker};
 use crate::preprocess::run_module_passes;
 use crate::synth::registry::{CustomRules, Registry};
+use crate::timing::{timed, Timings};
 use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
 use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMModuleRef;
@@ -48,6 +49,12 @@ pub struct Report {
     pub call_sites: usize,
     /// Derivative functions synthesised (one per function and activity).
     pub derivatives: usize,
+    /// Instructions in the module before differentiation.
+    pub instructions_before: usize,
+    /// Instructions in the module after post-optimisation.
+    pub instructions_after: usize,
+    /// Time per stage.
+    pub timings: Timings,
 }
 
 /// Differentiates every `__enzyme_*` call site of `module` in place.
@@ -57,6 +64,7 @@ pub fn differentiate_module(
     opts: &Options,
 ) -> Result<Report, Vec<Diagnostic>> {
     let m = module.as_mut_ptr();
+    let instructions_before = count_instructions(m);
     let mut diags = Vec::new();
     let mut sites = Vec::new();
     for f in functions(m) {
@@ -75,6 +83,7 @@ pub fn differentiate_module(
         return Err(diags);
     }
     let mut registry = Registry::new(opts, inactive_functions(m), custom_rules(m));
+    let synthesis_start = std::time::Instant::now();
     let mut lowering = Lowering::default();
     let mut report = Report::default();
     // A call site inside a function that another site differentiates
@@ -124,6 +133,13 @@ pub fn differentiate_module(
         return Err(vec![d]);
     }
     report.derivatives = lowering.derivatives();
+    report.instructions_before = instructions_before;
+    report.timings = registry.timings.clone();
+    // What is left of the synthesis clock once preprocessing and analyses,
+    // which ran inside it, are taken out.
+    report.timings.synthesis = synthesis_start
+        .elapsed()
+        .saturating_sub(report.timings.preprocess + report.timings.analyses);
     clean_up_api_symbols(m);
     if std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some() {
         for f in functions(m) {
@@ -137,7 +153,8 @@ pub fn differentiate_module(
     }
     // Synthesis bugs must surface as diagnostics, not as crashes in the
     // optimiser: verify before optimising too.
-    verify(m).map_err(|e| {
+    let t = &mut report.timings;
+    timed(&mut t.verify, || verify(m)).map_err(|e| {
         if let Ok(path) = std::env::var("ENZ_DUMP_INVALID") {
             let c = crate::ir::cstr(&path);
             unsafe { LLVMPrintModuleToFile(m, c.as_ptr(), std::ptr::null_mut()) };
@@ -148,15 +165,25 @@ pub fn differentiate_module(
     })?;
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
-        run_module_passes(m, &pipeline)
+        timed(&mut t.post_optimisation, || run_module_passes(m, &pipeline))
             .map_err(|e| vec![Diagnostic::new(format!("post-optimisation failed: {e}"))])?;
     }
-    verify(m).map_err(|e| {
+    timed(&mut t.verify, || verify(m)).map_err(|e| {
         vec![Diagnostic::new(format!(
             "internal error: the differentiated module does not verify (this is a bug in enz-rs): {e}"
         ))]
     })?;
+    report.instructions_after = count_instructions(m);
     Ok(report)
+}
+
+/// Instructions in all function bodies of the module.
+fn count_instructions(m: LLVMModuleRef) -> usize {
+    functions(m)
+        .iter()
+        .flat_map(|f| f.blocks())
+        .map(|b| b.instructions().len())
+        .sum()
 }
 
 /// Whether `f` contains, or calls (through defined functions), a function

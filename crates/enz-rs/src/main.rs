@@ -12,10 +12,11 @@ use enz_core::inkwell::memory_buffer::MemoryBuffer;
 use enz_core::inkwell::module::Module;
 use enz_core::{
     differentiate_module, print_activity, print_type_analysis, retarget_to_host, Diagnostic,
-    Options,
+    Options, Report,
 };
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// Automatic differentiation of LLVM IR, Enzyme-compatible.
 ///
@@ -58,6 +59,11 @@ struct Cli {
     #[arg(long = "emulate-host")]
     emulate_host: bool,
 
+    /// Print how long each stage took and the instruction counts before
+    /// and after, on stderr.
+    #[arg(long = "time")]
+    time: bool,
+
     /// Do not inline calls before differentiating: every called function
     /// gets its own augmented primal and reverse (or forward) derivative.
     #[arg(long = "no-inline")]
@@ -91,7 +97,9 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     let context = Context::create();
+    let read_start = Instant::now();
     let module = read_module(&context, &cli.input).map_err(|d| vec![d])?;
+    let read_time = read_start.elapsed();
     if let Err(e) = module.verify() {
         return Err(vec![Diagnostic::new(format!(
             "`{}` is not a valid LLVM module: {}",
@@ -119,7 +127,10 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     let Some(out) = &cli.output else {
         return Ok(());
     };
-    differentiate_module(&module, &opts)?;
+    let report = differentiate_module(&module, &opts)?;
+    if cli.time {
+        print_timings(&report, read_time);
+    }
     if cli.emulate_host {
         let host = retarget_to_host(&module.print_to_string().to_string()).map_err(|d| vec![d])?;
         let buf = MemoryBuffer::create_from_memory_range_copy(host.as_bytes(), "emulate-host");
@@ -131,6 +142,27 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         return write_module(&host, out, cli.text).map_err(|d| vec![d]);
     }
     write_module(&module, out, cli.text).map_err(|d| vec![d])
+}
+
+/// `--time`: one line per stage, then the instruction counts.
+fn print_timings(r: &Report, read: Duration) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let t = &r.timings;
+    eprintln!("enz-rs stage times:");
+    for (name, d) in [
+        ("read input", read),
+        ("preprocess", t.preprocess),
+        ("analyses", t.analyses),
+        ("synthesis", t.synthesis),
+        ("post-optimisation", t.post_optimisation),
+        ("verify", t.verify),
+    ] {
+        eprintln!("  {name:<18} {:>9.2} ms", ms(d));
+    }
+    eprintln!(
+        "  instructions: {} before, {} after; {} call site(s), {} derivative(s)",
+        r.instructions_before, r.instructions_after, r.call_sites, r.derivatives
+    );
 }
 
 /// Reads bitcode or textual IR, chosen by content (bitcode magic), not name.

@@ -8,14 +8,23 @@
 //! every offset). [`TypeAnalysis::analyse`] computes them by a fixed point
 //! over the function's instructions in both directions (`solve.rs`), from
 //! LLVM types, loads and stores, GEP offsets from the data layout, `!tbaa`,
-//! casts, phis, known library functions and interprocedurally through calls
-//! to defined functions (`calls.rs`).
+//! casts, phis and selects (what all inputs agree on), known library
+//! functions and interprocedurally through calls to defined functions
+//! (`calls.rs`). Integers stay `Unknown` until used as integers (their bits
+//! may be a copied float); those defaults come in a second phase, after
+//! everything the IR proves.
 //!
-//! **Variable GEP indices.** A variable index of stride `s` makes data
-//! periodic; facts are folded into the first period (offsets modulo `s`),
+//! **Variable GEP indices** (`solve/gep.rs`). A variable index of stride
+//! `s` on the pointer itself (`gep T, p, %i`) makes the data periodic with
+//! an unknown extent: facts fold into the first period (offsets modulo `s`),
 //! and a period one type tiles exactly becomes `-1`. So `double *a; a[i]`
-//! gives `a: {[]:Pointer, [-1]:Float@double}`, and `struct {double x; int
-//! *p;} *s; s[i].p` gives `s: {[]:Pointer, [8]:Pointer}` (first element).
+//! gives `a: {[]:Pointer, [-1]:Float@double}` (never `[0]`), and `struct
+//! {double x; int *p;} *s; s[i].p` gives `s: {[]:Pointer, [8]:Pointer}`
+//! (the first element stands for all). A variable index inside a
+//! fixed-size array (`gep [16 x double], p, 0, %i`) lays the facts out over
+//! that array explicitly (`[0]`, `[8]`, ... `[120]`). A pointer stepped by
+//! a constant around a loop or a recursion counts as a variable index.
+//! Offsets above 4096 and paths deeper than 6 are dropped.
 //!
 //! **What it owns.** The lattice and trees (`tree.rs`), the fixed point, the
 //! facts API below used by synthesis, the undecided values the pipeline

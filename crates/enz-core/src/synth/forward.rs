@@ -79,6 +79,7 @@ pub(crate) fn synthesize_forward(
     registry: &mut Registry,
 ) -> Result<(), Vec<Diagnostic>> {
     let p = req.prep;
+    let start = std::time::Instant::now();
     let cfg = Cfg::new(p);
     let facts: Vec<ArgFact> = p
         .params()
@@ -100,6 +101,7 @@ pub(crate) fn synthesize_forward(
             inactive_fns: registry.inactive_fns(),
         },
     );
+    registry.timings.analyses += start.elapsed();
     let w = req.width as usize;
     let mut map = ValueMap::default();
     let mut tangents: HashMap<Value, Vec<Value>> = HashMap::new();

@@ -42,6 +42,8 @@ pub(crate) struct CustomRules {
 
 /// Derivatives and shared state of one module.
 pub(crate) struct Registry {
+    /// Time spent in preprocessing and analyses (synthesis adds to it).
+    pub(crate) timings: crate::timing::Timings,
     inline: bool,
     forward: HashMap<FwdKey, Value>,
     pending_forward: Vec<FwdKey>,
@@ -64,6 +66,7 @@ impl Registry {
             forward: HashMap::new(),
             pending_forward: Vec::new(),
             custom,
+            timings: crate::timing::Timings::default(),
             preopt: opts.preopt,
             inline: opts.inline,
             prepped: HashMap::new(),
@@ -126,9 +129,11 @@ impl Registry {
             .chain(self.custom.keys())
             .copied()
             .collect();
-        let p = preprocess(f, self.preopt, self.inline, &keep).map_err(|e| {
-            Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name())
-        })?;
+        let (preopt, inline) = (self.preopt, self.inline);
+        let p = crate::timing::timed(&mut self.timings.preprocess, || {
+            preprocess(f, preopt, inline, &keep)
+        })
+        .map_err(|e| Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name()))?;
         self.prepped.insert(f, p);
         Ok(p)
     }

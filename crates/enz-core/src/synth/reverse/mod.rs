@@ -124,6 +124,7 @@ pub(crate) fn synthesize(
     fns: Derivative,
     registry: &mut Registry,
 ) -> Result<u64, Vec<Diagnostic>> {
+    let start = std::time::Instant::now();
     let cfg = Cfg::new(req.prep);
     let loops = LoopNest::new(&cfg).map_err(|e| {
         let at = e
@@ -156,7 +157,9 @@ pub(crate) fn synthesize(
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
-    let mut r = Reverse::new(req, fns, cfg, activity, types, loops);
+    let rereadable = Rereadable::analyse(req.prep);
+    registry.timings.analyses += start.elapsed();
+    let mut r = Reverse::new(req, fns, cfg, activity, types, loops, rereadable);
     r.build(registry);
     if r.diags.is_empty() {
         Ok(r.tape.size())
@@ -215,6 +218,7 @@ impl<'a> Reverse<'a> {
         act: Activity,
         types: TypeAnalysis,
         loops: LoopNest,
+        rereadable: Rereadable,
     ) -> Reverse<'a> {
         let p = req.prep;
         let ctx = p.context();
@@ -298,7 +302,7 @@ impl<'a> Reverse<'a> {
             aug_calls: HashMap::new(),
             cache_slots: HashMap::new(),
             types,
-            rereadable: Rereadable::analyse(req.prep),
+            rereadable,
             affine: loops
                 .ids()
                 .flat_map(|l| {
