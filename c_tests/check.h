@@ -421,3 +421,241 @@ CHECK_UNUSED static double fd_slotf(double (*eval)(void *), void *ctx,
   *slot = v;
   return (fp - fm) / step;
 }
+
+/* ---- Helpers for forward-mode, vector-mode and Jacobian tests. ----
+ *
+ *   check_seed(s); check_rand();   deterministic uniform numbers in [-1, 1)
+ *   check_rand_dir(v, n)           a random direction: entries in
+ *                                  [-1, -0.2] u [0.2, 1] (no tiny entries)
+ *   fddir(f, x, v, n)              d/dt f(x + t v) at t = 0, f(double *)
+ *   fddirn(f, x, v, n)             the same for f(double *, int n)
+ *   fddirf(ff, x, v, n)            the same for float ff(float *)
+ *   fdjvp(f, x, n, v, y_m, out)    out[j] = d/dt y_j(x + t v) for
+ *                                  f(x, y) writing y[0..m-1] (a JVP)
+ *   fdjvpf(...)                    the same for float f(float *, float *)
+ *   fdjvp_inplace(f, x, n, v, out) out[k] = d/dt x_after[k] for f(x) that
+ *                                  updates x in place
+ * Every evaluation gets fresh heap copies of x (f may overwrite them); the
+ * step is FD_REL (FD_REL_F) times 1 + max |x_k|, any n. */
+#ifndef ENZ_CHECK_FWD_H
+#define ENZ_CHECK_FWD_H
+
+static unsigned long long check_rng_ = 0x9E3779B97F4A7C15ull;
+
+CHECK_UNUSED static void check_seed(unsigned long long s) {
+  check_rng_ = s * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+  if (check_rng_ == 0)
+    check_rng_ = 1;
+}
+
+/* xorshift64*: uniform in [-1, 1), the same sequence on every build. */
+CHECK_UNUSED static double check_rand(void) {
+  unsigned long long r;
+  check_rng_ ^= check_rng_ >> 12;
+  check_rng_ ^= check_rng_ << 25;
+  check_rng_ ^= check_rng_ >> 27;
+  r = check_rng_ * 0x2545F4914F6CDD1Dull;
+  return (double)(r >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+CHECK_UNUSED static void check_rand_dir(double *v, int n) {
+  for (int k = 0; k < n; k++) {
+    double r = check_rand();
+    v[k] = r < 0.0 ? -0.2 + 0.8 * r : 0.2 + 0.8 * r;
+  }
+}
+
+CHECK_UNUSED static void check_rand_dirf(float *v, int n) {
+  for (int k = 0; k < n; k++) {
+    double r = check_rand();
+    v[k] = (float)(r < 0.0 ? -0.2 + 0.8 * r : 0.2 + 0.8 * r);
+  }
+}
+
+CHECK_UNUSED static double check_maxabs_(const double *x, int n) {
+  double m = 0.0;
+  for (int k = 0; k < n; k++)
+    if (fabs(x[k]) > m)
+      m = fabs(x[k]);
+  return m;
+}
+
+/* x + s h v into p (n doubles) */
+CHECK_UNUSED static void check_shift_(double *p, const double *x,
+                                      const double *v, int n, double s) {
+  for (int k = 0; k < n; k++)
+    p[k] = x[k] + s * v[k];
+}
+
+/* d/dt f(x + t v) at t = 0 by central differences; f may overwrite x. */
+CHECK_UNUSED static double fddir(double (*f)(double *), const double *x,
+                                 const double *v, int n) {
+  double *p, h, fp, fm;
+  if (n <= 0)
+    return NAN;
+  p = (double *)malloc((size_t)n * sizeof(double));
+  if (!p)
+    return NAN;
+  h = FD_REL * (1.0 + check_maxabs_(x, n));
+  check_shift_(p, x, v, n, h);
+  fp = f(p);
+  check_shift_(p, x, v, n, -h);
+  fm = f(p);
+  free(p);
+  return (fp - fm) / (2.0 * h);
+}
+
+/* The same for f(x, n) taking the length as its second argument. */
+CHECK_UNUSED static double fddirn(double (*f)(double *, int), const double *x,
+                                  const double *v, int n) {
+  double *p, h, fp, fm;
+  if (n <= 0)
+    return NAN;
+  p = (double *)malloc((size_t)n * sizeof(double));
+  if (!p)
+    return NAN;
+  h = FD_REL * (1.0 + check_maxabs_(x, n));
+  check_shift_(p, x, v, n, h);
+  fp = f(p, n);
+  check_shift_(p, x, v, n, -h);
+  fm = f(p, n);
+  free(p);
+  return (fp - fm) / (2.0 * h);
+}
+
+/* Float functions: step FD_REL_F, quotient in double over the step taken
+ * along the largest direction entry. */
+CHECK_UNUSED static double fddirf(float (*f)(float *), const float *x,
+                                  const float *v, int n) {
+  float *p, h;
+  double m = 0.0, fp, fm;
+  if (n <= 0)
+    return NAN;
+  p = (float *)malloc((size_t)n * sizeof(float));
+  if (!p)
+    return NAN;
+  for (int k = 0; k < n; k++)
+    if (fabs(x[k]) > m)
+      m = fabs(x[k]);
+  h = (float)(FD_REL_F * (1.0 + m));
+  for (int k = 0; k < n; k++)
+    p[k] = x[k] + h * v[k];
+  fp = f(p);
+  for (int k = 0; k < n; k++)
+    p[k] = x[k] - h * v[k];
+  fm = f(p);
+  free(p);
+  return (fp - fm) / (2.0 * (double)h);
+}
+
+/* out[j] = d/dt y_j(x + t v), j < m, for f(x, y) writing y[0..m-1] (y is
+ * zeroed before each evaluation). */
+CHECK_UNUSED static void fdjvp(void (*f)(double *, double *), const double *x,
+                               int n, const double *v, int m, double *out) {
+  double *p = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  double *yp = (double *)calloc((size_t)(m > 0 ? m : 1), sizeof(double));
+  double *ym = (double *)calloc((size_t)(m > 0 ? m : 1), sizeof(double));
+  double h = FD_REL * (1.0 + check_maxabs_(x, n));
+  if (!p || !yp || !ym) {
+    for (int j = 0; j < m; j++)
+      out[j] = NAN;
+  } else {
+    check_shift_(p, x, v, n, h);
+    f(p, yp);
+    check_shift_(p, x, v, n, -h);
+    f(p, ym);
+    for (int j = 0; j < m; j++)
+      out[j] = (yp[j] - ym[j]) / (2.0 * h);
+  }
+  free(p);
+  free(yp);
+  free(ym);
+}
+
+CHECK_UNUSED static void fdjvpf(void (*f)(float *, float *), const float *x,
+                                int n, const float *v, int m, double *out) {
+  float *p = (float *)malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+  float *yp = (float *)calloc((size_t)(m > 0 ? m : 1), sizeof(float));
+  float *ym = (float *)calloc((size_t)(m > 0 ? m : 1), sizeof(float));
+  double mx = 0.0;
+  float h;
+  for (int k = 0; k < n; k++)
+    if (fabs(x[k]) > mx)
+      mx = fabs(x[k]);
+  h = (float)(FD_REL_F * (1.0 + mx));
+  if (!p || !yp || !ym) {
+    for (int j = 0; j < m; j++)
+      out[j] = NAN;
+  } else {
+    for (int k = 0; k < n; k++)
+      p[k] = x[k] + h * v[k];
+    f(p, yp);
+    for (int k = 0; k < n; k++)
+      p[k] = x[k] - h * v[k];
+    f(p, ym);
+    for (int j = 0; j < m; j++)
+      out[j] = ((double)yp[j] - (double)ym[j]) / (2.0 * (double)h);
+  }
+  free(p);
+  free(yp);
+  free(ym);
+}
+
+/* out[k] = d/dt x_after[k] for f(x) that updates x[0..n-1] in place. */
+CHECK_UNUSED static void fdjvp_inplace(void (*f)(double *), const double *x,
+                                       int n, const double *v, double *out) {
+  double *p = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  double *q = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  double h = FD_REL * (1.0 + check_maxabs_(x, n));
+  if (!p || !q) {
+    for (int k = 0; k < n; k++)
+      out[k] = NAN;
+  } else {
+    check_shift_(p, x, v, n, h);
+    check_shift_(q, x, v, n, -h);
+    f(p);
+    f(q);
+    for (int k = 0; k < n; k++)
+      out[k] = (p[k] - q[k]) / (2.0 * h);
+  }
+  free(p);
+  free(q);
+}
+
+#endif /* ENZ_CHECK_FWD_H */
+
+/* ---- Forward-mode one-argument checks (need enzyme.h unless NO_AD). ----
+ * CHECK_FWD1(F, DF, X, DX): the tangent __enzyme_fwddiff((void *)F, x, dx)
+ * of a double -> double F against DF(x) dx and against FD(x) dx. With
+ * -DNO_AD the call is replaced by DF(x) dx. CHECK_FWD1F: the same for a
+ * float -> float F through __enzyme_fwddiff_f32 (declared by the test:
+ * `float __enzyme_fwddiff_f32(void *, ...);`), DF still double -> double. */
+#ifndef ENZ_CHECK_FWD1_H
+#define ENZ_CHECK_FWD1_H
+#ifdef NO_AD
+#define CHECK_FWD1_CALL_(F, DF, x_, dx_) ((DF)(x_) * (dx_))
+#define CHECK_FWD1F_CALL_(F, DF, x_, dx_) ((float)((DF)((double)(x_)) * (dx_)))
+#else
+#define CHECK_FWD1_CALL_(F, DF, x_, dx_) __enzyme_fwddiff((void *)(F), x_, dx_)
+#define CHECK_FWD1F_CALL_(F, DF, x_, dx_)                                      \
+  __enzyme_fwddiff_f32((void *)(F), x_, dx_)
+#endif
+
+#define CHECK_FWD1(F, DF, X, DX)                                               \
+  do {                                                                         \
+    double x_ = (X), dx_ = (DX);                                               \
+    check_at(#F " fwd x=%g dx=%g", x_, dx_);                                   \
+    double t_ = CHECK_FWD1_CALL_(F, DF, x_, dx_);                              \
+    check_close("tangent vs analytic", t_, (DF)(x_) * dx_, TOL_AD);            \
+    check_close("tangent vs FD", t_, fd1((F), x_) * dx_, TOL_FD);              \
+  } while (0)
+
+#define CHECK_FWD1F(F, DF, X, DX)                                              \
+  do {                                                                         \
+    float x_ = (float)(X), dx_ = (float)(DX);                                  \
+    check_at(#F " fwd x=%g dx=%g", x_, dx_);                                   \
+    float t_ = CHECK_FWD1F_CALL_(F, DF, x_, dx_);                              \
+    check_close("tangent vs analytic", t_, (DF)((double)x_) * dx_, TOL_AD_F);  \
+    check_close("tangent vs FD", t_, fd1f((F), x_) * dx_, TOL_FD_F);           \
+  } while (0)
+#endif /* ENZ_CHECK_FWD1_H */

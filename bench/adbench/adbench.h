@@ -57,6 +57,16 @@ extern int opt_size;          /* --size I: only the I-th size (0-based) */
 /* whether size i of a benchmark runs (in_quick: it is part of --quick) */
 int size_selected(int i, int in_quick);
 
+/* Central finite differences of a whole gradient (2 primal runs per
+ * parameter) are checked in full when they take <= FD_CHECK_S seconds
+ * (else at spot components) and timed when <= FD_TIME_S. */
+#define FD_CHECK_S 4.0
+#define FD_TIME_S 0.5
+/* Tolerances of the checks: AD tools (and the hand-written GMM gradient)
+ * against each other, and central finite differences against AD. */
+#define AD_RTOL 1e-6
+#define FD_RTOL 1e-3
+
 /* ---- checks ---------------------------------------------------------- */
 
 /* Compares got[0..n) with want[0..n): component i passes iff
@@ -65,10 +75,11 @@ int size_selected(int i, int in_quick);
  * with status 3 (a wrong gradient is never timed). */
 void check_grad(const char *bench, const char *size, const char *what,
                 const double *got, const double *want, size_t n, double rtol);
-/* The same for a spot check at the given components only. */
+/* The same for a spot check at the components idx[0..n) only; the scale
+ * (max_j |want_j|) is taken over all of want[0..nwant). */
 void check_grad_at(const char *bench, const char *size, const char *what,
-                   const double *got, const double *want, const size_t *idx,
-                   size_t n, double rtol);
+                   const double *got, const double *want, size_t nwant,
+                   const size_t *idx, size_t n, double rtol);
 /* Scalars (primal values of two implementations). */
 void check_value(const char *bench, const char *size, const char *what,
                  double got, double want, double rtol);

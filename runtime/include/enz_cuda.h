@@ -32,10 +32,12 @@
  *     derivative flows only through ordinary arithmetic (range reductions
  *     build their scale factors 2^k from integer bits, which carry no
  *     derivative; the value being scaled is always multiplied, never
- *     rebuilt from bits). Accuracy: about 2 ulp for the float functions on
- *     their usual ranges, about 1e-15 relative for the double ones;
- *     sin/cos use a three-part Cody-Waite reduction, fine for |x| < 1e5
- *     (float) / 1e9 (double). These are not bit-exact with CUDA's libdevice;
+ *     rebuilt from bits). Accuracy against glibc (measured on the emulator
+ *     over [-88, 88] and subnormals; absolute for sin/cos): error <= 1.1e-7 for
+ *     expf/logf/sinf/cosf/tanhf, <= 3.4e-16 for exp/log/sin/cos/tanh; pow
+ *     loses |y log x| ulp more (3e-6 for powf near x = 90). sin/cos use a
+ *     three-part Cody-Waite reduction, fine for |x| < 1e5 (float) / 1e9
+ *     (double). They are not bit-exact with CUDA's libdevice;
  *   - the enz-rs entry points and activity markers as device symbols:
  *     __enzyme_autodiff, __enzyme_fwddiff, enzyme_dup, enzyme_const, ...
  *

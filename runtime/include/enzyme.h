@@ -58,12 +58,82 @@
  *     {float,float} as <2 x float>, {float,double}), or memory (sret) for
  *     larger structs such as three or more doubles.
  *
- * Forward mode (__enzyme_fwddiff): an active parameter is marked enzyme_dup
- *   and followed by its tangent; the result is the tangent of the return
- *   value.
+ * Forward mode (__enzyme_fwddiff):
  *
- * Split reverse mode: __enzyme_augmentfwd runs the forward sweep and returns
- *   a tape; __enzyme_reverse (with enzyme_tape, tape) runs the reverse sweep.
+ *     double f(double x, double *p, int n);
+ *     double t = __enzyme_fwddiff((void *)f, x, dx, p, dp, n);
+ *
+ *   Without a marker, floating-point and pointer parameters are DUPLICATED:
+ *   the value is followed by its tangent (`x, dx` for a double; `p, dp` for
+ *   a pointer, where dp points to the tangent memory: tangents of what f
+ *   reads there on entry, and it receives the tangents of what f writes
+ *   there). Integer parameters are const. Markers: enzyme_dup (the same),
+ *   enzyme_dupnoneed (like dup, but the primal result need not be
+ *   computed: only the tangent memory is meaningful afterwards) and
+ *   enzyme_const (no tangent follows).
+ *   The call returns the tangent of f's floating-point return value, of
+ *   f's return type (declare `float __enzyme_fwddiff_f32(void *, ...)` for
+ *   a float function; float arguments and tangents arrive promoted to
+ *   double and enz-rs converts them). For a void f declare a void entry
+ *   point (e.g. `void __enzyme_fwddiff_v(void *, ...)`); its tangents come
+ *   out through the pointer shadows.
+ *
+ * Vector (batched) forward mode: `enzyme_width, N` (1 <= N <= 16) come
+ *   first, right after the function; each duplicated parameter is then
+ *   followed by N tangents (N tangent pointers for a pointer), and the call
+ *   returns the N tangents of the result as a struct of N elements of the
+ *   return type (any C layout of N doubles works):
+ *
+ *     typedef struct { double d[4]; } tan4;
+ *     tan4 __enzyme_fwddiff_w4(void *, ...);
+ *     tan4 t = __enzyme_fwddiff_w4((void *)f, enzyme_width, 4,
+ *                                  x, dx0, dx1, dx2, dx3,
+ *                                  p, dp0, dp1, dp2, dp3, n);
+ *
+ * Split reverse mode (__enzyme_augmentfwd + __enzyme_reverse): the two
+ *   sweeps of __enzyme_autodiff as two calls, both taking the same
+ *   arguments as __enzyme_autodiff would for f:
+ *
+ *     double f(double *x, double c, int n);
+ *     void *tape = __enzyme_augmentfwd((void *)f, enzyme_dup, x, dx, c, n);
+ *     ... the primal side effects of f are visible here; seed the shadows ...
+ *     double dc = __enzyme_reverse_d((void *)f, enzyme_dup, x, dx, c, n,
+ *                                    dret, tape);
+ *
+ *   __enzyme_augmentfwd runs the primal with the forward sweep and returns
+ *   an opaque heap tape holding what the reverse sweep needs (the caller may
+ *   change unrelated memory in between). __enzyme_reverse takes the same
+ *   arguments, then `dret` (the adjoint seed of f's floating-point return,
+ *   passed explicitly: NOT implicitly 1.0; absent for a void f), then the
+ *   tape; it accumulates adjoints into the shadows, returns the adjoints of
+ *   the `out` parameters as __enzyme_autodiff does, and releases the tape.
+ *   Caller-allocated tape: put `enzyme_allocated, SIZE, enzyme_tape, buf`
+ *   in front of the arguments of BOTH calls; __enzyme_augmentfwd then writes
+ *   the tape into the SIZE bytes at buf and returns nothing, and
+ *   __enzyme_reverse takes no trailing tape:
+ *
+ *     __enzyme_augmentfwd_v((void *)f, enzyme_allocated, 4096, enzyme_tape,
+ *                           buf, enzyme_dup, x, dx, c, n);
+ *     dc = __enzyme_reverse_d((void *)f, enzyme_allocated, 4096, enzyme_tape,
+ *                             buf, enzyme_dup, x, dx, c, n, dret);
+ *
+ * Custom derivatives: a global array whose name starts with a registration
+ *   prefix and ends in any identifier (usually f's name):
+ *
+ *     void *__enzyme_register_gradient_f[3] = {f, aug_f, rev_f};
+ *     void *__enzyme_register_derivative_f[2] = {f, fwd_f};
+ *
+ *   Reverse: aug_f takes f's parameters with a shadow pointer after each
+ *   pointer parameter and returns a tape (void *, may be NULL); rev_f takes
+ *   the same parameters, then `double dret` if f returns a floating-point
+ *   value, then the tape, and returns the adjoints of f's floating-point
+ *   scalar parameters (one: a scalar; several: a struct; none: void),
+ *   accumulating pointer adjoints into the shadows. Each dynamic call of f
+ *   in differentiated code runs aug_f once and rev_f once, with that call's
+ *   tape.
+ *   Forward: fwd_f takes f's parameters, each floating-point or pointer
+ *   parameter followed by its tangent, and returns the tangent of f's
+ *   result. The primal result of f comes from f itself.
  */
 #ifndef ENZYME_H
 #define ENZYME_H
@@ -91,8 +161,11 @@ float __enzyme_autodiff_f32(void *, ...);
 /* Forward mode. */
 double __enzyme_fwddiff(void *, ...);
 
-/* Split reverse mode. */
+/* Split reverse mode: returns the heap tape (declare a void-returning
+ * variant for a caller-allocated tape). */
 void *__enzyme_augmentfwd(void *, ...);
+/* Split reverse mode, no `out` parameter (declare e.g.
+ * `double __enzyme_reverse_d(void *, ...)` for one double `out` parameter). */
 void __enzyme_reverse(void *, ...);
 
 #ifdef __cplusplus

@@ -392,6 +392,12 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "llvm.donothing",
         "llvm.sideeffect",
         "llvm.pseudoprobe",
+        "llvm.nvvm.barrier0",
+        "llvm.nvvm.barrier.cta.sync.aligned.all",
+        "llvm.nvvm.barrier.cta.sync.aligned",
+        "llvm.nvvm.barrier.cta.sync.all",
+        "llvm.nvvm.barrier.cta.sync",
+        "llvm.nvvm.bar.sync",
     ];
     INACTIVE
         .iter()

@@ -163,6 +163,11 @@ impl Ty {
         Ty(unsafe { LLVMGetReturnType(self.0) })
     }
 
+    /// Address space of a pointer type.
+    pub(crate) fn address_space(self) -> u32 {
+        unsafe { LLVMGetPointerAddressSpace(self.0) }
+    }
+
     /// Number of parameters of a function type.
     pub(crate) fn params_len(self) -> usize {
         unsafe { LLVMCountParamTypes(self.0) as usize }

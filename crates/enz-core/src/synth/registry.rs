@@ -12,6 +12,9 @@ use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
 use std::collections::{HashMap, HashSet};
 
+/// NVPTX's address space of block-shared memory.
+pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
+
 /// Identifies one split derivative of a callee.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct SplitKey {
@@ -191,9 +194,17 @@ impl Registry {
         }
         let ty = unsafe { LLVMGlobalGetValueType(g.0) };
         let name = cstr(&format!("{}_shadow", g.name()));
-        let s = Value(unsafe { LLVMAddGlobal(g.global_parent(), ty, name.as_ptr()) });
+        let space = unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(g.0)) };
+        let s = Value(unsafe { LLVMAddGlobalInAddressSpace(g.global_parent(), ty, name.as_ptr(), space) });
+        // GPU shared memory (address space 3) cannot be initialised: the
+        // derivative zeroes it when it starts.
+        let init = if space == SHARED_ADDRESS_SPACE {
+            unsafe { LLVMGetUndef(ty) }
+        } else {
+            unsafe { LLVMConstNull(ty) }
+        };
         unsafe {
-            LLVMSetInitializer(s.0, LLVMConstNull(ty));
+            LLVMSetInitializer(s.0, init);
             LLVMSetLinkage(s.0, LLVMLinkage::LLVMInternalLinkage);
             LLVMSetAlignment(s.0, LLVMGetAlignment(g.0).max(8));
         }

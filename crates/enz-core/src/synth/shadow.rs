@@ -73,6 +73,15 @@ impl ShadowMap {
         }
     }
 
+    /// The shadow globals in use: (global, shadow).
+    pub(crate) fn globals(&self) -> Vec<(Value, Value)> {
+        self.shadows
+            .iter()
+            .filter(|(k, _)| k.is_global_variable())
+            .map(|(k, v)| (*k, *v))
+            .collect()
+    }
+
     /// Whether `p` has a shadow already.
     pub(crate) fn contains(&self, p: Value) -> bool {
         self.shadows.contains_key(&p)
@@ -94,9 +103,10 @@ impl ShadowMap {
     ) -> Mirror {
         use LLVMOpcode::*;
         for o in i.operands() {
-            if o.is_global_variable() && act.is_shadowed(o) && !self.contains(o) {
-                let s = registry.shadow_global(o);
-                self.insert(o, s);
+            if !o.is_instruction() && !o.is_argument() && act.is_shadowed(o) && !self.contains(o) {
+                if let Some(s) = shadow_constant(o, registry) {
+                    self.insert(o, s);
+                }
             }
         }
         if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i) {
@@ -195,4 +205,35 @@ pub(crate) fn position_at_top(b: &Builder, blk: Block) {
         Some(i) => b.position_before(i),
         None => b.position_at_end(blk),
     }
+}
+
+/// The shadow of a constant pointer: a global's shadow global, through
+/// constant casts and GEPs.
+fn shadow_constant(c: Value, registry: &mut Registry) -> Option<Value> {
+    use llvm_sys::core::*;
+    if c.is_global_variable() {
+        return Some(registry.shadow_global(c));
+    }
+    if unsafe { LLVMIsAConstantExpr(c.0) }.is_null() {
+        return None;
+    }
+    let base = shadow_constant(c.operand(0), registry)?;
+    let ty = c.ty();
+    let v = match unsafe { LLVMGetConstOpcode(c.0) } {
+        LLVMOpcode::LLVMAddrSpaceCast => unsafe { LLVMConstAddrSpaceCast(base.0, ty.0) },
+        LLVMOpcode::LLVMBitCast => unsafe { LLVMConstBitCast(base.0, ty.0) },
+        LLVMOpcode::LLVMGetElementPtr => {
+            let mut idx: Vec<_> = (1..c.num_operands()).map(|k| c.operand(k).0).collect();
+            unsafe {
+                LLVMConstInBoundsGEP2(
+                    LLVMGetGEPSourceElementType(c.0),
+                    base.0,
+                    idx.as_mut_ptr(),
+                    idx.len() as u32,
+                )
+            }
+        }
+        _ => return None,
+    };
+    Some(Value(v))
 }

@@ -41,6 +41,10 @@ fn assert_lines(got: &str, want: &str) {
     assert_eq!(got_lines, want, "\nfull output:\n{got}");
 }
 
+/// A developer aid, not a check: `ENZ_TA_FILE=x.ll cargo test -p enz-core
+/// debug_dump -- --nocapture` prints every defined function's analysis,
+/// timings, undecided places and conflicts. Without the variable it does
+/// nothing.
 #[test]
 fn debug_dump() {
     if let Ok(path) = std::env::var("ENZ_TA_FILE") {

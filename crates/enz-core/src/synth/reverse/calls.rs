@@ -107,6 +107,11 @@ impl Reverse<'_> {
         }
         let callee = i.called_function();
         let name = callee.map(|f| f.name()).unwrap_or_default();
+        if crate::synth::gpu::is_barrier(&name) {
+            // Mirrored: what came after the barrier is reversed before it.
+            crate::synth::gpu::barrier(&self.b);
+            return;
+        }
         if self.reverse_memory_call(i, &name) {
             return;
         }

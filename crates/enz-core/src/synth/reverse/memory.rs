@@ -15,7 +15,7 @@ use crate::analysis::activity::{is_allocation, is_mem_transfer};
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::synth::registry::Registry;
-use crate::synth::runtime;
+use crate::synth::{gpu, runtime};
 use crate::synth::shadow::Mirror;
 use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
@@ -166,11 +166,55 @@ impl Reverse<'_> {
         let Some(s) = self.shadow_rev(i.operand(0)) else {
             return self.no_shadow(i);
         };
-        let align = i.alignment();
-        let old = self.b.load(i.ty(), s);
-        old.set_alignment(align);
-        let new = crate::synth::adjoint::add(&self.b, old, d);
-        self.b.store(new, s).set_alignment(align);
+        self.add_to_shadow(i.operand(0), s, d, i.alignment());
+    }
+
+    /// The one routine that adds an adjoint `d` to shadow memory `s` (the
+    /// shadow of primal pointer `p`): a plain load-add-store on the CPU
+    /// and for thread-private GPU addresses, a per-thread sum reduced over
+    /// the block at the end for GPU addresses shared by every thread, and
+    /// `atomicrmw fadd` otherwise.
+    fn add_to_shadow(&mut self, p: Value, s: Value, d: Value, align: u32) {
+        let how = if self.gpu {
+            match gpu::classify(self.req.prep, p) {
+                gpu::Accumulate::BlockReduce if self.req.mode == Mode::Split => gpu::Accumulate::Atomic,
+                how => how,
+            }
+        } else {
+            gpu::Accumulate::Plain
+        };
+        match how {
+            gpu::Accumulate::Plain => {
+                let old = self.b.load(d.ty(), s);
+                old.set_alignment(align);
+                let new = crate::synth::adjoint::add(&self.b, old, d);
+                self.b.store(new, s).set_alignment(align);
+            }
+            gpu::Accumulate::Atomic => gpu::atomic_add(&self.b, s, d),
+            gpu::Accumulate::BlockReduce => {
+                let acc = match self.block_sums.iter().find(|(q, _)| *q == p) {
+                    Some((_, a)) => *a,
+                    None => {
+                        let a = self.top.alloca(d.ty(), "block_sum");
+                        self.top.store(self.top.zero(d.ty()), a);
+                        self.block_sums.push((p, a));
+                        a
+                    }
+                };
+                let old = self.b.load(d.ty(), acc);
+                self.b.store(self.b.fadd(old, d), acc);
+            }
+        }
+    }
+
+    /// At the end of the reverse sweep: the block reductions of adjoints of
+    /// addresses shared by every thread.
+    pub(super) fn finish_block_sums(&mut self) {
+        for (p, acc) in self.block_sums.clone() {
+            let Some(s) = self.shadow_rev(p) else { continue };
+            let v = self.b.load(acc.allocated_type(), acc);
+            gpu::block_reduce_add(&self.b, s, v);
+        }
     }
 
     pub(super) fn reverse_store(&mut self, i: Value) {

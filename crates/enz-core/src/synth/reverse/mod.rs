@@ -207,6 +207,11 @@ pub(super) struct Reverse<'a> {
     /// Loop buffers of forward values.
     loop_buffers: HashMap<Value, Buffer>,
     buffers: Vec<Buffer>,
+    /// Whether this is GPU (NVPTX) code: many threads run the sweep.
+    gpu: bool,
+    /// GPU: per-thread sums of adjoints for addresses every thread shares
+    /// (primal pointer, stack slot), reduced over the block at the end.
+    block_sums: Vec<(Value, Value)>,
     diags: Vec<Diagnostic>,
 }
 
@@ -316,6 +321,8 @@ impl<'a> Reverse<'a> {
             loop_states: HashMap::new(),
             loop_buffers: HashMap::new(),
             buffers: Vec::new(),
+            gpu: super::gpu::is_gpu_module(p),
+            block_sums: Vec::new(),
             diags: Vec::new(),
         }
     }
@@ -325,6 +332,7 @@ impl<'a> Reverse<'a> {
         let live = self.cfg.live_blocks();
         let rf = self.fns.reverse;
         self.augment_forward(registry);
+        self.zero_shared_shadows();
         for blk in &live {
             let name = cstr(&format!("invert_{}", blk.name()));
             let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx, rf.0, name.as_ptr()) });
@@ -351,6 +359,41 @@ impl<'a> Reverse<'a> {
             }
         }
         self.shadows.finish_phis(&self.map);
+    }
+
+    /// GPU shared-memory shadows start zeroed: cleared by the block's
+    /// threads together at the start of the gradient, then a barrier.
+    fn zero_shared_shadows(&mut self) {
+        use crate::synth::registry::SHARED_ADDRESS_SPACE;
+        if !self.gpu || self.req.mode != Mode::Combined {
+            return;
+        }
+        let shared: Vec<Value> = self
+            .shadows
+            .globals()
+            .into_iter()
+            .filter(|(g, _)| g.ty().address_space() == SHARED_ADDRESS_SPACE)
+            .map(|(_, s)| s)
+            .collect();
+        if shared.is_empty() {
+            return;
+        }
+        let ctx = self.req.prep.context();
+        let g = self.fns.forward;
+        let slots = g.entry_block();
+        let first = self.map.block(self.req.prep.entry_block());
+        let init = Block(unsafe { LLVMInsertBasicBlockInContext(ctx, first.0, c"zero_shared".as_ptr()) });
+        let br = slots.terminator().expect("slots block");
+        br.set_operand(0, init.as_value());
+        let b = Builder::new(ctx);
+        b.position_at_end(init);
+        for s in shared {
+            let bytes = unsafe { LLVMGlobalGetValueType(s.0) };
+            let bytes = Ty(bytes).alloc_size(s.module());
+            let generic = Value(unsafe { LLVMBuildAddrSpaceCast(b.raw(), s.0, Ty::ptr(ctx).0, c"".as_ptr()) });
+            super::gpu::zero_shared(&b, generic, bytes);
+        }
+        b.br(first);
     }
 
     /// For blocks with several predecessors, a phi in the forward sweep
@@ -694,6 +737,7 @@ impl<'a> Reverse<'a> {
 
     fn build_return(&mut self, ret_block: Block) {
         self.b.position_at_end(ret_block);
+        self.finish_block_sums();
         let mut outs = Vec::new();
         for (p, a) in self.req.prep.params().into_iter().zip(self.req.args) {
             if *a == ArgActivity::Out {

@@ -41,7 +41,8 @@ impl Reverse<'_> {
         let reread = self.req.mode == Mode::Combined
             && v.opcode() == Some(LLVMOpcode::LLVMLoad)
             && self.rereadable.contains(v);
-        if depth < MAX_RECOMPUTE_DEPTH && (is_recomputable(v) || reread) {
+        let recompute = is_recomputable(v) || reread || crate::synth::gpu::is_thread_index(v);
+        if depth < MAX_RECOMPUTE_DEPTH && recompute {
             let ops: Vec<Value> = v
                 .operands()
                 .into_iter()
