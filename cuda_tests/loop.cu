@@ -4,7 +4,6 @@
 // mode must cache v for every iteration (thread-private caches, indexed by
 // the loop counter) or recompute it, and accumulate the adjoints of the
 // shared p atomically. Threads past n return at once.
-// enz-xfail: at -O2/-O3 the gradient's loop caches call realloc, which no GPU provides (the trip count `steps` is known before the loop: one malloc would do)
 #include "enz_cuda.h"
 
 __device__ void loop_body(const double *x, const double *p, double *y, int n, int steps) {

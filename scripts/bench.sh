@@ -137,7 +137,8 @@ report=$out/BENCHMARKS.md
   echo "- date: $start; run took $((t1 - t0)) s"
   echo "- machine: $cpu, $ncpu cores, $mem; $(uname -sr); load average $load_before before, $load_after after"
   echo "- compilers: $($clang --version | head -1); rustc $(rustc --version | cut -d' ' -f2-)"
-  echo "- enz-rs: commit $commit$dirty; objectives compiled with \`$clang -O2 ${extra[*]} ${enz_extra[*]} -emit-llvm\`, then \`enz-rs\` (post-AD \`default<O2>\`)"
+  enz_cmd=$(echo "$clang -O2 ${extra[*]} ${enz_extra[*]} -c -emit-llvm" | tr -s ' ')
+  echo "- enz-rs: commit $commit$dirty; objectives compiled with \`$enz_cmd\`, then \`enz-rs\` (post-AD \`default<O2>\`), then \`$clang -O2 -c\`"
   echo "- ADOL-C: Debian libadolc-dev $adolc_ver, objectives as C++ templates (\`adolc.cpp\`), \`$clangxx -O2\`"
   echo
   echo "What is measured (every time is the median of >= 5 samples of >= 100 ms, per call, in one process):"

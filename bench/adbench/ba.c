@@ -98,7 +98,7 @@ void ba_jacobian_enz(int n, int m, int p, const double *cams, const double *X,
       for (int j = 0; j < 15; j++)
         row[j] = 0.0;
 #ifdef NO_ENZ
-      (void)cam, (void)pt, (void)err, (void)derr, (void)feats;
+      (void)cam, (void)pt, (void)err, (void)derr, (void)feats, (void)w;
 #else
       __enzyme_autodiff_v((void *)ba_reproj, enzyme_dup, cam, row, enzyme_dup,
                           pt, row + 11, enzyme_dup, w + i, row + 14,

@@ -390,7 +390,7 @@ static void gmm_size(int d, int k, int n) {
   }
   if (fd_cost > FD_TIME_S)
     result_skip(res, TOOL_FD,
-                "not timed: %zu parameters x 2 primal runs, ~%.0f s per "
+                "not timed: %zu parameters x 2 primal runs, ~%.2g s per "
                 "gradient",
                 s.np, fd_cost);
 

@@ -254,7 +254,7 @@ static void lstm_size(int l, int c, int b) {
   }
   if (fd_cost > FD_TIME_S)
     result_skip(res, TOOL_FD,
-                "not timed: %zu parameters x 2 primal runs, ~%.1f s per "
+                "not timed: %zu parameters x 2 primal runs, ~%.2g s per "
                 "gradient",
                 s.np, fd_cost);
 

@@ -271,7 +271,18 @@ impl LoopNest {
                         .into_iter()
                         .find(|(_, blk)| *blk == lp.latch)
                         .map(|(v, _)| v);
-                    if (a == iv.phi || Some(a) == next) && bounded_by(pred, iv.step) {
+                    // With a single exit, an IV that skipped the limit would
+                    // loop forever in the primal too: `!=` with any step is
+                    // a bound then.
+                    let single_exit = lp
+                        .blocks
+                        .iter()
+                        .filter(|b| b.successors().iter().any(|s| !lp.blocks.contains(s)))
+                        .count()
+                        == 1;
+                    let bounded = bounded_by(pred, iv.step)
+                        || (single_exit && pred == LLVMIntPredicate::LLVMIntNE && iv.step != 0);
+                    if (a == iv.phi || Some(a) == next) && bounded {
                         return Some(TripBound {
                             start: iv.start,
                             limit: b,

@@ -183,6 +183,11 @@ impl Builder {
         Value(unsafe { LLVMBuildAlloca(self.raw, ty.0, n.as_ptr()) })
     }
 
+    /// `alloca ty, i64 n` (a dynamic array on the stack).
+    pub(crate) fn array_alloca(&self, ty: Ty, n: Value) -> Value {
+        Value(unsafe { LLVMBuildArrayAlloca(self.raw, ty.0, n.0, c"cache".as_ptr()) })
+    }
+
     pub(crate) fn load(&self, ty: Ty, ptr: Value) -> Value {
         Value(unsafe { LLVMBuildLoad2(self.raw, ty.0, ptr.0, c"".as_ptr()) })
     }

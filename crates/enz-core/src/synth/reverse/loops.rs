@@ -20,7 +20,7 @@
 //! header, and leaves to the preheader when it reaches 0. Buffers are freed
 //! at the end of the reverse sweep.
 
-use super::Reverse;
+use super::{Mode, Reverse};
 use crate::analysis::loops::LoopId;
 use crate::ir::{cstr, Block, Builder, Ty, Value};
 use crate::synth::tape::Slot;
@@ -49,6 +49,8 @@ pub(super) struct LoopState {
 pub(super) struct Buffer {
     holder: Slot,
     elem: Ty,
+    /// On the stack (GPU, combined mode): nothing to free.
+    on_stack: bool,
 }
 
 impl Reverse<'_> {
@@ -243,10 +245,10 @@ impl Reverse<'_> {
                 let ctx = gv.context();
                 let holder_ty = Ty::literal_struct(ctx, &[Ty::ptr(ctx), Ty::int(ctx, 64)]);
                 let holder = self.tape.reserve_zeroed(holder_ty);
-                let buf = Buffer {
-                    holder,
-                    elem: gv.ty(),
-                };
+                let on_stack = self.gpu
+                    && self.req.mode == Mode::Combined
+                    && self.loop_states[&l].prealloc.is_some();
+                let buf = Buffer { holder, elem: gv.ty(), on_stack };
                 let pos = self.loop_states[&l].pos;
                 let fb = Builder::new(ctx);
                 if gv.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI)
@@ -265,11 +267,22 @@ impl Reverse<'_> {
                         // Allocated once, before the outermost loop starts.
                         let ab = Builder::new(ctx);
                         ab.position_before(block.terminator().expect("terminator"));
-                        let bytes = ab.mul(bound, size);
-                        let data = ab.malloc(bytes);
+                        let data = if on_stack {
+                            // Thread-private: a (dynamic) stack array.
+                            ab.array_alloca(gv.ty(), bound)
+                        } else {
+                            ab.malloc(ab.mul(bound, size))
+                        };
                         ab.store(data, self.tape.address(&ab, holder));
                         let data = fb.load(ptr, hp);
                         fb.gep(gv.ty(), data, &[pos])
+                    }
+                    None if self.gpu => {
+                        self.unsupported(
+                            gv,
+                            "on a GPU, a value cached in this loop needs the loop's trip count to be bounded before the loop (there is no realloc on the device)",
+                        );
+                        fb.zero(ptr)
                     }
                     None => {
                         let slot_fn = cache_slot_fn(&fb);
@@ -295,6 +308,9 @@ impl Reverse<'_> {
     /// Frees every loop buffer (at the end of the reverse sweep).
     pub(super) fn free_buffers(&mut self) {
         for buf in self.buffers.clone() {
+            if buf.on_stack {
+                continue;
+            }
             let tape = self.rev_tape.unwrap_or(self.fns.reverse);
             let hp = self.tape.address_rev(&self.b, tape, buf.holder);
             let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
