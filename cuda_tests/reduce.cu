@@ -6,7 +6,6 @@
 // shared array a zeroed shadow, and differentiate the atomicAdd (the
 // adjoint of `total` is read by thread 0 of every block). The last block is
 // partial: its extra threads still take part in the barriers.
-// enz-xfail: at -O2/-O3 dx comes out all zero (the adjoint does not flow back through the shared-memory tree); at -O1 the PTX calls realloc
 #include "enz_cuda.h"
 
 #define BS 128

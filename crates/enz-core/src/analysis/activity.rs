@@ -124,6 +124,12 @@ impl Activity {
                     changed |= self.shadow(i.operand(1));
                 }
             }
+            Some(LLVMAtomicRMW) => {
+                // `*p op= v`: like a store of v into p's memory.
+                if self.varied.contains(&i.operand(1)) {
+                    changed |= self.shadow(i.operand(0));
+                }
+            }
             Some(LLVMCall) => {
                 let callee = i.called_function();
                 let name = callee.map(|f| f.name()).unwrap_or_default();
@@ -191,6 +197,11 @@ impl Activity {
             Some(LLVMStore) => {
                 if self.is_shadowed(i.operand(1)) && i.operand(0).ty().carries_float() {
                     changed |= self.useful.insert(i.operand(0));
+                }
+            }
+            Some(LLVMAtomicRMW) => {
+                if self.is_shadowed(i.operand(0)) && i.operand(1).ty().carries_float() {
+                    changed |= self.useful.insert(i.operand(1));
                 }
             }
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
@@ -296,6 +307,16 @@ fn pointer_families(func: Value, insts: &[Value]) -> HashMap<Value, usize> {
         for o in i.operands() {
             if is_ptr(o) && !o.is_block_value() && !o.is_function() {
                 find(&mut parent, o);
+                // Constant GEPs and casts share their base's family.
+                let mut c = o;
+                while !c.is_instruction() && !c.is_argument() && !c.is_global_variable() && c.num_operands() > 0 {
+                    let base = c.operand(0);
+                    if !is_ptr(base) {
+                        break;
+                    }
+                    union(&mut parent, c, base);
+                    c = base;
+                }
             }
         }
         if !is_ptr(*i) {
@@ -348,3 +369,6 @@ pub(crate) fn data_operands(i: Value) -> Vec<Value> {
         .filter(|o| !o.is_block_value())
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -210,14 +210,14 @@ fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
     }
 }
 
-/// What bounds the number of header executions of a loop:
-/// `|limit - start| / |step| + 3` (a deliberate over-estimate that covers
-/// header- and latch-tested loops and inclusive comparisons).
+/// What bounds the number of header executions of a loop.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct TripBound {
-    pub(crate) start: Value,
-    pub(crate) limit: Value,
-    pub(crate) step: i64,
+pub(crate) enum TripBound {
+    /// `|limit - start| / |step| + 3` (a deliberate over-estimate that
+    /// covers header- and latch-tested loops and inclusive comparisons).
+    Affine { start: Value, limit: Value, step: i64 },
+    /// A constant (an IV halved each iteration until 0: its bit width).
+    Constant(u64),
 }
 
 impl LoopNest {
@@ -246,6 +246,9 @@ impl LoopNest {
                 continue;
             }
             let stays_true = lp.blocks.contains(&x.successors()[0]);
+            if let Some(bits) = halving_iv_test(lp, c, stays_true) {
+                return Some(TripBound::Constant(u64::from(bits) + 2));
+            }
             for (swapped, (a, b)) in [
                 (false, (c.operand(0), c.operand(1))),
                 (true, (c.operand(1), c.operand(0))),
@@ -283,7 +286,7 @@ impl LoopNest {
                     let bounded = bounded_by(pred, iv.step)
                         || (single_exit && pred == LLVMIntPredicate::LLVMIntNE && iv.step != 0);
                     if (a == iv.phi || Some(a) == next) && bounded {
-                        return Some(TripBound {
+                        return Some(TripBound::Affine {
                             start: iv.start,
                             limit: b,
                             step: iv.step,
@@ -336,4 +339,36 @@ fn swap(p: LLVMIntPredicate) -> LLVMIntPredicate {
         LLVMIntUGE => LLVMIntULE,
         other => other,
     }
+}
+
+/// For a loop going on while an IV shifted right each iteration is
+/// non-zero (`for (s = N; s > 0; s >>= 1)`): the IV's bit width.
+fn halving_iv_test(lp: &Loop, c: Value, stays_true: bool) -> Option<u32> {
+    use LLVMIntPredicate::*;
+    let (a, b) = (c.operand(0), c.operand(1));
+    if b.const_int_value() != Some(0) {
+        return None;
+    }
+    let mut pred = c.icmp_predicate();
+    if !stays_true {
+        pred = inverse(pred);
+    }
+    if !matches!(pred, LLVMIntSGT | LLVMIntUGT | LLVMIntNE) {
+        return None;
+    }
+    for phi in lp.header.instructions() {
+        if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+            break;
+        }
+        let next = phi.incoming().into_iter().find(|(_, blk)| *blk == lp.latch).map(|(v, _)| v)?;
+        let halves = matches!(next.opcode(), Some(LLVMOpcode::LLVMLShr | LLVMOpcode::LLVMAShr))
+            && next.operand(0) == phi
+            && next.operand(1).const_int_value().is_some_and(|k| k > 0);
+        if halves && (a == phi || a == next) {
+            if let crate::ir::TyKind::Integer(bits) = phi.ty().kind() {
+                return Some(bits);
+            }
+        }
+    }
+    None
 }

@@ -312,6 +312,11 @@ impl Value {
         unsafe { LLVMGetICmpPredicate(self.0) }
     }
 
+    /// The operation of an `atomicrmw`.
+    pub(crate) fn atomic_rmw_op(self) -> llvm_sys::LLVMAtomicRMWBinOp {
+        unsafe { LLVMGetAtomicRMWBinOp(self.0) }
+    }
+
     /// Whether a load or store is volatile.
     pub(crate) fn is_volatile(self) -> bool {
         unsafe { LLVMGetVolatile(self.0) != 0 }

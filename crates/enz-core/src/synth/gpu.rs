@@ -119,7 +119,14 @@ pub(crate) fn classify(func: Value, p: Value) -> Accumulate {
     if root.opcode() == Some(LLVMOpcode::LLVMAlloca) {
         return Accumulate::Plain;
     }
-    if !depends_on_thread(p, &mut HashSet::new()) && is_uniform_address(p) {
+    // A shared address whose shadow the reverse sweep only adds to (the
+    // function never writes the object): the additions can wait for the
+    // end of the sweep and be reduced over the block.
+    if !depends_on_thread(p, &mut HashSet::new())
+        && is_uniform_address(p)
+        && root.is_argument()
+        && !writes_to(func, root)
+    {
         return Accumulate::BlockReduce;
     }
     // Thread-private: every access to this object uses this very index,
@@ -130,6 +137,21 @@ pub(crate) fn classify(func: Value, p: Value) -> Accumulate {
         }
     }
     Accumulate::Atomic
+}
+
+/// Whether `func` stores to (or atomically updates, or copies into) object `root`.
+fn writes_to(func: Value, root: Value) -> bool {
+    func.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
+        let dst = match i.opcode() {
+            Some(LLVMOpcode::LLVMStore) => i.operand(1),
+            Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => i.operand(0),
+            Some(LLVMOpcode::LLVMCall) => {
+                return i.operands().iter().any(|o| o.ty().kind() == TyKind::Pointer && root_object(*o) == root)
+            }
+            _ => return false,
+        };
+        root_object(dst) == root
+    })
 }
 
 fn root_object(mut p: Value) -> Value {

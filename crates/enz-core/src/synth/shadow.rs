@@ -75,11 +75,19 @@ impl ShadowMap {
 
     /// The shadow globals in use: (global, shadow).
     pub(crate) fn globals(&self) -> Vec<(Value, Value)> {
-        self.shadows
-            .iter()
-            .filter(|(k, _)| k.is_global_variable())
-            .map(|(k, v)| (*k, *v))
-            .collect()
+        let mut out: Vec<(Value, Value)> = Vec::new();
+        for (k, v) in &self.shadows {
+            let (mut g, mut s) = (*k, *v);
+            // Through constant casts and GEPs to the globals themselves.
+            while !g.is_global_variable() && !g.is_instruction() && !g.is_argument() && g.num_operands() > 0 {
+                g = g.operand(0);
+                s = s.operand(0);
+            }
+            if g.is_global_variable() && !out.iter().any(|(x, _)| *x == g) {
+                out.push((g, s));
+            }
+        }
+        out
     }
 
     /// Whether `p` has a shadow already.

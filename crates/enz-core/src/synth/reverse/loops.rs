@@ -21,7 +21,7 @@
 //! at the end of the reverse sweep.
 
 use super::{Mode, Reverse};
-use crate::analysis::loops::LoopId;
+use crate::analysis::loops::{LoopId, TripBound};
 use crate::ir::{cstr, Block, Builder, Ty, Value};
 use crate::synth::tape::Slot;
 use llvm_sys::core::*;
@@ -116,14 +116,19 @@ impl Reverse<'_> {
         fb.position_before(gpre.terminator()?);
         let mut total = fb.const_int(i64t, 1);
         for tb in bounds {
-            let start = fb.sext(self.map.get(tb.start), i64t);
-            let limit = fb.sext(self.map.get(tb.limit), i64t);
-            let diff = fb.sub(limit, start);
-            let neg = fb.sub(fb.const_int(i64t, 0), diff);
-            let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
-            let dist = fb.select(is_neg, neg, diff);
-            let steps = fb.udiv(dist, fb.const_int(i64t, tb.step.unsigned_abs() as i64));
-            let trips = fb.add(steps, fb.const_int(i64t, 3));
+            let trips = match tb {
+                TripBound::Constant(n) => fb.const_int(i64t, n as i64),
+                TripBound::Affine { start, limit, step } => {
+                    let start = fb.sext(self.map.get(start), i64t);
+                    let limit = fb.sext(self.map.get(limit), i64t);
+                    let diff = fb.sub(limit, start);
+                    let neg = fb.sub(fb.const_int(i64t, 0), diff);
+                    let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
+                    let dist = fb.select(is_neg, neg, diff);
+                    let steps = fb.udiv(dist, fb.const_int(i64t, step.unsigned_abs() as i64));
+                    fb.add(steps, fb.const_int(i64t, 3))
+                }
+            };
             total = fb.mul(total, trips);
         }
         total.set_name(&format!("bound.{l}"));

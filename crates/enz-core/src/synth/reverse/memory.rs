@@ -217,6 +217,33 @@ impl Reverse<'_> {
         }
     }
 
+    /// `atomicrmw fadd p, v` (what `atomicAdd` becomes): `d(v) += *shadow(p)`;
+    /// the shadow keeps its value (an addition passes its adjoint on).
+    pub(super) fn reverse_atomic_add(&mut self, i: Value) {
+        let (p, v) = (i.operand(0), i.operand(1));
+        if !v.ty().carries_float() || !self.act.is_shadowed(p) {
+            return;
+        }
+        if !matches!(
+            i.atomic_rmw_op(),
+            llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
+                | llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub
+        ) {
+            return self.unsupported(i, "only atomic fadd and fsub can be differentiated");
+        }
+        if self.act.is_active(i) {
+            return self.unsupported(i, "the old value returned by an atomic add cannot be differentiated");
+        }
+        let Some(s) = self.shadow_rev(p) else { return self.no_shadow(i) };
+        let ds = self.b.load(v.ty(), s);
+        let ds = if i.atomic_rmw_op() == llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub {
+            self.b.fneg(ds)
+        } else {
+            ds
+        };
+        self.accumulate(v, ds);
+    }
+
     pub(super) fn reverse_store(&mut self, i: Value) {
         let (v, p) = (i.operand(0), i.operand(1));
         if !v.ty().carries_float() {

@@ -545,6 +545,7 @@ impl<'a> Reverse<'a> {
         let op = i.opcode().expect("instruction");
         match op {
             LLVMStore => return self.reverse_store(i),
+            LLVMAtomicRMW => return self.reverse_atomic_add(i),
             LLVMCall => return self.reverse_call(i),
             LLVMAlloca => return self.reverse_alloca(i),
             _ => {}
