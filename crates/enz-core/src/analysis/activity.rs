@@ -309,7 +309,11 @@ fn pointer_families(func: Value, insts: &[Value]) -> HashMap<Value, usize> {
                 find(&mut parent, o);
                 // Constant GEPs and casts share their base's family.
                 let mut c = o;
-                while !c.is_instruction() && !c.is_argument() && !c.is_global_variable() && c.num_operands() > 0 {
+                while !c.is_instruction()
+                    && !c.is_argument()
+                    && !c.is_global_variable()
+                    && c.num_operands() > 0
+                {
                     let base = c.operand(0);
                     if !is_ptr(base) {
                         break;

@@ -215,7 +215,11 @@ fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
 pub(crate) enum TripBound {
     /// `|limit - start| / |step| + 3` (a deliberate over-estimate that
     /// covers header- and latch-tested loops and inclusive comparisons).
-    Affine { start: Value, limit: Value, step: i64 },
+    Affine {
+        start: Value,
+        limit: Value,
+        step: i64,
+    },
     /// A constant (an IV halved each iteration until 0: its bit width).
     Constant(u64),
 }
@@ -360,9 +364,15 @@ fn halving_iv_test(lp: &Loop, c: Value, stays_true: bool) -> Option<u32> {
         if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
             break;
         }
-        let next = phi.incoming().into_iter().find(|(_, blk)| *blk == lp.latch).map(|(v, _)| v)?;
-        let halves = matches!(next.opcode(), Some(LLVMOpcode::LLVMLShr | LLVMOpcode::LLVMAShr))
-            && next.operand(0) == phi
+        let next = phi
+            .incoming()
+            .into_iter()
+            .find(|(_, blk)| *blk == lp.latch)
+            .map(|(v, _)| v)?;
+        let halves = matches!(
+            next.opcode(),
+            Some(LLVMOpcode::LLVMLShr | LLVMOpcode::LLVMAShr)
+        ) && next.operand(0) == phi
             && next.operand(1).const_int_value().is_some_and(|k| k > 0);
         if halves && (a == phi || a == next) {
             if let crate::ir::TyKind::Integer(bits) = phi.ty().kind() {

@@ -52,12 +52,16 @@ fn depends_on_thread(v: Value, seen: &mut HashSet<Value>) -> bool {
     }
     if v.called_function().is_some_and(|f| {
         let n = f.name();
-        n.starts_with("llvm.nvvm.read.ptx.sreg.tid") || n.starts_with("llvm.nvvm.read.ptx.sreg.laneid")
+        n.starts_with("llvm.nvvm.read.ptx.sreg.tid")
+            || n.starts_with("llvm.nvvm.read.ptx.sreg.laneid")
     }) {
         return true;
     }
     // Loads and phis may carry anything.
-    if matches!(v.opcode(), Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMCall)) {
+    if matches!(
+        v.opcode(),
+        Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMCall)
+    ) {
         return true;
     }
     v.operands().into_iter().any(|o| depends_on_thread(o, seen))
@@ -104,9 +108,9 @@ pub(crate) fn is_uniform_address(p: Value) -> bool {
         return true;
     }
     match p.opcode() {
-        Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast) => {
-            p.operands().into_iter().all(is_uniform_address)
-        }
+        Some(
+            LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast,
+        ) => p.operands().into_iter().all(is_uniform_address),
         _ => false,
     }
 }
@@ -141,25 +145,33 @@ pub(crate) fn classify(func: Value, p: Value) -> Accumulate {
 
 /// Whether `func` stores to (or atomically updates, or copies into) object `root`.
 fn writes_to(func: Value, root: Value) -> bool {
-    func.blocks().iter().flat_map(|b| b.instructions()).any(|i| {
-        let dst = match i.opcode() {
-            Some(LLVMOpcode::LLVMStore) => i.operand(1),
-            Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => i.operand(0),
-            Some(LLVMOpcode::LLVMCall) => {
-                return i.operands().iter().any(|o| o.ty().kind() == TyKind::Pointer && root_object(*o) == root)
-            }
-            _ => return false,
-        };
-        root_object(dst) == root
-    })
+    func.blocks()
+        .iter()
+        .flat_map(|b| b.instructions())
+        .any(|i| {
+            let dst = match i.opcode() {
+                Some(LLVMOpcode::LLVMStore) => i.operand(1),
+                Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => i.operand(0),
+                Some(LLVMOpcode::LLVMCall) => {
+                    return i
+                        .operands()
+                        .iter()
+                        .any(|o| o.ty().kind() == TyKind::Pointer && root_object(*o) == root)
+                }
+                _ => return false,
+            };
+            root_object(dst) == root
+        })
 }
 
 fn root_object(mut p: Value) -> Value {
     for _ in 0..64 {
         match p.opcode() {
-            Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast) => {
-                p = p.operand(0)
-            }
+            Some(
+                LLVMOpcode::LLVMGetElementPtr
+                | LLVMOpcode::LLVMBitCast
+                | LLVMOpcode::LLVMAddrSpaceCast,
+            ) => p = p.operand(0),
             _ => return p,
         }
     }
@@ -175,7 +187,10 @@ fn all_accesses_use(func: Value, root: Value, idx: Value) -> bool {
                 Some(LLVMOpcode::LLVMLoad) => i.operand(0),
                 Some(LLVMOpcode::LLVMStore) => i.operand(1),
                 Some(LLVMOpcode::LLVMCall) => {
-                    if i.operands().iter().any(|o| o.ty().kind() == TyKind::Pointer && root_object(*o) == root) {
+                    if i.operands()
+                        .iter()
+                        .any(|o| o.ty().kind() == TyKind::Pointer && root_object(*o) == root)
+                    {
                         return false;
                     }
                     continue;
@@ -274,7 +289,10 @@ const MAX_BLOCK: u64 = 1024;
 /// A block-shared buffer of `MAX_BLOCK` elements of `ty` (`addrspace(3)`).
 fn reduction_buffer(b: &Builder, ty: Ty) -> Value {
     let module = b.insert_block().parent().global_parent();
-    let name = cstr(&format!("__enz_block_sum_{}", ty.to_ir().replace(['<', '>', ' '], "")));
+    let name = cstr(&format!(
+        "__enz_block_sum_{}",
+        ty.to_ir().replace(['<', '>', ' '], "")
+    ));
     let existing = unsafe { LLVMGetNamedGlobal(module, name.as_ptr()) };
     let g = if existing.is_null() {
         let arr = unsafe { LLVMArrayType2(ty.0, MAX_BLOCK) };
@@ -295,7 +313,11 @@ fn reduction_buffer(b: &Builder, ty: Ty) -> Value {
 /// `__syncthreads()`.
 pub(crate) fn barrier(b: &Builder) {
     let i32t = Ty::int(b.ctx(), 32);
-    b.call_intrinsic("llvm.nvvm.barrier.cta.sync.aligned.all", &[], &[b.const_int(i32t, 0)]);
+    b.call_intrinsic(
+        "llvm.nvvm.barrier.cta.sync.aligned.all",
+        &[],
+        &[b.const_int(i32t, 0)],
+    );
 }
 
 /// Zeroes shared-memory shadow `s` of `bytes` bytes: each thread clears a

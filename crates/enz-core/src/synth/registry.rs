@@ -195,7 +195,9 @@ impl Registry {
         let ty = unsafe { LLVMGlobalGetValueType(g.0) };
         let name = cstr(&format!("{}_shadow", g.name()));
         let space = unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(g.0)) };
-        let s = Value(unsafe { LLVMAddGlobalInAddressSpace(g.global_parent(), ty, name.as_ptr(), space) });
+        let s = Value(unsafe {
+            LLVMAddGlobalInAddressSpace(g.global_parent(), ty, name.as_ptr(), space)
+        });
         // GPU shared memory (address space 3) cannot be initialised: the
         // derivative zeroes it when it starts.
         let init = if space == SHARED_ADDRESS_SPACE {

@@ -79,7 +79,11 @@ impl ShadowMap {
         for (k, v) in &self.shadows {
             let (mut g, mut s) = (*k, *v);
             // Through constant casts and GEPs to the globals themselves.
-            while !g.is_global_variable() && !g.is_instruction() && !g.is_argument() && g.num_operands() > 0 {
+            while !g.is_global_variable()
+                && !g.is_instruction()
+                && !g.is_argument()
+                && g.num_operands() > 0
+            {
                 g = g.operand(0);
                 s = s.operand(0);
             }

@@ -253,7 +253,11 @@ impl Reverse<'_> {
                 let on_stack = self.gpu
                     && self.req.mode == Mode::Combined
                     && self.loop_states[&l].prealloc.is_some();
-                let buf = Buffer { holder, elem: gv.ty(), on_stack };
+                let buf = Buffer {
+                    holder,
+                    elem: gv.ty(),
+                    on_stack,
+                };
                 let pos = self.loop_states[&l].pos;
                 let fb = Builder::new(ctx);
                 if gv.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI)

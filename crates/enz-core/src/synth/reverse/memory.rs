@@ -15,8 +15,8 @@ use crate::analysis::activity::{is_allocation, is_mem_transfer};
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::synth::registry::Registry;
-use crate::synth::{gpu, runtime};
 use crate::synth::shadow::Mirror;
+use crate::synth::{gpu, runtime};
 use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 
@@ -177,7 +177,9 @@ impl Reverse<'_> {
     fn add_to_shadow(&mut self, p: Value, s: Value, d: Value, align: u32) {
         let how = if self.gpu {
             match gpu::classify(self.req.prep, p) {
-                gpu::Accumulate::BlockReduce if self.req.mode == Mode::Split => gpu::Accumulate::Atomic,
+                gpu::Accumulate::BlockReduce if self.req.mode == Mode::Split => {
+                    gpu::Accumulate::Atomic
+                }
                 how => how,
             }
         } else {
@@ -211,7 +213,9 @@ impl Reverse<'_> {
     /// addresses shared by every thread.
     pub(super) fn finish_block_sums(&mut self) {
         for (p, acc) in self.block_sums.clone() {
-            let Some(s) = self.shadow_rev(p) else { continue };
+            let Some(s) = self.shadow_rev(p) else {
+                continue;
+            };
             let v = self.b.load(acc.allocated_type(), acc);
             gpu::block_reduce_add(&self.b, s, v);
         }
@@ -232,9 +236,14 @@ impl Reverse<'_> {
             return self.unsupported(i, "only atomic fadd and fsub can be differentiated");
         }
         if self.act.is_active(i) {
-            return self.unsupported(i, "the old value returned by an atomic add cannot be differentiated");
+            return self.unsupported(
+                i,
+                "the old value returned by an atomic add cannot be differentiated",
+            );
         }
-        let Some(s) = self.shadow_rev(p) else { return self.no_shadow(i) };
+        let Some(s) = self.shadow_rev(p) else {
+            return self.no_shadow(i);
+        };
         let ds = self.b.load(v.ty(), s);
         let ds = if i.atomic_rmw_op() == llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub {
             self.b.fneg(ds)

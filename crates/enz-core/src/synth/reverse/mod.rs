@@ -382,7 +382,8 @@ impl<'a> Reverse<'a> {
         let g = self.fns.forward;
         let slots = g.entry_block();
         let first = self.map.block(self.req.prep.entry_block());
-        let init = Block(unsafe { LLVMInsertBasicBlockInContext(ctx, first.0, c"zero_shared".as_ptr()) });
+        let init =
+            Block(unsafe { LLVMInsertBasicBlockInContext(ctx, first.0, c"zero_shared".as_ptr()) });
         let br = slots.terminator().expect("slots block");
         br.set_operand(0, init.as_value());
         let b = Builder::new(ctx);
@@ -390,7 +391,9 @@ impl<'a> Reverse<'a> {
         for s in shared {
             let bytes = unsafe { LLVMGlobalGetValueType(s.0) };
             let bytes = Ty(bytes).alloc_size(s.module());
-            let generic = Value(unsafe { LLVMBuildAddrSpaceCast(b.raw(), s.0, Ty::ptr(ctx).0, c"".as_ptr()) });
+            let generic = Value(unsafe {
+                LLVMBuildAddrSpaceCast(b.raw(), s.0, Ty::ptr(ctx).0, c"".as_ptr())
+            });
             super::gpu::zero_shared(&b, generic, bytes);
         }
         b.br(first);
