@@ -36,6 +36,8 @@ struct TapePatch {
 pub(crate) struct Lowering {
     gradients: HashMap<(Value, Vec<ArgActivity>), Value>,
     tape_sizes: HashMap<SplitKey, u64>,
+    /// Forward derivatives called from `__enzyme_fwddiff` sites.
+    forwards: Vec<Value>,
     patches: Vec<TapePatch>,
     made: usize,
 }
@@ -85,6 +87,9 @@ impl Lowering {
                     width: cs.width,
                 };
                 let f = registry.forward(&key).map_err(|d| vec![d.at(cs.call)])?;
+                if !self.forwards.contains(&f) {
+                    self.forwards.push(f);
+                }
                 let b = builder_at(cs.call);
                 let args = call_args(&b, cs);
                 let call = b.call(f.function_type(), f, &args);
@@ -265,6 +270,28 @@ impl Lowering {
             Ok(())
         } else {
             Err(diags)
+        }
+    }
+
+    /// Makes every top-level derivative start with zeroed shadow globals,
+    /// so that no adjoint or tangent survives from one call to the next.
+    pub(crate) fn zero_shadow_globals_on_entry(&self, registry: &Registry) {
+        let globals = registry.private_shadow_globals();
+        if globals.is_empty() {
+            return;
+        }
+        let mut entries: Vec<Value> = self.gradients.values().copied().collect();
+        entries.extend(self.forwards.iter().copied());
+        for f in entries {
+            let Some(first) = f.entry_block().first_instruction() else {
+                continue;
+            };
+            let b = builder_at(first);
+            for g in &globals {
+                let ty = Ty(unsafe { llvm_sys::core::LLVMGlobalGetValueType(g.0) });
+                let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
+                b.memset_zero(*g, bytes);
+            }
         }
     }
 

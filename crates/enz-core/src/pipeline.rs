@@ -129,6 +129,7 @@ pub fn differentiate_module(
         registry.delete_derivatives();
         return Err(diags);
     }
+    lowering.zero_shadow_globals_on_entry(&registry);
     if let Err(d) = lowering.patch_tape_sizes() {
         return Err(vec![d]);
     }

@@ -40,19 +40,15 @@
 //! `/usr/lib/llvm-22/bin`; `ENZ_CLANG`, `ENZ_OPT`, `ENZ_LLVM_NM`, `ENZ_LLC`
 //! override them.
 
+mod common;
+
+use common::{find_tool, run, show, tail};
+
 use libtest_mimic::{Arguments, Failed, Trial};
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 const OPT_LEVELS: [&str; 3] = ["O1", "O2", "O3"];
-const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
-/// Generous: a hung tool or kernel must not hang the whole test run (the
-/// emulator also reports a barrier deadlock after EMU_BARRIER_TIMEOUT).
-const STEP_TIMEOUT: Duration = Duration::from_secs(300);
-/// How much of a command's output goes into a failure message.
-const MAX_OUTPUT: usize = 12_000;
 /// The device compile of every kernel (CUDA without the CUDA SDK).
 const CUDA_FLAGS: [&str; 11] = [
     "-x",
@@ -163,22 +159,6 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-/// `$env`, else `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
-fn find_tool(env: &str, versioned: &str, plain: &str) -> PathBuf {
-    if let Some(p) = std::env::var_os(env) {
-        return PathBuf::from(p);
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let cand = dir.join(versioned);
-            if cand.is_file() {
-                return cand;
-            }
-        }
-    }
-    Path::new(LLVM_BIN).join(plain)
 }
 
 /// Builds and runs a two-thread program with `-fsanitize=thread`.
@@ -432,82 +412,4 @@ fn run_checked(cmd: &mut Command, what: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-struct Output {
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `cmd` with a timeout; Err (with the command and its output) unless
-/// it exits 0.
-fn run(cmd: &mut Command, what: &str) -> Result<Output, String> {
-    let shown = show(cmd);
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot {what}: cannot start {shown}: {e}"))?;
-    // Drain both pipes on threads so a chatty child cannot block.
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = so.read_to_end(&mut b);
-        b
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() > STEP_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(format!("cannot {what}: waiting for {shown}: {e}")),
-        }
-    };
-    let out = Output {
-        stdout: String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned(),
-        stderr: String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned(),
-    };
-    let verdict = match status {
-        None => format!("timed out after {}s", STEP_TIMEOUT.as_secs()),
-        Some(s) if s.success() => return Ok(out),
-        Some(s) => format!("failed ({s})"),
-    };
-    Err(format!(
-        "cannot {what}: {verdict}\ncommand: {shown}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        tail(&out.stdout),
-        tail(&out.stderr)
-    ))
-}
-
-fn show(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for a in cmd.get_args() {
-        s.push(' ');
-        s.push_str(&a.to_string_lossy());
-    }
-    s
-}
-
-/// The last MAX_OUTPUT bytes of `s` (failing checks print near the end).
-fn tail(s: &str) -> &str {
-    if s.len() <= MAX_OUTPUT {
-        return s;
-    }
-    let mut start = s.len() - MAX_OUTPUT;
-    while !s.is_char_boundary(start) {
-        start += 1;
-    }
-    &s[start..]
 }

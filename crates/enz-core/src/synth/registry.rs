@@ -214,6 +214,16 @@ impl Registry {
         s
     }
 
+    /// The zero-initialised shadows enz-rs made for globals (not the
+    /// block-shared ones, which each gradient clears itself).
+    pub(crate) fn private_shadow_globals(&self) -> Vec<Value> {
+        self.shadow_globals
+            .values()
+            .filter(|s| s.ty().address_space() != SHARED_ADDRESS_SPACE)
+            .copied()
+            .collect()
+    }
+
     /// Deletes the preprocessed clones (they are only synthesis input).
     pub(crate) fn delete_clones(&mut self) {
         for p in self.prepped.values() {
