@@ -110,6 +110,12 @@ rc=0
 (cd "$out" && ./adbench --md table.md --tsv results.tsv "${args[@]}") || rc=$?
 t1=$(date +%s)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+spilled=0
+if compgen -G "$out/ADOLC-*.tap" >/dev/null; then
+  spilled=1
+  echo "warning: ADOL-C wrote tape files (its buffers overflowed): its times include file I/O" >&2
+  rm -f "$out"/ADOLC-*.tap
+fi
 if [[ $rc -ne 0 && $rc -ne 4 ]]; then
   echo "error: the benchmark program failed (exit $rc); nothing written" >&2
   exit "$rc"
@@ -150,6 +156,7 @@ report=$out/BENCHMARKS.md
   echo "- **hand-written**: the analytic GMM gradient (\`gmm_grad_hand\` in \`gmm.c\`)."
   echo "- **FD**: central finite differences of the primal, 2 runs per parameter (BA: per observation, 15 parameters); timed only where it is cheap."
   echo "- **ratio**: gradient time / primal time; **speed-up**: ADOL-C time / enz-rs time."
+  echo "- The benchmarks run in the order BA, LSTM, GMM (ADOL-C keeps global state from large tapes that slows the tiny BA tapes taped afterwards); ADOL-C's buffers are sized so that tapes stay in memory$([[ $spilled == 1 ]] && echo " (**this run it spilled tape files to disk**)")."
   echo
   echo "Before anything is timed every gradient is checked component by component, |got - want| <= rtol (|want| + 1e-3 max_j |want_j|): ADOL-C and the hand-written gradient against enz-rs with rtol 1e-6, FD against enz-rs with rtol 1e-3 (in full where that takes <= 4 s of primal runs, otherwise at spot components). A mismatch stops the run."
   echo

@@ -33,9 +33,15 @@ namespace {
 
 enum { TAG_GMM = 1, TAG_BA = 2, TAG_BA_ONE = 3, TAG_LSTM = 4 };
 
-/* trace_on with buffers for ~ops operations (kept in core) */
+/* trace_on with buffers for ~ops operations, so that a large tape stays in
+ * core (no tape files); small tapes get ADOL-C's default buffers (smaller
+ * ones make later drivers spill Taylor coefficients to files). */
 void trace_on_sized(short tag, double ops) {
-  double e = ops * 1.3 + 512.0;
+  double e = ops * 1.3 + 65536.0;
+  if (e <= OBUFSIZE) {
+    trace_on(tag);
+    return;
+  }
   if (e > 4.0e8)
     e = 4.0e8;
   uint ob = (uint)e, lb = (uint)(3.0 * e), vb = (uint)e, tb = (uint)(2.0 * e);

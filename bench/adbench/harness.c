@@ -217,6 +217,22 @@ static void fmt_ratio(char *buf, size_t n, double t, double p) {
     snprintf(buf, n, "%.2f", t / p);
 }
 
+/* the table's order: GMM, BA, LSTM, each by size as run */
+static int bench_rank(const char *b) {
+  return !strcmp(b, "GMM") ? 0 : !strcmp(b, "BA") ? 1 : 2;
+}
+
+static void sort_results(void) {
+  for (int i = 1; i < nres; i++) /* stable insertion sort */
+    for (int j = i; j > 0 && bench_rank(results[j - 1].bench) >
+                                 bench_rank(results[j].bench);
+         j--) {
+      result_t t = results[j];
+      results[j] = results[j - 1];
+      results[j - 1] = t;
+    }
+}
+
 static void emit(FILE *f) {
   char a[32], b[32];
   fprintf(f, "| benchmark | size | inputs | primal |");
@@ -287,6 +303,7 @@ static void emit(FILE *f) {
 }
 
 void write_tables(const char *md_path, const char *tsv_path) {
+  sort_results();
   printf("\n");
   emit(stdout);
   if (md_path) {

@@ -80,10 +80,12 @@ fn main() -> ExitCode {
     match std::panic::catch_unwind(|| run(&cli)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(errors)) => {
-            for e in errors {
+            for e in &errors {
                 eprintln!("{e}");
             }
-            ExitCode::from(1)
+            // A module enz-rs itself made invalid is its bug, not the user's.
+            let internal = errors.iter().any(|e| e.message.starts_with("internal error"));
+            ExitCode::from(if internal { 2 } else { 1 })
         }
         Err(_) => {
             eprintln!(
