@@ -6,8 +6,9 @@
 //! internal. Data flows one way:
 //!
 //! ```text
-//!   callsite (markers) ─► preprocess ─► analysis (cfg, activity)
-//!                                  ─► synth (rules, reverse) ─► pipeline
+//!   pipeline: callsite (markers) ─► lower (per entry point) ─► registry
+//!     ─► preprocess ─► analysis (cfg, loops, activity, types, writes)
+//!     ─► synth (rules; reverse, forward, custom, gpu) ─► verify ─► opt
 //! ```
 #![deny(missing_docs)]
 

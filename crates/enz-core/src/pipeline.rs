@@ -1,9 +1,11 @@
 //! The pipeline over one module.
 //!
 //! ```text
-//!  find __enzyme_* calls ─► parse markers ─► preprocess clone ─► analyse
-//!        ─► synthesise gradient ─► replace call ─► clean up markers
-//!        ─► post-optimise ─► verify
+//!  find __enzyme_* calls ─► parse markers ─► order nested sites
+//!    ─► lower each site (lower.rs: preprocess, analyse, synthesise,
+//!       replace the call) ─► build pending callee derivatives
+//!    ─► zero shadow globals on entry ─► clean up markers
+//!    ─► verify ─► post-optimise ─► verify
 //! ```
 
 use crate::callsite::{self, CallSite};

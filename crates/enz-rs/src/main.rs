@@ -84,7 +84,9 @@ fn main() -> ExitCode {
                 eprintln!("{e}");
             }
             // A module enz-rs itself made invalid is its bug, not the user's.
-            let internal = errors.iter().any(|e| e.message.starts_with("internal error"));
+            let internal = errors
+                .iter()
+                .any(|e| e.message.starts_with("internal error"));
             ExitCode::from(if internal { 2 } else { 1 })
         }
         Err(_) => {

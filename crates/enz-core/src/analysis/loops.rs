@@ -84,7 +84,10 @@ impl LoopNest {
         let mut loops = Vec::new();
         for (header, (latches, blocks)) in by_header {
             if latches.len() != 1 {
-                return Err(LoopShapeError { header, reason: "the loop has several back edges (run without --no-preopt so that loop-simplify merges them)" });
+                return Err(LoopShapeError {
+                    header,
+                    reason: "the loop has several back edges, which loop-simplify could not merge",
+                });
             }
             let outside: Vec<Block> = cfg
                 .unique_preds(header)
@@ -92,7 +95,10 @@ impl LoopNest {
                 .filter(|p| !blocks.contains(p))
                 .collect();
             if outside.len() != 1 {
-                return Err(LoopShapeError { header, reason: "the loop has no single preheader (run without --no-preopt so that loop-simplify adds one)" });
+                return Err(LoopShapeError {
+                    header,
+                    reason: "the loop has no single preheader, which loop-simplify could not add",
+                });
             }
             loops.push(Loop {
                 header,

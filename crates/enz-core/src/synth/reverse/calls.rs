@@ -1,11 +1,13 @@
 //! Calls in reverse mode.
 //!
 //! Math functions use their rule; allocation and memory intrinsics are in
-//! `memory`; known-inactive calls are skipped. A call to another function
-//! of the module (after preprocessing inlined what it could, these are the
-//! recursive ones) is differentiated interprocedurally: the forward sweep
-//! calls its augmented primal, which returns `{tape, ret, shadow ret}`, and
-//! the reverse sweep calls its reverse function with that tape.
+//! `memory`; barriers are mirrored; known-inactive and user-inactive calls
+//! are skipped. A call to another function of the module that carries
+//! derivatives (what preprocessing did not inline: recursion, everything
+//! under `--no-inline`) or to a function with a registered custom gradient
+//! is differentiated interprocedurally: the forward sweep calls its
+//! augmented primal, which returns `{tape, ret, shadow ret}`, and the
+//! reverse sweep calls its reverse function with that tape.
 
 use super::Reverse;
 use crate::callsite::ArgActivity;

@@ -15,7 +15,11 @@
 //! whose trip count is unknown, nested loops whose inner count varies, and
 //! early exits all work with one allocation scheme), and read back at
 //! `buffer[base_L + rev_iv_L]`, where `base_L` is itself a value of the
-//! enclosing context, cached like any other. The reverse sweep enters `L`
+//! enclosing context, cached like any other. When every trip count of the
+//! loop nest is bounded before the outermost loop starts
+//! (`LoopNest::trip_bound`), the buffers are allocated once there instead
+//! (on the thread's stack on GPUs, which have no realloc). The reverse
+//! sweep enters `L`
 //! from an exit with `rev_iv_L = last_L`, counts down at the reverse of the
 //! header, and leaves to the preheader when it reaches 0. Buffers are freed
 //! at the end of the reverse sweep.

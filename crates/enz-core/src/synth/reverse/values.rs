@@ -1,12 +1,18 @@
 //! Primal values and shadows as the reverse sweep sees them: used directly,
 //! recomputed, or read back from the tape.
 //!
-//! In combined mode a forward value whose block dominates every exit is
-//! available throughout the reverse sweep and is used as is. Otherwise
-//! cheap pure instructions (GEPs, casts, integer arithmetic, comparisons)
-//! are recomputed from their operands, and everything else — loads above
-//! all, since their memory may be overwritten later — is stored to the tape
-//! right after its definition and loaded where needed.
+//! In the order tried:
+//! 1. combined mode, outside loops, a block dominating every exit: the
+//!    forward value is used as is;
+//! 2. affine induction variables: `start + step * rev_iv`;
+//! 3. cheap pure instructions (GEPs, casts, integer arithmetic, comparisons,
+//!    `fadd`/`fsub`/`fmul`/`fneg`, thread ids on GPUs) are recomputed from
+//!    their operands, and loads whose memory the function never writes
+//!    (`analysis::writes`) are re-read, in combined mode only;
+//! 4. everything else — other loads above all, since their memory may be
+//!    overwritten later — is stored to the tape right after its definition
+//!    (a stack slot, the heap tape, or a loop buffer indexed by iteration)
+//!    and loaded where needed.
 
 use super::{Mode, Reverse};
 use crate::analysis::loops::{AffineIv, LoopId};
