@@ -356,6 +356,79 @@ impl MathFn {
     }
 }
 
+/// A memory-management function or memory intrinsic.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum MemFn {
+    Malloc,
+    Calloc,
+    Realloc,
+    Free,
+    /// C++ `operator new` / `new[]`.
+    New,
+    /// C++ `operator delete` / `delete[]`.
+    Delete,
+    Memcpy,
+    Memmove,
+    Memset,
+}
+
+impl MemFn {
+    /// The memory function a callee name designates.
+    pub(crate) fn from_callee(name: &str) -> Option<MemFn> {
+        Some(match name {
+            "malloc" => MemFn::Malloc,
+            "calloc" => MemFn::Calloc,
+            "realloc" => MemFn::Realloc,
+            "free" => MemFn::Free,
+            "_Znwm" | "_Znam" => MemFn::New,
+            "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm" => MemFn::Delete,
+            "memcpy" => MemFn::Memcpy,
+            "memmove" => MemFn::Memmove,
+            "memset" => MemFn::Memset,
+            _ if name.starts_with("llvm.memcpy") => MemFn::Memcpy,
+            _ if name.starts_with("llvm.memmove") => MemFn::Memmove,
+            _ if name.starts_with("llvm.memset") => MemFn::Memset,
+            _ => return None,
+        })
+    }
+
+    /// The C name to call to perform it (for the functions enz-rs emits).
+    pub(crate) fn c_name(self) -> &'static str {
+        match self {
+            MemFn::Malloc | MemFn::New => "malloc",
+            MemFn::Calloc => "calloc",
+            MemFn::Realloc => "realloc",
+            MemFn::Free | MemFn::Delete => "free",
+            MemFn::Memcpy => "memcpy",
+            MemFn::Memmove => "memmove",
+            MemFn::Memset => "memset",
+        }
+    }
+
+    /// Whether it returns a fresh block (or, for realloc, a moved one).
+    pub(crate) fn allocates(self) -> bool {
+        matches!(
+            self,
+            MemFn::Malloc | MemFn::Calloc | MemFn::Realloc | MemFn::New
+        )
+    }
+
+    /// Whether it releases its pointer argument.
+    pub(crate) fn frees(self) -> bool {
+        matches!(self, MemFn::Free | MemFn::Delete | MemFn::Realloc)
+    }
+
+    /// Whether it copies memory from its second argument to its first.
+    pub(crate) fn transfers(self) -> bool {
+        matches!(self, MemFn::Memcpy | MemFn::Memmove)
+    }
+}
+
+/// `realloc`'s spelling, for the helpers that call it.
+pub(crate) const REALLOC: &str = "realloc";
+/// `malloc_usable_size` (glibc), to know how much of an old block to keep.
+pub(crate) const MALLOC_USABLE_SIZE: &str = "malloc_usable_size";
+
 /// Functions known to carry no derivative (I/O, clocks, allocation
 /// bookkeeping): calls to them are kept in the forward sweep and skipped in
 /// the reverse sweep.

@@ -15,7 +15,7 @@
 //! active.
 
 use crate::ir::{TyKind, Value};
-use crate::names::{is_known_inactive, MathFn};
+use crate::names::{is_known_inactive, MathFn, MemFn};
 use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
@@ -143,7 +143,7 @@ impl Activity {
                     }
                     return changed;
                 }
-                if name == "realloc" {
+                if MemFn::from_callee(&name) == Some(MemFn::Realloc) {
                     // The new block holds the old block's contents.
                     if self.is_shadowed(args[0]) {
                         changed |= self.shadow(i);
@@ -153,7 +153,7 @@ impl Activity {
                     }
                     return changed;
                 }
-                if is_allocation(&name) || name.starts_with("llvm.memset") || name == "free" {
+                if MemFn::from_callee(&name).is_some() {
                     return false;
                 }
                 let any_active = args
@@ -267,14 +267,11 @@ fn is_inactive_call(callee: Option<Value>, name: &str, inactive: &HashSet<Value>
 }
 
 pub(crate) fn is_mem_transfer(name: &str) -> bool {
-    name.starts_with("llvm.memcpy")
-        || name.starts_with("llvm.memmove")
-        || name == "memcpy"
-        || name == "memmove"
+    MemFn::from_callee(name).is_some_and(MemFn::transfers)
 }
 
 pub(crate) fn is_allocation(name: &str) -> bool {
-    matches!(name, "malloc" | "calloc" | "realloc" | "_Znwm" | "_Znam")
+    MemFn::from_callee(name).is_some_and(MemFn::allocates)
 }
 
 /// Groups pointer values connected through GEPs, casts, phis, selects and

@@ -9,9 +9,9 @@
 //! argument against anything else. Loads of pointer-derived pointers
 //! (loaded from memory) may alias anything.
 
-use super::activity::{is_allocation, is_mem_transfer};
+use super::activity::is_allocation;
 use crate::ir::Value;
-use crate::names::{is_known_inactive, MathFn};
+use crate::names::{is_known_inactive, MathFn, MemFn};
 use llvm_sys::LLVMOpcode;
 use std::collections::HashSet;
 
@@ -38,10 +38,8 @@ impl Rereadable {
                 }
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
                     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                    if is_mem_transfer(&name)
-                        || name.starts_with("llvm.memset")
-                        || name == "free"
-                        || name == "realloc"
+                    if MemFn::from_callee(&name)
+                        .is_some_and(|m| m.transfers() || m.frees() || m == MemFn::Memset)
                     {
                         written.push(roots(i.operand(0)));
                     } else if is_allocation(&name)
@@ -114,9 +112,9 @@ fn roots(p: Value) -> HashSet<Value> {
 fn local_object(v: Value) -> bool {
     match v.opcode() {
         Some(LLVMOpcode::LLVMAlloca) => true,
-        Some(LLVMOpcode::LLVMCall) => v
-            .called_function()
-            .is_some_and(|f| is_allocation(&f.name()) && f.name() != "realloc"),
+        Some(LLVMOpcode::LLVMCall) => v.called_function().is_some_and(|f| {
+            is_allocation(&f.name()) && MemFn::from_callee(&f.name()) != Some(MemFn::Realloc)
+        }),
         _ => false,
     }
 }

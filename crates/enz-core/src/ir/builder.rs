@@ -1,6 +1,7 @@
 //! An instruction builder: a thin owner of `LLVMBuilderRef` with typed helpers.
 
 use super::{cstr, Block, Ty, TyKind, Value};
+use crate::names::MemFn;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
@@ -221,14 +222,14 @@ impl Builder {
         let ptr = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });
         let fty = Ty::function(ptr, &[Ty::int(self.ctx, 64)], false);
         let b = self.int_cast(bytes, Ty::int(self.ctx, 64));
-        self.call_named("malloc", fty, &[b])
+        self.call_named(MemFn::Malloc.c_name(), fty, &[b])
     }
 
     /// `free(ptr)`.
     pub(crate) fn free(&self, ptr: Value) -> Value {
         let pty = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });
         let fty = Ty::function(Ty::void(self.ctx), &[pty], false);
-        self.call_named("free", fty, &[ptr])
+        self.call_named(MemFn::Free.c_name(), fty, &[ptr])
     }
 
     /// Integer resize (zero-extending).

@@ -24,7 +24,7 @@ use crate::analysis::cfg::Cfg;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, Builder, Ty, TyKind, Value, ValueMap};
-use crate::names::{is_known_inactive, MathFn};
+use crate::names::{is_known_inactive, MathFn, MemFn};
 use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
@@ -331,7 +331,7 @@ impl Forward<'_> {
         if is_allocation(&name) {
             return;
         }
-        if name == "free" {
+        if MemFn::from_callee(&name).is_some_and(MemFn::frees) && !is_allocation(&name) {
             for lane in 0..self.lanes() {
                 if let Some(s) = self.shadows[lane]
                     .forward(i.operand(0))
@@ -342,7 +342,7 @@ impl Forward<'_> {
             }
             return;
         }
-        if is_mem_transfer(&name) || name.starts_with("llvm.memset") {
+        if is_mem_transfer(&name) || MemFn::from_callee(&name) == Some(MemFn::Memset) {
             let d = i.operand(0);
             if !self.act.is_shadowed(d) {
                 return;

@@ -3,6 +3,7 @@
 //! nothing but libc and libm.
 
 use crate::ir::{cstr, Block, Builder, Ty, TyKind, Value};
+use crate::names::MALLOC_USABLE_SIZE;
 use llvm_sys::core::*;
 use llvm_sys::{LLVMIntPredicate, LLVMLinkage};
 
@@ -12,7 +13,7 @@ pub(crate) fn min_usable(b: &Builder, p: Value, bytes: Value) -> Value {
     let ctx = b.ctx();
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(i64t, &[Ty::ptr(ctx)], false);
-    let usable = b.call_named("malloc_usable_size", fty, &[p]);
+    let usable = b.call_named(MALLOC_USABLE_SIZE, fty, &[p]);
     let lt = b.icmp(LLVMIntPredicate::LLVMIntULT, usable, bytes);
     b.select(lt, usable, bytes)
 }

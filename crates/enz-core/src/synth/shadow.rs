@@ -10,6 +10,7 @@ use super::registry::Registry;
 use super::runtime;
 use crate::analysis::activity::{is_allocation, Activity};
 use crate::ir::{Block, Builder, Ty, TyKind, Value, ValueMap};
+use crate::names::MemFn;
 use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
@@ -181,7 +182,8 @@ impl ShadowMap {
                     return Mirror::NotShadowed;
                 }
                 fb.position_after(gi);
-                if name == "realloc" {
+                let mem = MemFn::from_callee(&name);
+                if mem == Some(MemFn::Realloc) {
                     // A new zeroed block holding the old shadow's contents;
                     // the old shadow stays alive for the reverse sweep.
                     let old = self
@@ -196,7 +198,7 @@ impl ShadowMap {
                 } else {
                     let s = Value(unsafe { LLVMInstructionClone(gi.0) });
                     fb.insert(s);
-                    if name != "calloc" {
+                    if mem != Some(MemFn::Calloc) {
                         let bytes = fb.int_cast(gi.operand(0), i64t);
                         fb.memset_zero(s, bytes);
                     }

@@ -27,6 +27,7 @@
 use super::{Mode, Reverse};
 use crate::analysis::loops::{LoopId, TripBound};
 use crate::ir::{cstr, Block, Builder, Ty, Value};
+use crate::names::REALLOC;
 use crate::synth::tape::Slot;
 use llvm_sys::core::*;
 use llvm_sys::{LLVMIntPredicate, LLVMLinkage};
@@ -386,7 +387,7 @@ fn cache_slot_fn(b: &Builder) -> Value {
     let ncap = fb.select(small, fb.const_int(i64t, 16), ncap);
     let bytes = fb.mul(ncap, size);
     let rfty = Ty::function(ptr, &[ptr, i64t], false);
-    let ndata = fb.call_named("realloc", rfty, &[data, bytes]);
+    let ndata = fb.call_named(REALLOC, rfty, &[data, bytes]);
     fb.store(ndata, holder);
     fb.store(ncap, cap_p);
     fb.br(done);

@@ -14,6 +14,7 @@ use super::{Mode, Reverse};
 use crate::analysis::activity::{is_allocation, is_mem_transfer};
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::names::MemFn;
 use crate::synth::registry::Registry;
 use crate::synth::shadow::Mirror;
 use crate::synth::{gpu, runtime};
@@ -286,7 +287,7 @@ impl Reverse<'_> {
                 let Some(s) = self.shadow_rev(i) else {
                     return true;
                 };
-                if name == "realloc" {
+                if MemFn::from_callee(name) == Some(MemFn::Realloc) {
                     let old = self.shadow_rev(i.operand(0));
                     if let (Some(old), Some(ty)) = (old, self.float_elem(i)) {
                         let bytes = self.primal(i.operand(1));
@@ -333,7 +334,7 @@ impl Reverse<'_> {
             }
             return true;
         }
-        if name.starts_with("llvm.memset") {
+        if MemFn::from_callee(name) == Some(MemFn::Memset) {
             let d = i.operand(0);
             if self.act.is_shadowed(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
@@ -343,7 +344,7 @@ impl Reverse<'_> {
             }
             return true;
         }
-        name == "free"
+        MemFn::from_callee(name).is_some_and(MemFn::frees)
     }
 
     /// Reverse of an alloca: split mode frees its heap shadow.
