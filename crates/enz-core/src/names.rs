@@ -424,6 +424,17 @@ impl MemFn {
     }
 }
 
+/// libm functions with no derivative rule that write no user memory (only
+/// `errno` or `signgam`): calls to them do not stop loads from being
+/// re-read.
+pub(crate) fn is_libm_without_side_effects(name: &str) -> bool {
+    const PURE: &[&str] = &[
+        "lgamma", "lgammaf", "tgamma", "tgammaf", "erfc", "erfcf", "j0", "j1", "y0", "y1", "j0f",
+        "j1f", "y0f", "y1f", "asinh", "acosh", "atanh", "asinhf", "acoshf", "atanhf",
+    ];
+    PURE.contains(&name)
+}
+
 /// `realloc`'s spelling, for the helpers that call it.
 pub(crate) const REALLOC: &str = "realloc";
 /// `malloc_usable_size` (glibc), to know how much of an old block to keep.

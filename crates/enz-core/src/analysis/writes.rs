@@ -11,7 +11,7 @@
 
 use super::activity::is_allocation;
 use crate::ir::Value;
-use crate::names::{is_known_inactive, MathFn, MemFn};
+use crate::names::{is_known_inactive, is_libm_without_side_effects, MathFn, MemFn};
 use llvm_sys::LLVMOpcode;
 use std::collections::HashSet;
 
@@ -44,6 +44,7 @@ impl Rereadable {
                         written.push(roots(i.operand(0)));
                     } else if is_allocation(&name)
                         || MathFn::from_callee(&name).is_some()
+                        || is_libm_without_side_effects(&name)
                         || is_known_inactive(&name)
                     {
                     } else {

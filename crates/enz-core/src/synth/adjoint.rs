@@ -3,6 +3,17 @@
 
 use crate::ir::{Builder, Ty, TyKind, Value};
 
+/// The empty adjoint of type `ty`: `-0.0` for floats (the identity of
+/// `fadd`, so that adding it folds away; `+0.0` does not, because of signed
+/// zeros), zero otherwise.
+pub(crate) fn empty(b: &Builder, ty: Ty) -> Value {
+    if ty.is_fp_or_fp_vector() {
+        b.const_float(ty, -0.0)
+    } else {
+        b.zero(ty)
+    }
+}
+
 /// `a + b` for two adjoints of the same type.
 pub(crate) fn add(b: &Builder, x: Value, y: Value) -> Value {
     let ty = x.ty();

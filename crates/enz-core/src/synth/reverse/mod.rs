@@ -782,7 +782,7 @@ impl<'a> Reverse<'a> {
             format!("d_{}", v.name())
         };
         let slot = self.top.alloca(v.ty(), &name);
-        self.top.store(self.top.zero(v.ty()), slot);
+        self.top.store(adjoint::empty(&self.top, v.ty()), slot);
         self.adjoints.insert(v, slot);
         slot
     }
@@ -791,7 +791,7 @@ impl<'a> Reverse<'a> {
     fn take_adjoint(&mut self, v: Value) -> Value {
         let slot = self.adjoint_slot(v);
         let d = self.b.load(v.ty(), slot);
-        self.b.store(self.b.zero(v.ty()), slot);
+        self.b.store(adjoint::empty(&self.b, v.ty()), slot);
         d
     }
 
