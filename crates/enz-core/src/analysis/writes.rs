@@ -10,13 +10,12 @@
 //! (loaded from memory) may alias anything.
 
 use super::activity::is_allocation;
-use crate::ir::Value;
+use crate::ir::{Block, Value};
 use crate::names::{is_known_inactive, is_libm_without_side_effects, MathFn, MemFn};
 use llvm_sys::LLVMOpcode;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-/// The loads whose memory the function never writes afterwards (nor before:
-/// the analysis is flow-insensitive).
+/// The loads whose memory nothing the function does after them may write.
 #[derive(Debug, Default)]
 pub(crate) struct Rereadable {
     loads: HashSet<Value>,
@@ -29,19 +28,20 @@ impl Rereadable {
             .into_iter()
             .flat_map(|b| b.instructions())
             .collect();
-        let mut written: Vec<HashSet<Value>> = Vec::new();
+        // Each write: the instruction and the objects it may write.
+        let mut written: Vec<(Value, HashSet<Value>)> = Vec::new();
         for i in &insts {
             match i.opcode() {
-                Some(LLVMOpcode::LLVMStore) => written.push(roots(i.operand(1))),
+                Some(LLVMOpcode::LLVMStore) => written.push((*i, roots(i.operand(1)))),
                 Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
-                    written.push(roots(i.operand(0)))
+                    written.push((*i, roots(i.operand(0))))
                 }
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
                     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
                     if MemFn::from_callee(&name)
                         .is_some_and(|m| m.transfers() || m.frees() || m == MemFn::Memset)
                     {
-                        written.push(roots(i.operand(0)));
+                        written.push((*i, roots(i.operand(0))));
                     } else if is_allocation(&name)
                         || MathFn::from_callee(&name).is_some()
                         || is_libm_without_side_effects(&name)
@@ -55,12 +55,15 @@ impl Rereadable {
                 _ => {}
             }
         }
+        let order = Order::new(func);
         let loads = insts
             .iter()
             .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMLoad) && !i.is_volatile())
             .filter(|l| {
                 let r = roots(l.operand(0));
-                written.iter().all(|w| !may_alias(&r, w))
+                written
+                    .iter()
+                    .all(|(w, objs)| !order.may_follow(**l, *w) || !may_alias(&r, objs))
             })
             .copied()
             .collect();
@@ -69,6 +72,47 @@ impl Rereadable {
 
     pub(crate) fn contains(&self, load: Value) -> bool {
         self.loads.contains(&load)
+    }
+}
+
+/// Execution order between instructions of one function, from block
+/// reachability: a write that cannot run after a load cannot change what
+/// the load read (so a buffer filled once and then only read is re-read).
+struct Order {
+    /// Blocks reachable from each block through at least one edge.
+    reach: HashMap<Block, HashSet<Block>>,
+    /// Position of each instruction in its block.
+    index: HashMap<Value, usize>,
+}
+
+impl Order {
+    fn new(func: Value) -> Order {
+        let blocks = func.blocks();
+        let mut reach = HashMap::new();
+        let mut index = HashMap::new();
+        for b in &blocks {
+            for (k, i) in b.instructions().into_iter().enumerate() {
+                index.insert(i, k);
+            }
+            let mut seen: HashSet<Block> = HashSet::new();
+            let mut stack = b.successors();
+            while let Some(s) = stack.pop() {
+                if seen.insert(s) {
+                    stack.extend(s.successors());
+                }
+            }
+            reach.insert(*b, seen);
+        }
+        Order { reach, index }
+    }
+
+    /// Whether `later` may execute after `earlier` (in the same call).
+    fn may_follow(&self, earlier: Value, later: Value) -> bool {
+        let (eb, lb) = (earlier.parent_block(), later.parent_block());
+        if self.reach.get(&eb).is_some_and(|r| r.contains(&lb)) {
+            return true;
+        }
+        eb == lb && self.index.get(&later) > self.index.get(&earlier)
     }
 }
 
