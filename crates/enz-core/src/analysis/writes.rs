@@ -22,7 +22,9 @@ pub(crate) struct Rereadable {
 }
 
 impl Rereadable {
-    pub(crate) fn analyse(func: Value) -> Rereadable {
+    /// The calls in `deferred_frees` run only after the reverse sweep
+    /// (combined mode), so they do not count as writes.
+    pub(crate) fn analyse(func: Value, deferred_frees: &HashSet<Value>) -> Rereadable {
         let insts: Vec<Value> = func
             .blocks()
             .into_iter()
@@ -38,8 +40,9 @@ impl Rereadable {
                 }
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
                     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                    if MemFn::from_callee(&name)
-                        .is_some_and(|m| m.transfers() || m.frees() || m == MemFn::Memset)
+                    let mem = MemFn::from_callee(&name);
+                    if deferred_frees.contains(i) {
+                    } else if mem.is_some_and(|m| m.transfers() || m.frees() || m == MemFn::Memset)
                     {
                         written.push((*i, roots(i.operand(0))));
                     } else if is_allocation(&name)

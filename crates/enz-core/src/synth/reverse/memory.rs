@@ -62,6 +62,10 @@ impl Reverse<'_> {
                             c.set_operand(1, ss);
                         }
                     }
+                } else if self.deferrable_frees.contains(&i) {
+                    // The reverse sweep may re-read this memory: free it there.
+                    self.deferred_frees.push(i);
+                    gi.erase();
                 } else if !is_allocation(&name) {
                     self.augment_user_call(i, gi, registry);
                 }

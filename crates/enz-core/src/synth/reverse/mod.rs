@@ -37,11 +37,12 @@ use crate::analysis::writes::Rereadable;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
+use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use llvm_sys::core::*;
 use llvm_sys::{LLVMLinkage, LLVMOpcode};
 use loops::{Buffer, LoopState};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Whether both sweeps share one function.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -157,9 +158,26 @@ pub(crate) fn synthesize(
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
-    let rereadable = Rereadable::analyse(req.prep);
+    // Frees run on every path, outside loops, can wait until the reverse
+    // sweep is done (combined mode): then the memory may be re-read.
+    let deferred_frees: HashSet<Value> = if req.mode == Mode::Combined {
+        req.prep
+            .blocks()
+            .into_iter()
+            .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
+            .flat_map(|b| b.instructions())
+            .filter(|i| {
+                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                matches!(MemFn::from_callee(&name), Some(MemFn::Free | MemFn::Delete))
+            })
+            .collect()
+    } else {
+        HashSet::new()
+    };
+    let rereadable = Rereadable::analyse(req.prep, &deferred_frees);
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, cfg, activity, types, loops, rereadable);
+    r.deferrable_frees = deferred_frees;
     r.build(registry);
     if r.diags.is_empty() {
         Ok(r.tape.size())
@@ -212,6 +230,11 @@ pub(super) struct Reverse<'a> {
     /// GPU: per-thread sums of adjoints for addresses every thread shares
     /// (primal pointer, stack slot), reduced over the block at the end.
     block_sums: Vec<(Value, Value)>,
+    /// Combined mode: the primal's `free`/`delete` calls, made at the end
+    /// of the reverse sweep instead (which may still read that memory).
+    deferred_frees: Vec<Value>,
+    /// The `free` calls that may be deferred (see `synthesize`).
+    deferrable_frees: HashSet<Value>,
     diags: Vec<Diagnostic>,
 }
 
@@ -323,6 +346,8 @@ impl<'a> Reverse<'a> {
             buffers: Vec::new(),
             gpu: super::gpu::is_gpu_module(p),
             block_sums: Vec::new(),
+            deferred_frees: Vec::new(),
+            deferrable_frees: HashSet::new(),
             diags: Vec::new(),
         }
     }
@@ -753,6 +778,11 @@ impl<'a> Reverse<'a> {
                 };
                 outs.push(v);
             }
+        }
+        for call in std::mem::take(&mut self.deferred_frees) {
+            let p = self.primal(call.operand(0));
+            let callee = call.called_value().expect("a call");
+            self.b.call(call.call_function_type(), callee, &[p]);
         }
         self.free_buffers();
         if let Some(t) = self.rev_tape {
