@@ -1,13 +1,15 @@
 //! Which loads may be re-read in the reverse sweep instead of cached.
 //!
 //! A load can be repeated after the forward sweep only if nothing the
-//! function does may write the memory it read: no store, memory intrinsic,
-//! `free`/`realloc` or call to an unknown function that may alias it. Two
-//! pointers may alias unless their underlying objects (found through GEPs,
-//! casts, phis and selects) are distinct identified objects: allocas,
-//! allocations made by the function, distinct globals, or a `noalias`
-//! argument against anything else. Loads of pointer-derived pointers
-//! (loaded from memory) may alias anything.
+//! function does after it (block reachability, including around loops) may
+//! write the memory it read: no store, memory intrinsic, `free`/`realloc`
+//! (unless the `free` is deferred to the end of the reverse sweep) or call
+//! to an unknown function. Two pointers may alias unless their underlying
+//! objects (found through GEPs, casts, phis and selects) are distinct
+//! identified objects: allocas and allocations made by the function,
+//! distinct globals, or a `noalias` argument against anything else; an
+//! object the function creates cannot be reached through an argument or a
+//! global.
 
 use super::activity::is_allocation;
 use crate::ir::{Block, Value};
