@@ -8,7 +8,7 @@ use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::types::{self, TypeAnalysis};
 use crate::diag::Diagnostic;
 use crate::ir::{cstr, TyKind, Value};
-use crate::pipeline::{inactive_functions, Options};
+use crate::pipeline::{inactive_functions, user_global_shadows, Options};
 use crate::preprocess::preprocess;
 use std::fmt::Write;
 
@@ -83,6 +83,10 @@ pub fn print_activity(
                 ret_active,
                 ret_shadowed: false,
                 inactive_fns: inactive,
+                shadowed_globals: &user_global_shadows(module.as_mut_ptr())
+                    .keys()
+                    .copied()
+                    .collect(),
             },
         );
         let mut s = format!(

@@ -84,7 +84,12 @@ pub fn differentiate_module(
     if !diags.is_empty() {
         return Err(diags);
     }
-    let mut registry = Registry::new(opts, inactive_functions(m), custom_rules(m));
+    let mut registry = Registry::new(
+        opts,
+        inactive_functions(m),
+        custom_rules(m),
+        user_global_shadows(m),
+    );
     let synthesis_start = std::time::Instant::now();
     let mut lowering = Lowering::default();
     let mut report = Report::default();
@@ -235,6 +240,34 @@ fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
             } else if name.contains("__enzyme_register_derivative") {
                 if let [Some(f), Some(fwd)] = fns[..] {
                     out.entry(f).or_default().forward = Some(fwd);
+                }
+            }
+        }
+        g = unsafe { LLVMGetNextGlobal(g) };
+    }
+    out
+}
+
+/// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
+/// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
+pub(crate) fn user_global_shadows(m: LLVMModuleRef) -> HashMap<Value, Value> {
+    let mut out = HashMap::new();
+    let mut g = unsafe { LLVMGetFirstGlobal(m) };
+    while !g.is_null() {
+        let gv = Value(g);
+        let init = unsafe { LLVMGetInitializer(g) };
+        if gv.name().contains("__enzyme_register_global") && !init.is_null() {
+            let init = Value(init);
+            let strip = |v: Value| {
+                let mut v = v;
+                while !v.is_global_variable() && v.num_operands() > 0 {
+                    v = v.operand(0);
+                }
+                v.is_global_variable().then_some(v)
+            };
+            if init.num_operands() == 2 {
+                if let (Some(p), Some(s)) = (strip(init.operand(0)), strip(init.operand(1))) {
+                    out.insert(p, s);
                 }
             }
         }

@@ -47,6 +47,8 @@ pub(crate) struct ActivityInputs<'a> {
     pub(crate) ret_shadowed: bool,
     /// Functions the user declared inactive.
     pub(crate) inactive_fns: &'a HashSet<Value>,
+    /// Globals the user gave shadows (their memory carries derivatives).
+    pub(crate) shadowed_globals: &'a HashSet<Value>,
 }
 
 impl Activity {
@@ -71,6 +73,9 @@ impl Activity {
                 }
                 _ => {}
             }
+        }
+        for g in inputs.shadowed_globals {
+            a.shadow(*g);
         }
         if inputs.ret_shadowed {
             for i in &insts {

@@ -99,6 +99,7 @@ pub(crate) fn synthesize_forward(
             ret_active: ret_ty.carries_float(),
             ret_shadowed: ret_ty.kind() == TyKind::Pointer,
             inactive_fns: registry.inactive_fns(),
+            shadowed_globals: registry.user_shadowed_globals(),
         },
     );
     registry.timings.analyses += start.elapsed();

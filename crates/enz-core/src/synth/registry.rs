@@ -57,6 +57,9 @@ pub(crate) struct Registry {
     pending: Vec<SplitKey>,
     inactive_fns: HashSet<Value>,
     shadow_globals: HashMap<Value, Value>,
+    /// Shadows the user registered for globals (never zeroed by enz-rs).
+    user_global_shadows: HashMap<Value, Value>,
+    user_shadowed: HashSet<Value>,
 }
 
 impl Registry {
@@ -64,6 +67,7 @@ impl Registry {
         opts: &crate::pipeline::Options,
         inactive_fns: HashSet<Value>,
         custom: HashMap<Value, CustomRules>,
+        user_global_shadows: HashMap<Value, Value>,
     ) -> Registry {
         Registry {
             forward: HashMap::new(),
@@ -77,11 +81,18 @@ impl Registry {
             pending: Vec::new(),
             inactive_fns,
             shadow_globals: HashMap::new(),
+            user_shadowed: user_global_shadows.keys().copied().collect(),
+            user_global_shadows,
         }
     }
 
     pub(crate) fn inactive_fns(&self) -> &HashSet<Value> {
         &self.inactive_fns
+    }
+
+    /// Globals with a user-registered shadow.
+    pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value> {
+        &self.user_shadowed
     }
 
     /// The user's tangent function for `f`, if registered.
@@ -189,6 +200,9 @@ impl Registry {
 
     /// The shadow of global `g`: a zero-initialised private copy.
     pub(crate) fn shadow_global(&mut self, g: Value) -> Value {
+        if let Some(s) = self.user_global_shadows.get(&g) {
+            return *s;
+        }
         if let Some(s) = self.shadow_globals.get(&g) {
             return *s;
         }

@@ -109,6 +109,7 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
             ret_active: sig.ret_active,
             ret_shadowed: sig.ret_shadowed,
             inactive_fns: &inactive_fns,
+            shadowed_globals: &HashSet::new(),
         },
     );
     let mut s = String::new();

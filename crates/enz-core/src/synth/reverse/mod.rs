@@ -155,6 +155,7 @@ pub(crate) fn synthesize(
             ret_active: req.ret_active,
             ret_shadowed: req.ret_shadowed,
             inactive_fns: registry.inactive_fns(),
+            shadowed_globals: registry.user_shadowed_globals(),
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
