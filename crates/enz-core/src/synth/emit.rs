@@ -19,6 +19,8 @@ pub(crate) struct Operands<'a> {
     pub(crate) dargs: &'a [Option<Value>],
     /// The rule's floating type (the result type): constants take it.
     pub(crate) ty: Ty,
+    /// Values for [`Expr::Given`].
+    pub(crate) given: &'a [Value],
 }
 
 /// Emits `e` and returns its value.
@@ -48,6 +50,7 @@ pub(crate) fn emit(b: &Builder, e: &Expr, o: &Operands) -> Value {
         Expr::ToArgType(i, a) => b.fp_cast(emit(b, a, o), o.args[*i].ty()),
         Expr::ToRetType(a) => b.fp_cast(emit(b, a, o), o.ty),
         Expr::IntToFp(a) => b.si_to_fp(emit(b, a, o), o.ty),
+        Expr::Given(i) => o.given[*i],
         Expr::IntAdd(a, k) => {
             let v = emit(b, a, o);
             b.add(v, b.const_int(v.ty(), *k))

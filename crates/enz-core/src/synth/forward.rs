@@ -287,6 +287,7 @@ impl Forward<'_> {
                     dret: gi,
                     dargs: &dargs,
                     ty: i.ty(),
+                    given: &[],
                 };
                 emit(b, &expr, &o)
             })

@@ -53,6 +53,9 @@ pub(crate) enum Expr {
     IntToFp(Box<Expr>),
     /// An integer operand plus a constant (for `powi`).
     IntAdd(Box<Expr>, i64),
+    /// A value synthesis already has (e.g. the primal's own `cos(x)` where
+    /// the formula asks for `cos(x)`); never written in the table.
+    Given(usize),
 }
 
 /// A condition for [`Expr::Select`].
@@ -161,7 +164,7 @@ impl PrimalUses {
                 }
             }
             Expr::Ret => self.ret = true,
-            Expr::DRet | Expr::DArg(_) | Expr::Const(_) => {}
+            Expr::DRet | Expr::DArg(_) | Expr::Const(_) | Expr::Given(_) => {}
             Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) => {
                 self.collect(a);
                 self.collect(b);

@@ -26,7 +26,7 @@ mod values;
 use super::adjoint;
 use super::emit::{emit, Operands};
 use super::registry::{Registry, SplitKey};
-use super::rules::{lookup, OpKey, PrimalUses, Rule};
+use super::rules::{lookup, Expr, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
@@ -37,6 +37,7 @@ use crate::analysis::writes::Rereadable;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
+use crate::names::MathFn;
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use llvm_sys::core::*;
@@ -656,17 +657,108 @@ impl<'a> Reverse<'a> {
             .collect();
         let ret = uses.ret.then(|| self.primal(i));
         for k in needed {
-            let expr = rule.adjoints[k].as_ref().expect("checked");
+            let mut given = Vec::new();
+            let expr = self.reuse_primal_math(
+                i,
+                &ops,
+                rule.adjoints[k].as_ref().expect("checked"),
+                &mut given,
+            );
+            let expr = &expr;
             let o = Operands {
                 args: &args,
                 ret,
                 dret: d,
                 dargs: &[],
                 ty: i.ty(),
+                given: &given,
             };
             let c = emit(&self.b, expr, &o);
             self.accumulate(ops[k], c);
         }
+    }
+
+    /// `expr` with each `f(operands…)` it computes replaced by the primal's
+    /// own call of `f` on the same operands, when one dominates `i` (so
+    /// `d sin(x)` uses the primal's `cos(x)` instead of calling cos again).
+    fn reuse_primal_math(
+        &mut self,
+        i: Value,
+        ops: &[Value],
+        expr: &Expr,
+        given: &mut Vec<Value>,
+    ) -> Expr {
+        let sub = |e: &Expr, this: &mut Self, given: &mut Vec<Value>| {
+            this.reuse_primal_math(i, ops, e, given)
+        };
+        match expr {
+            Expr::Math(f, args) => {
+                let operands: Option<Vec<Value>> = args
+                    .iter()
+                    .map(|a| match a {
+                        Expr::Arg(k) => Some(ops[*k]),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(found) = operands.and_then(|o| self.primal_math_call(*f, &o, i)) {
+                    let v = self.primal(found);
+                    given.push(v);
+                    return Expr::Given(given.len() - 1);
+                }
+                Expr::Math(*f, args.iter().map(|a| sub(a, self, given)).collect())
+            }
+            Expr::Add(a, b) => {
+                Expr::Add(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
+            }
+            Expr::Sub(a, b) => {
+                Expr::Sub(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
+            }
+            Expr::Mul(a, b) => {
+                Expr::Mul(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
+            }
+            Expr::Div(a, b) => {
+                Expr::Div(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
+            }
+            Expr::Neg(a) => Expr::Neg(Box::new(sub(a, self, given))),
+            other => other.clone(),
+        }
+    }
+
+    /// A call of math function `f` on exactly `operands` in the primal whose
+    /// block dominates `at`'s (so it ran before `at`, in the same iteration).
+    fn primal_math_call(&self, f: MathFn, operands: &[Value], at: Value) -> Option<Value> {
+        let blk = at.parent_block();
+        self.req
+            .prep
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .find(|c| {
+                c.called_function()
+                    .is_some_and(|g| MathFn::from_callee(&g.name()) == Some(f))
+                    && c.call_num_args() as usize == operands.len()
+                    && (0..operands.len()).all(|k| c.operand(k as u32) == operands[k])
+                    && (c.parent_block() != blk || self.before(*c, at))
+                    && self.cfg.dominates(c.parent_block(), blk)
+                    && self.same_loops(c.parent_block(), blk)
+            })
+    }
+
+    fn before(&self, a: Value, b: Value) -> bool {
+        let mut cur = a.next_instruction();
+        while let Some(x) = cur {
+            if x == b {
+                return true;
+            }
+            cur = x.next_instruction();
+        }
+        false
+    }
+
+    /// Whether two blocks are in the same loops (a value of one is the
+    /// current iteration's in the other).
+    fn same_loops(&self, a: Block, b: Block) -> bool {
+        self.loops.innermost(a) == self.loops.innermost(b)
     }
 
     fn reverse_shuffle(&mut self, i: Value) {
