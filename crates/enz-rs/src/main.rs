@@ -211,6 +211,18 @@ fn write_module(module: &Module, out: &Path, text: bool) -> Result<(), Diagnosti
             out.display()
         ))
     };
+    // A device or pipe (`-o /dev/null`, `-o /dev/stdout`) is written in
+    // place: renaming a file over it would replace the device itself.
+    if std::fs::metadata(out).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let written = if text {
+            std::fs::write(out, module.print_to_string().to_bytes())
+                .map_err(|e| fail("cannot write IR", &e))
+        } else {
+            std::fs::write(out, module.write_bitcode_to_memory().as_slice())
+                .map_err(|e| fail("cannot write bitcode", &e))
+        };
+        return written;
+    }
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -222,3 +222,42 @@ fn text_input_and_output() {
         "call left in output:\n{text}"
     );
 }
+
+/// An output that is not a regular file (here a FIFO; in practice
+/// `-o /dev/null`) is written in place, never replaced by a renamed
+/// temporary file. Fails if the FIFO is gone or became a regular file.
+#[test]
+fn special_output_file_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tmpdir();
+    let input = assemble("square.ll", dir.path());
+    let fifo = dir.path().join("out.fifo");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("cannot run mkfifo");
+    assert!(made.success(), "mkfifo failed");
+    let reader_path = fifo.clone();
+    let reader = std::thread::spawn(move || std::fs::read(reader_path).map(|b| b.len()));
+    let res = enz_rs(&[
+        input.as_os_str(),
+        "-S".as_ref(),
+        "-o".as_ref(),
+        fifo.as_os_str(),
+    ]);
+    let read = reader
+        .join()
+        .expect("reader thread")
+        .expect("cannot read the FIFO");
+    assert!(
+        res.status.success(),
+        "enz-rs failed: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    assert!(read > 0, "nothing was written into the FIFO");
+    let meta = std::fs::symlink_metadata(&fifo).expect("the FIFO is gone");
+    assert!(
+        meta.file_type().is_fifo(),
+        "the FIFO was replaced by a regular file"
+    );
+}
