@@ -245,19 +245,20 @@ fn special_output_file_is_written_in_place() {
         "-o".as_ref(),
         fifo.as_os_str(),
     ]);
-    let read = reader
-        .join()
-        .expect("reader thread")
-        .expect("cannot read the FIFO");
-    assert!(
-        res.status.success(),
-        "enz-rs failed: {}",
-        String::from_utf8_lossy(&res.stderr)
-    );
-    assert!(read > 0, "nothing was written into the FIFO");
+    // Checked before joining: a replaced FIFO would leave the reader blocked.
     let meta = std::fs::symlink_metadata(&fifo).expect("the FIFO is gone");
     assert!(
         meta.file_type().is_fifo(),
         "the FIFO was replaced by a regular file"
     );
+    assert!(
+        res.status.success(),
+        "enz-rs failed: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let read = reader
+        .join()
+        .expect("reader thread")
+        .expect("cannot read the FIFO");
+    assert!(read > 0, "nothing was written into the FIFO");
 }
