@@ -116,7 +116,7 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
     while k + 1 < nargs {
         match marker_of(call.operand(k)) {
             Some(Marker::Width) => {
-                let n = call.operand(k + 1).const_int_value();
+                let n = call.operand(k + 1).const_int_sext();
                 match n {
                     Some(n) if (1..=i64::from(MAX_WIDTH)).contains(&n) => width = n as u32,
                     _ => {

@@ -299,7 +299,7 @@ impl Lowering {
     pub(crate) fn patch_tape_sizes(&self) -> Result<(), Diagnostic> {
         for p in &self.patches {
             let size = self.tape_sizes.get(&p.key).copied().unwrap_or(8);
-            if let Some(n) = p.allocated.and_then(|a| a.const_int_value()) {
+            if let Some(n) = p.allocated.and_then(|a| a.const_int_sext()) {
                 if (n as u64) < size {
                     return Err(Diagnostic::new(format!(
                         "enzyme_allocated gives {n} bytes, but the tape of `{}` needs {size}",

@@ -201,15 +201,15 @@ fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
         LLVMOpcode::LLVMAdd if phi.ty().is_integer() => {
             let (a, b) = (next.operand(0), next.operand(1));
             if a == phi {
-                b.const_int_value().map(|s| (s, None))
+                b.const_int_sext().map(|s| (s, None))
             } else if b == phi {
-                a.const_int_value().map(|s| (s, None))
+                a.const_int_sext().map(|s| (s, None))
             } else {
                 None
             }
         }
         LLVMOpcode::LLVMGetElementPtr if next.num_operands() == 2 && next.operand(0) == phi => {
-            let s = next.operand(1).const_int_value()?;
+            let s = next.operand(1).const_int_sext()?;
             Some((s, Some(next.gep_source_type())))
         }
         _ => None,
@@ -356,7 +356,7 @@ fn swap(p: LLVMIntPredicate) -> LLVMIntPredicate {
 fn halving_iv_test(lp: &Loop, c: Value, stays_true: bool) -> Option<u32> {
     use LLVMIntPredicate::*;
     let (a, b) = (c.operand(0), c.operand(1));
-    if b.const_int_value() != Some(0) {
+    if b.const_int_sext() != Some(0) {
         return None;
     }
     let mut pred = c.icmp_predicate();
@@ -379,7 +379,7 @@ fn halving_iv_test(lp: &Loop, c: Value, stays_true: bool) -> Option<u32> {
             next.opcode(),
             Some(LLVMOpcode::LLVMLShr | LLVMOpcode::LLVMAShr)
         ) && next.operand(0) == phi
-            && next.operand(1).const_int_value().is_some_and(|k| k > 0);
+            && next.operand(1).const_int_sext().is_some_and(|k| k > 0);
         if halves && (a == phi || a == next) {
             if let crate::ir::TyKind::Integer(bits) = phi.ty().kind() {
                 return Some(bits);

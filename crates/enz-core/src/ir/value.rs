@@ -299,14 +299,6 @@ impl Value {
         }
     }
 
-    /// The value of a constant integer (sign-extended), if it is one.
-    pub(crate) fn const_int_value(self) -> Option<i64> {
-        if unsafe { LLVMIsAConstantInt(self.0) }.is_null() {
-            return None;
-        }
-        Some(unsafe { LLVMConstIntGetSExtValue(self.0) })
-    }
-
     /// Predicate of an `icmp`.
     pub(crate) fn icmp_predicate(self) -> llvm_sys::LLVMIntPredicate {
         unsafe { LLVMGetICmpPredicate(self.0) }

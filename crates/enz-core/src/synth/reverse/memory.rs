@@ -139,7 +139,7 @@ impl Reverse<'_> {
     /// Reverse of a memcpy of memory holding both floats and pointers:
     /// element by element over the float fields.
     fn reverse_mixed_copy(&mut self, i: Value, sd: Value, ss: Option<Value>) {
-        let Some(n) = i.operand(2).const_int_value() else {
+        let Some(n) = i.operand(2).const_int_sext() else {
             return self.unsupported(
                 i,
                 "cannot differentiate a copy of memory holding both floats and pointers with a length unknown at compile time",
