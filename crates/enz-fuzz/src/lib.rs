@@ -1,0 +1,60 @@
+//! enz-fuzz: campaigns that try to make enz-rs crash, hang, emit a broken
+//! module or a wrong gradient, and classify every case. The `enz-fuzz`
+//! binary runs them from the command line; the test suite runs small
+//! fixed-seed slices of each through [`run_campaign`].
+
+pub mod diff;
+pub mod exec;
+pub mod malformed;
+pub mod outcome;
+pub mod stress;
+pub mod tools;
+
+use clap::Args;
+use std::path::PathBuf;
+
+/// Options every campaign takes.
+#[derive(Args, Debug, Clone)]
+pub struct CommonArgs {
+    /// How many cases (programs, modules, inputs) to generate.
+    #[arg(long, default_value_t = 100)]
+    pub count: u64,
+    /// First seed; case k uses seed + k, so any case can be re-run alone.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Parallel jobs (default: available cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Where to keep failing cases (reproducers); default: a temp dir.
+    #[arg(long)]
+    pub keep: Option<PathBuf>,
+    /// The enz-rs binary (default: next to this binary, else on PATH).
+    #[arg(long)]
+    pub enz_rs: Option<PathBuf>,
+    /// Also pass --no-inline to enz-rs (diff: an extra trial per level).
+    #[arg(long)]
+    pub no_inline: bool,
+    /// Print every non-ok case, not only the summary.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+/// A campaign by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CampaignKind {
+    /// Random self-checking C programs.
+    Diff,
+    /// llvm-stress modules.
+    Stress,
+    /// Malformed inputs.
+    Malformed,
+}
+
+/// Runs one campaign and returns its tally.
+pub fn run_campaign(kind: CampaignKind, args: &CommonArgs) -> outcome::Summary {
+    match kind {
+        CampaignKind::Diff => diff::run(args),
+        CampaignKind::Stress => stress::run(args),
+        CampaignKind::Malformed => malformed::run(args),
+    }
+}

@@ -1,0 +1,158 @@
+//! The external tools a campaign drives (clang, opt, llvm-stress, enz-rs),
+//! and the checks on an output enz-rs reported as successful.
+
+use crate::exec::{run_limited, run_with_timeout, Finished};
+use crate::outcome::Outcome;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// Where Debian puts LLVM 22's tools.
+pub const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
+
+/// Time limit for one enz-rs run: far above any legitimate case here.
+pub const ENZ_TIMEOUT: Duration = Duration::from_secs(60);
+/// Address-space limit for one enz-rs run, MiB.
+pub const ENZ_MEM_MB: u64 = 4096;
+
+/// Paths of the tools.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    pub clang: PathBuf,
+    pub opt: PathBuf,
+    pub llvm_as: PathBuf,
+    pub llvm_dis: PathBuf,
+    pub llvm_nm: PathBuf,
+    pub llvm_stress: PathBuf,
+    pub enz_rs: PathBuf,
+    /// `runtime/include` of the repository (enzyme.h).
+    pub include: PathBuf,
+}
+
+/// `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
+fn llvm_tool(versioned: &str, plain: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let cand = dir.join(versioned);
+            if cand.is_file() {
+                return cand;
+            }
+        }
+    }
+    Path::new(LLVM_BIN).join(plain)
+}
+
+impl Tools {
+    /// Finds the tools; `enz_rs` overrides where enz-rs is.
+    pub fn find(enz_rs: Option<&Path>) -> Tools {
+        let enz_rs = enz_rs.map(Path::to_path_buf).unwrap_or_else(|| {
+            let here = std::env::current_exe().ok();
+            here.and_then(|p| p.parent().map(|d| d.join("enz-rs")))
+                .filter(|p| p.is_file())
+                .unwrap_or_else(|| PathBuf::from("enz-rs"))
+        });
+        Tools {
+            clang: llvm_tool("clang-22", "clang"),
+            opt: llvm_tool("opt-22", "opt"),
+            llvm_as: llvm_tool("llvm-as-22", "llvm-as"),
+            llvm_dis: llvm_tool("llvm-dis-22", "llvm-dis"),
+            llvm_nm: llvm_tool("llvm-nm-22", "llvm-nm"),
+            llvm_stress: llvm_tool("llvm-stress-22", "llvm-stress"),
+            enz_rs,
+            include: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime/include"),
+        }
+    }
+
+    /// Runs `enz-rs input -o output extra...` under the campaign limits.
+    pub fn enz(&self, input: &Path, output: &Path, extra: &[&str]) -> Finished {
+        let mut args: Vec<&OsStr> = vec![input.as_os_str(), OsStr::new("-o"), output.as_os_str()];
+        args.extend(extra.iter().map(OsStr::new));
+        run_limited(&self.enz_rs, &args, None, ENZ_TIMEOUT, ENZ_MEM_MB)
+    }
+
+    /// Classifies an enz-rs run, and for a success, its output file:
+    /// it must exist, verify, and reference no `__enzyme_*` entry point.
+    /// Returns the outcome and, for anything but ok/diagnostic, a detail.
+    pub fn classify_enz(&self, run: &Finished, output: &Path) -> (Outcome, Option<String>) {
+        let first_lines = |s: &str| s.lines().take(6).collect::<Vec<_>>().join(" | ");
+        if run.timed_out {
+            return (Outcome::Hang, Some("enz-rs ran past its time limit".into()));
+        }
+        if run.stderr.contains("LLVM ERROR") || run.stderr.contains("panicked") {
+            return (Outcome::Crash, Some(first_lines(&run.stderr)));
+        }
+        match run.code {
+            Some(0) => {}
+            Some(1) if run.stderr.starts_with("error:") || run.stderr.contains("\nerror:") => {
+                if output.exists() {
+                    return (
+                        Outcome::Crash,
+                        Some("exit 1 but an output file was written".into()),
+                    );
+                }
+                return (Outcome::Diagnostic, None);
+            }
+            Some(2) => return (Outcome::Internal, Some(first_lines(&run.stderr))),
+            other => {
+                return (
+                    Outcome::Crash,
+                    Some(format!(
+                        "exit {:?} signal {:?}: {}",
+                        other,
+                        run.signal,
+                        first_lines(&run.stderr)
+                    )),
+                )
+            }
+        }
+        self.check_output(output)
+    }
+
+    /// An output reported as successful: verifies, and references no
+    /// `__enzyme_*` entry point.
+    pub fn check_output(&self, output: &Path) -> (Outcome, Option<String>) {
+        let verify = run_with_timeout(
+            Command::new(&self.opt)
+                .args(["-passes=verify", "-disable-output"])
+                .arg(output),
+            Duration::from_secs(60),
+        );
+        if !verify.success() {
+            return (
+                Outcome::Verifier,
+                Some(
+                    verify
+                        .stderr
+                        .lines()
+                        .take(4)
+                        .collect::<Vec<_>>()
+                        .join(" | "),
+                ),
+            );
+        }
+        let nm = run_with_timeout(
+            Command::new(&self.llvm_nm)
+                .arg("--undefined-only")
+                .arg(output),
+            Duration::from_secs(60),
+        );
+        if let Some(name) = leftover_api_symbol(&nm.stdout) {
+            return (
+                Outcome::Leftover,
+                Some(format!("output still references {name}")),
+            );
+        }
+        (Outcome::Ok, None)
+    }
+}
+
+/// The first undefined `__enzyme_*` / `enzyme_*` symbol in `llvm-nm
+/// --undefined-only` output: a reference the link would fail on.
+pub fn leftover_api_symbol(nm_output: &str) -> Option<String> {
+    nm_output
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .find(|s| s.contains("__enzyme_") || s.starts_with("enzyme_"))
+        .map(str::to_string)
+}
