@@ -39,6 +39,57 @@ fn convert_fp(b: &Builder, v: Value, to: Ty) -> Value {
     }
 }
 
+/// Whether a value of type `from` can be passed where `to` is expected:
+/// the same type, or a float or integer width change.
+pub(crate) fn convertible(from: Ty, to: Ty) -> bool {
+    from == to
+        || (from.is_fp_scalar() && to.is_fp_scalar())
+        || (from.is_integer() && to.is_integer())
+}
+
+/// Why the declared return type `ret` of an entry point cannot carry
+/// `outs` (the adjoints or tangents it must return), if it cannot: an
+/// integer or pointer would get their bit pattern, a type smaller than
+/// their natural C struct would truncate them.
+pub(crate) fn check_return(
+    module: llvm_sys::prelude::LLVMModuleRef,
+    outs: &[Ty],
+    ret: Ty,
+) -> Result<(), String> {
+    if ret.is_void() || outs.is_empty() {
+        return Ok(());
+    }
+    let shown = outs
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if outs.len() == 1 && ret.is_fp_scalar() && outs[0].is_fp_scalar() {
+        return Ok(());
+    }
+    if outs.len() == 1 && outs[0] == ret {
+        return Ok(());
+    }
+    // One adjoint goes to a floating type; several may arrive coerced to
+    // integers (small structs on some ABIs), never to a pointer.
+    let single_to_non_float = outs.len() == 1 && !ret.carries_float();
+    if single_to_non_float || ret.kind() == crate::ir::TyKind::Pointer {
+        return Err(format!(
+            "is declared to return {ret}, but it returns floating-point values ({shown})"
+        ));
+    }
+    let td = unsafe { LLVMGetModuleDataLayout(module) };
+    let ctx = unsafe { LLVMGetModuleContext(module) };
+    let nat = Ty::literal_struct(ctx, outs);
+    let (need, have) = unsafe { (LLVMABISizeOfType(td, nat.0), LLVMABISizeOfType(td, ret.0)) };
+    if have < need {
+        return Err(format!(
+            "is declared to return {ret} ({have} bytes), too small for what it returns ({shown}: {need} bytes)"
+        ));
+    }
+    Ok(())
+}
+
 fn raw(b: &Builder) -> llvm_sys::prelude::LLVMBuilderRef {
     b.raw()
 }

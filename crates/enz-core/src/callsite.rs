@@ -72,9 +72,10 @@ pub(crate) fn marker_of(v: Value) -> Option<Marker> {
     None
 }
 
-/// The entry point a call instruction invokes, if any.
+/// The entry point a call (or, in C++ with exceptions, an invoke)
+/// instruction calls, if any.
 pub(crate) fn entry_point_of(call: Value) -> Option<EntryPoint> {
-    let f = call.called_function()?;
+    let f = call.called_function_of_call_or_invoke()?;
     EntryPoint::from_callee(&f.name())
 }
 
@@ -168,6 +169,14 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
         }
         k += 1;
         let ty = p.ty();
+        if !crate::abi::convertible(v.ty(), ty) {
+            return Err(err(format!(
+                "argument {} of the call passes {} for parameter {pi} of `{fname}`, which has type {ty}",
+                k - 1,
+                v.ty()
+            ))
+            .help("pass one value per parameter, in order, each optionally preceded by an activity marker"));
+        }
         let forward = entry == EntryPoint::FwdDiff;
         let activity = match marker {
             Some(Marker::Const) => ArgActivity::Const,
@@ -205,7 +214,15 @@ pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<Call
                 if k >= nargs {
                     return Err(too_few(k));
                 }
-                shadows.push(call.operand(k));
+                let shadow = call.operand(k);
+                if !crate::abi::convertible(shadow.ty(), ty) {
+                    return Err(err(format!(
+                        "argument {k} of the call passes {} as the shadow of parameter {pi} of `{fname}`, which needs a {ty} (a shadow has the parameter's type)",
+                        shadow.ty()
+                    ))
+                    .help("after enzyme_dup, pass the primal value and then its shadow (e.g. a pointer to a zeroed buffer of the same size)"));
+                }
+                shadows.push(shadow);
                 k += 1;
             }
         }

@@ -43,7 +43,8 @@ impl Diagnostic {
         self
     }
 
-    pub(crate) fn help(mut self, help: impl Into<String>) -> Diagnostic {
+    /// Attaches advice on how to resolve it.
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
         self
     }

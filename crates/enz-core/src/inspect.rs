@@ -33,8 +33,8 @@ fn with_preprocessed<T>(
         )));
     }
     let inactive = inactive_functions(m);
-    let prep = preprocess(func, opts.preopt, opts.inline, &inactive)
-        .map_err(|e| Diagnostic::new(format!("preprocessing failed: {e}")).in_function(name))?;
+    let prep =
+        preprocess(func, opts.preopt, opts.inline, &inactive).map_err(|d| d.in_function(name))?;
     let out = f(prep, &inactive);
     prep.delete_function();
     Ok(out)

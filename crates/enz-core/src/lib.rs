@@ -29,6 +29,7 @@ mod timing;
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_activity, print_type_analysis};
+pub use ir::{install_fatal_error_handler, limit_address_space};
 pub use pipeline::{differentiate_module, Options, Report};
 pub use timing::Timings;
 

@@ -76,8 +76,7 @@ impl Lowering {
                 let call = b.call(g.function_type(), g, &args);
                 call.copy_debug_loc(cs.call);
                 let outs = fields(&b, call, 0);
-                finish_call(&b, cs, &outs);
-                Ok(())
+                finish_call(&b, cs, &outs)
             }
             EntryPoint::FwdDiff => {
                 let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
@@ -101,8 +100,7 @@ impl Lowering {
                 } else {
                     Vec::new()
                 };
-                finish_call(&b, cs, &outs);
-                Ok(())
+                finish_call(&b, cs, &outs)
             }
             EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, registry),
         }
@@ -190,8 +188,7 @@ impl Lowering {
             if !ret.is_void() {
                 outs.push(b.extract_value(call, 1));
             }
-            finish_call(&b, cs, &outs);
-            return Ok(());
+            return finish_call(&b, cs, &outs);
         }
         let mut trailing = cs.trailing.iter().copied();
         if key.ret_active {
@@ -220,8 +217,7 @@ impl Lowering {
         let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
         call.copy_debug_loc(cs.call);
         let outs = fields(&b, call, 0);
-        finish_call(&b, cs, &outs);
-        Ok(())
+        finish_call(&b, cs, &outs)
     }
 
     /// Builds every derivative declared but not yet synthesised.
@@ -347,13 +343,35 @@ fn fields(b: &Builder, call: Value, first: u32) -> Vec<Value> {
 }
 
 /// Packs `outs` into the call's declared return, replaces and erases it.
-fn finish_call(b: &Builder, cs: &CallSite, outs: &[Value]) {
+/// A call site reached through `invoke` continues to its normal
+/// destination (the entry point cannot throw). A declared return type that
+/// cannot hold what the entry point returns is a diagnostic.
+fn finish_call(b: &Builder, cs: &CallSite, outs: &[Value]) -> Result<(), Vec<Diagnostic>> {
     let caller = cs.call.parent_block().parent();
+    let declared = cs.call.call_function_type().return_type();
+    if cs.entry != EntryPoint::AugmentFwd && cs.sret.is_none() {
+        let tys: Vec<Ty> = outs.iter().map(|v| v.ty()).collect();
+        if let Err(why) = abi::check_return(caller.global_parent(), &tys, declared) {
+            return Err(vec![Diagnostic::new(format!(
+                "this call to `{}` {why}",
+                cs.entry.name()
+            ))
+            .in_function(caller.name())
+            .at(cs.call)
+            .help("declare the entry point with the type of what it returns, e.g. `double __enzyme_autodiff(void *, ...)`")]);
+        }
+    }
     let entry = Builder::new(caller.context());
     entry.position_before(caller.entry_block().first_instruction().expect("entry"));
-    let declared = cs.call.call_function_type().return_type();
     if let Some(v) = abi::pack_return(b, &entry, outs, declared, cs.sret) {
         cs.call.replace_all_uses_with(v);
     }
+    if cs.call.opcode() == Some(llvm_sys::LLVMOpcode::LLVMInvoke) {
+        let successors = cs.call.parent_block().successors();
+        let (normal, unwind) = (successors[0], successors[1]);
+        b.br(normal);
+        unwind.remove_phi_incoming_from(cs.call.parent_block());
+    }
     cs.call.erase();
+    Ok(())
 }

@@ -42,6 +42,12 @@ impl EntryPoint {
     }
 }
 
+/// Whether `name` belongs to the `__enzyme_*` / `enzyme_*` API: a
+/// declaration of it left in an output would fail at link time.
+pub(crate) fn is_api_symbol(name: &str) -> bool {
+    name.contains("__enzyme_") || name.starts_with("enzyme_")
+}
+
 /// An activity marker argument (`enzyme_dup`, ...).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Marker {

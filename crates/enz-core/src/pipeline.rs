@@ -12,7 +12,7 @@ use crate::callsite::{self, CallSite};
 use crate::diag::Diagnostic;
 use crate::ir::Value;
 use crate::lower::Lowering;
-use crate::names::{EntryPoint, Marker};
+use crate::names::{is_api_symbol, EntryPoint, Marker};
 use crate::preprocess::run_module_passes;
 use crate::synth::registry::{CustomRules, Registry};
 use crate::timing::{timed, Timings};
@@ -77,6 +77,8 @@ pub fn differentiate_module(
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
                     }
+                } else if let Some(d) = unsupported_api_call(i, &f.name()) {
+                    diags.push(d);
                 }
             }
         }
@@ -149,6 +151,10 @@ pub fn differentiate_module(
         .elapsed()
         .saturating_sub(report.timings.preprocess + report.timings.analyses);
     clean_up_api_symbols(m);
+    let leftovers = leftover_api_references(m);
+    if !leftovers.is_empty() {
+        return Err(leftovers);
+    }
     if std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some() {
         for f in functions(m) {
             eprintln!("--- {}", f.name());
@@ -336,6 +342,73 @@ fn clean_up_api_symbols(m: LLVMModuleRef) {
             f.delete_function();
         }
     }
+}
+
+/// A call to an `__enzyme_*` function enz-rs does not implement
+/// (`__enzyme_batch`, `__enzyme_virtualreverse`, ...): a diagnostic now,
+/// rather than an undefined symbol at link time.
+fn unsupported_api_call(i: Value, caller: &str) -> Option<Diagnostic> {
+    let f = i.called_function_of_call_or_invoke()?;
+    let name = f.name();
+    if !f.is_declaration() || !name.contains("__enzyme_") {
+        return None;
+    }
+    Some(
+        Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
+            .in_function(caller)
+            .at(i)
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd and __enzyme_reverse"),
+    )
+}
+
+/// Declarations of the `__enzyme_*` / `enzyme_*` API that something still
+/// uses after lowering (a function pointer to `__enzyme_autodiff`, an
+/// unknown marker): each would be an undefined symbol at link time, so
+/// each is a diagnostic naming its first user.
+fn leftover_api_references(m: LLVMModuleRef) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut report = |g: Value| {
+        let name = g.name();
+        if !g.is_declaration() || !is_api_symbol(&name) || !g.has_uses() {
+            return;
+        }
+        let mut d = Diagnostic::new(format!(
+            "`{name}` is still referenced after differentiation (only direct calls to the entry points and activity markers as call arguments are understood)"
+        ))
+        .help("call the entry point directly, e.g. __enzyme_autodiff((void *)f, ...), rather than through a pointer or from data");
+        let users = g.users();
+        if let Some(u) = users.iter().find(|u| u.is_instruction()) {
+            d = d.in_function(u.parent_block().parent().name()).at(*u);
+        } else if let Some(holder) = users.iter().find_map(|u| global_holding(*u)) {
+            d.message
+                .push_str(&format!("; it is stored in the global `{}`", holder.name()));
+        }
+        out.push(d);
+    };
+    for f in functions(m) {
+        report(f);
+    }
+    let mut g = unsafe { LLVMGetFirstGlobal(m) };
+    while !g.is_null() {
+        report(Value(g));
+        g = unsafe { LLVMGetNextGlobal(g) };
+    }
+    out
+}
+
+/// The global variable whose initializer contains the constant `c`.
+fn global_holding(c: Value) -> Option<Value> {
+    let mut stack = vec![c];
+    let mut seen = HashSet::new();
+    while let Some(v) = stack.pop() {
+        if v.is_global_variable() {
+            return Some(v);
+        }
+        if seen.insert(v) && !v.is_instruction() {
+            stack.extend(v.users());
+        }
+    }
+    None
 }
 
 /// Erases unused loads (and casts) of a global, transitively.

@@ -5,6 +5,15 @@
 //! hands the module to `enz_core::differentiate_module`, and writes the
 //! result through a temporary file renamed into place, so that a failed run
 //! never leaves a partial output.
+//!
+//! The input is untrusted: before this process parses it, a child process
+//! (this executable with `--read-check`) parses and verifies it under a time
+//! and address-space limit, so that bytes that crash, exhaust memory in or
+//! hang LLVM's reader give a diagnostic, not a crash (see `untrusted.rs`).
+//! LLVM's fatal errors exit with status 2; writing to a closed stdout or
+//! stderr is never an error.
+
+mod untrusted;
 
 use clap::Parser;
 use enz_core::inkwell::context::Context;
@@ -14,6 +23,7 @@ use enz_core::{
     differentiate_module, print_activity, print_type_analysis, retarget_to_host, Diagnostic,
     Options, Report,
 };
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -31,7 +41,7 @@ struct Cli {
 
     /// Output file.
     #[arg(short = 'o', long = "output", value_name = "OUT",
-          required_unless_present_any = ["print_type_analysis", "print_activity"])]
+          required_unless_present_any = ["print_type_analysis", "print_activity", "read_check"])]
     output: Option<PathBuf>,
 
     /// Print the type analysis of function FN (after preprocessing) and exit.
@@ -69,6 +79,11 @@ struct Cli {
     #[arg(long = "no-inline")]
     no_inline: bool,
 
+    /// Internal: only parse and verify the input, in the child process that
+    /// guards the parent against hostile bitcode.
+    #[arg(long = "read-check", hide = true)]
+    read_check: bool,
+
     /// Optimisation level after differentiation (-O0, -O1, -O2, -O3).
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=3))]
@@ -76,12 +91,24 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    enz_core::install_fatal_error_handler();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version print to stdout and succeed; a usage
+            // error is the user's (exit 1, not the internal-error status 2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
+    if cli.read_check {
+        return untrusted::read_check_child(&cli.input);
+    }
     match std::panic::catch_unwind(|| run(&cli)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(errors)) => {
             for e in &errors {
-                eprintln!("{e}");
+                say_err(&e.to_string());
             }
             // A module enz-rs itself made invalid is its bug, not the user's.
             let internal = errors
@@ -90,18 +117,31 @@ fn main() -> ExitCode {
             ExitCode::from(if internal { 2 } else { 1 })
         }
         Err(_) => {
-            eprintln!(
+            say_err(&format!(
                 "error: internal error in enz-rs while processing `{}` (this is a bug; no output was written)",
                 cli.input.display()
-            );
+            ));
             ExitCode::from(2)
         }
     }
 }
 
+/// One line on stderr; a closed or full stderr is ignored.
+fn say_err(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Text on stdout; a closed stdout (`enz-rs ... | head`) is ignored.
+fn say_out(text: &str) {
+    let mut out = std::io::stdout();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
 fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     let context = Context::create();
     let read_start = Instant::now();
+    untrusted::check_in_child(&cli.input).map_err(|d| vec![d])?;
     let module = read_module(&context, &cli.input).map_err(|d| vec![d])?;
     let read_time = read_start.elapsed();
     if let Err(e) = module.verify() {
@@ -117,16 +157,10 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         inline: !cli.no_inline,
     };
     if let Some(f) = &cli.print_type_analysis {
-        print!(
-            "{}",
-            print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?
-        );
+        say_out(&print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?);
     }
     if let Some(f) = &cli.print_activity {
-        print!(
-            "{}",
-            print_activity(&module, f, &opts).map_err(|d| vec![d])?
-        );
+        say_out(&print_activity(&module, f, &opts).map_err(|d| vec![d])?);
     }
     let Some(out) = &cli.output else {
         return Ok(());
@@ -152,7 +186,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
 fn print_timings(r: &Report, read: Duration) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let t = &r.timings;
-    eprintln!("enz-rs stage times:");
+    say_err("enz-rs stage times:");
     for (name, d) in [
         ("read input", read),
         ("preprocess", t.preprocess),
@@ -161,16 +195,16 @@ fn print_timings(r: &Report, read: Duration) {
         ("post-optimisation", t.post_optimisation),
         ("verify", t.verify),
     ] {
-        eprintln!("  {name:<18} {:>9.2} ms", ms(d));
+        say_err(&format!("  {name:<18} {:>9.2} ms", ms(d)));
     }
-    eprintln!(
+    say_err(&format!(
         "  instructions: {} before, {} after; {} call site(s), {} derivative(s)",
         r.instructions_before, r.instructions_after, r.call_sites, r.derivatives
-    );
+    ));
 }
 
 /// Reads bitcode or textual IR, chosen by content (bitcode magic), not name.
-fn read_module<'c>(context: &'c Context, path: &Path) -> Result<Module<'c>, Diagnostic> {
+pub(crate) fn read_module<'c>(context: &'c Context, path: &Path) -> Result<Module<'c>, Diagnostic> {
     let bytes = std::fs::read(path).map_err(|e| {
         Diagnostic::new(format!("cannot read input file `{}`: {e}", path.display()))
     })?;

@@ -262,3 +262,136 @@ fn special_output_file_is_written_in_place() {
         .expect("cannot read the FIFO");
     assert!(read > 0, "nothing was written into the FIFO");
 }
+
+/// Bad call sites and declarations get a diagnostic that says what is
+/// wrong, exit 1 and no output (they used to exit 0 with a wrong result, a
+/// module that fails to link, or exit 2).
+#[test]
+fn bad_call_sites_are_diagnosed() {
+    let dir = tmpdir();
+    let cases: &[(&str, &[&[&str]])] = &[
+        (
+            "wrong_return_int.ll",
+            &[&["declared to return i64"], &["double"]],
+        ),
+        ("wrong_return_ptr.ll", &[&["declared to return ptr"]]),
+        (
+            "shadow_not_pointer.ll",
+            &[&["shadow of parameter 0"], &["sum2"]],
+        ),
+        (
+            "unsupported_batch.ll",
+            &[&["__enzyme_batch"], &["not supported"]],
+        ),
+        (
+            "autodiff_through_pointer.ll",
+            &[&["__enzyme_autodiff"], &["still referenced"], &["table"]],
+        ),
+        ("scalable_vector.ll", &[&["scalable vector"], &["vscale"]]),
+    ];
+    for (name, mentions) in cases {
+        let out = dir.path().join(format!("{name}.out.bc"));
+        expect_error(&inputs().join(name), &out, mentions);
+    }
+}
+
+/// `invoke @__enzyme_autodiff` (C++ with exceptions): lowered, the unwind
+/// edge removed, the module verifies and nothing of the API is left.
+#[test]
+fn invoke_call_site_is_lowered() {
+    let dir = tmpdir();
+    let out = dir.path().join("invoke.out.ll");
+    let res = enz_rs(&[
+        inputs().join("invoke_callsite.ll").as_os_str(),
+        "-S".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(
+        res.status.success(),
+        "enz-rs failed: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let ir = std::fs::read_to_string(&out).unwrap();
+    assert!(!ir.contains("__enzyme_"), "API reference left:\n{ir}");
+    let verify = Command::new(tool("opt-22", "opt"))
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+}
+
+/// The same from C++ source, compiled with exceptions (invoke) and
+/// without, at every level: the program checks its own gradient.
+#[test]
+fn cxx_invoke_call_site_runs() {
+    let dir = tmpdir();
+    let clangxx = tool("clang++-22", "clang++");
+    for level in ["-O0", "-O1", "-O2", "-O3"] {
+        for eh in ["-fexceptions", "-fno-exceptions"] {
+            let tag = format!("inv{level}{eh}");
+            let bc = dir.path().join(format!("{tag}.bc"));
+            let out = dir.path().join(format!("{tag}.out.bc"));
+            let exe = dir.path().join(&tag);
+            let ok = |c: &mut Command| {
+                let o = c.output().unwrap();
+                assert!(
+                    o.status.success(),
+                    "{c:?}: {}{}",
+                    String::from_utf8_lossy(&o.stdout),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+            };
+            ok(Command::new(&clangxx)
+                .args([level, eh, "-c", "-emit-llvm"])
+                .arg(inputs().join("invoke_callsite.cpp"))
+                .arg("-o")
+                .arg(&bc));
+            ok(Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+                .arg(&bc)
+                .arg("-o")
+                .arg(&out));
+            ok(Command::new(&clangxx).arg(&out).arg("-o").arg(&exe));
+            ok(&mut Command::new(&exe));
+        }
+    }
+}
+
+/// Writing to a closed stderr or stdout (`enz-rs ... 2>&1 | head`) is not
+/// an error of its own: the exit status stays that of the work (1 for a
+/// bad input, 0 for a printed analysis), never a panic's 101.
+#[test]
+fn closed_pipes_do_not_panic() {
+    use std::process::Stdio;
+    let dir = tmpdir();
+    let bad = dir.path().join("bad.bc");
+    std::fs::write(&bad, b"BC\xC0\xDEgarbage").unwrap();
+    let good = assemble("square.ll", dir.path());
+    // A pipe whose reader is gone: every write to it fails with EPIPE.
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    let out = dir.path().join("x.bc");
+    let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(&bad)
+        .arg("-o")
+        .arg(&out)
+        .stderr(closed())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1), "bad input, stderr closed");
+    let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(&good)
+        .args(["--print-activity", "square"])
+        .stdout(closed())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "printed analysis, stdout closed");
+}

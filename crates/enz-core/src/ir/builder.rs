@@ -101,6 +101,17 @@ impl Builder {
 
     // ---- arithmetic ----
 
+    /// `shufflevector a, b, mask` with every mask lane defined.
+    pub(crate) fn shuffle_vector(&self, a: Value, b: Value, mask: &[u32]) -> Value {
+        let i32t = unsafe { LLVMInt32TypeInContext(self.ctx()) };
+        let mut lanes: Vec<LLVMValueRef> = mask
+            .iter()
+            .map(|m| unsafe { LLVMConstInt(i32t, u64::from(*m), 0) })
+            .collect();
+        let mask = unsafe { LLVMConstVector(lanes.as_mut_ptr(), lanes.len() as u32) };
+        Value(unsafe { LLVMBuildShuffleVector(self.raw, a.0, b.0, mask, c"".as_ptr()) })
+    }
+
     pub(crate) fn fadd(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildFAdd(self.raw, a.0, b.0, c"".as_ptr()) })
     }

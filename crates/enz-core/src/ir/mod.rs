@@ -6,11 +6,13 @@
 
 mod builder;
 mod clone;
+mod process;
 mod types;
 mod value;
 
 pub(crate) use builder::Builder;
 pub(crate) use clone::{clone_body, ValueMap};
+pub use process::{install_fatal_error_handler, limit_address_space};
 pub(crate) use types::{Ty, TyKind};
 pub(crate) use value::{Block, Value};
 

@@ -171,6 +171,17 @@ impl Value {
         Some(Value(unsafe { LLVMGetCalledValue(self.0) }))
     }
 
+    /// The function a call *or invoke* calls, seen through pointer casts
+    /// and aliases (the other accessors see calls only).
+    pub(crate) fn called_function_of_call_or_invoke(self) -> Option<Value> {
+        if unsafe { LLVMIsACallInst(self.0) }.is_null()
+            && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
+        {
+            return None;
+        }
+        Value(unsafe { LLVMGetCalledValue(self.0) }).strip_to_function()
+    }
+
     /// The function a call calls, seen through pointer casts and aliases.
     pub(crate) fn called_function(self) -> Option<Value> {
         self.called_value().and_then(|v| v.strip_to_function())
@@ -258,6 +269,45 @@ impl Value {
                 (m != undef && m >= 0).then_some(m as u32)
             })
             .collect()
+    }
+
+    /// Whether this is an `undef` or `poison` constant.
+    pub(crate) fn is_undef_or_poison(self) -> bool {
+        unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 }
+    }
+
+    /// For a constant of fixed vector type with `undef`/`poison` lanes (or
+    /// wholly undefined): the same constant with those lanes zero. `None`
+    /// when there is nothing to replace.
+    pub(crate) fn vector_constant_with_defined_lanes(self) -> Option<Value> {
+        let ty = self.ty();
+        if ty.kind() != super::TyKind::Vector || !self.is_constant() {
+            return None;
+        }
+        let zero = unsafe { LLVMConstNull(ty.element().0) };
+        if self.is_undef_or_poison() {
+            return Some(Value(unsafe { LLVMConstNull(ty.0) }));
+        }
+        if unsafe { LLVMIsAConstantVector(self.0) }.is_null() {
+            return None; // ConstantDataVector and zeroinitializer have no undefined lanes
+        }
+        let n = ty.len() as u32;
+        let mut lanes: Vec<LLVMValueRef> = (0..n)
+            .map(|k| unsafe { LLVMGetAggregateElement(self.0, k) })
+            .collect();
+        let mut changed = false;
+        for l in lanes.iter_mut() {
+            if l.is_null() || Value(*l).is_undef_or_poison() {
+                *l = zero;
+                changed = true;
+            }
+        }
+        changed.then(|| Value(unsafe { LLVMConstVector(lanes.as_mut_ptr(), n) }))
+    }
+
+    /// Makes a call an ordinary call: no `tail`/`musttail`/`notail` marker.
+    pub(crate) fn clear_tail_call_kind(self) {
+        unsafe { LLVMSetTailCallKind(self.0, llvm_sys::LLVMTailCallKind::LLVMTailCallKindNone) }
     }
 
     /// Whether this is `undef`, `poison` or a null constant.
@@ -429,6 +479,29 @@ impl Block {
     pub(crate) fn terminator(self) -> Option<Value> {
         let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
         (!t.is_null()).then_some(Value(t))
+    }
+
+    /// Removes `pred`'s entries from this block's phis (after the edge from
+    /// `pred` was removed). The C API cannot remove a phi entry, so each
+    /// affected phi is rebuilt without it.
+    pub(crate) fn remove_phi_incoming_from(self, pred: Block) {
+        for phi in self.instructions() {
+            if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                break;
+            }
+            let incoming = phi.incoming();
+            if incoming.iter().all(|(_, b)| *b != pred) {
+                continue;
+            }
+            let b = super::Builder::new(phi.context());
+            b.position_before(phi);
+            let new = b.phi(phi.ty(), &phi.name());
+            for (v, from) in incoming.into_iter().filter(|(_, b)| *b != pred) {
+                new.add_incoming(v, from);
+            }
+            phi.replace_all_uses_with(new);
+            phi.erase();
+        }
     }
 
     pub(crate) fn successors(self) -> Vec<Block> {

@@ -147,7 +147,7 @@ impl Registry {
         let p = crate::timing::timed(&mut self.timings.preprocess, || {
             preprocess(f, preopt, inline, &keep)
         })
-        .map_err(|e| Diagnostic::new(format!("preprocessing failed: {e}")).in_function(f.name()))?;
+        .map_err(|d| d.in_function(f.name()))?;
         self.prepped.insert(f, p);
         Ok(p)
     }

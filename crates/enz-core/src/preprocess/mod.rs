@@ -4,8 +4,13 @@
 //! The clone drops `optnone`/`noinline` (clang -O0 output must work), has its
 //! calls to defined functions inlined, and is run through
 //! `sroa,early-cse,instcombine,simplifycfg` so that synthesis sees SSA values
-//! instead of stack slots. The user's function is never modified.
+//! instead of stack slots, then rewritten so that the derivative inherits
+//! nothing from it that is only valid for the primal (`sanitize`). The
+//! user's function is never modified.
 
+mod sanitize;
+
+use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Value, ValueMap};
 use crate::names::{EntryPoint, MathFn};
 use llvm_sys::core::*;
@@ -13,9 +18,12 @@ use llvm_sys::transforms::pass_builder::*;
 use llvm_sys::LLVMLinkage;
 use std::collections::HashSet;
 
-/// The function-local clean-up pipeline run on the clone.
+/// The function-local clean-up pipeline run on the clone. `instcombine`
+/// does not verify its fixpoint: in LLVM 22 a plain `instcombine` that needs
+/// a second iteration calls `report_fatal_error` (as on ordinary -O0 C and
+/// on Eigen code); LLVM's own pipelines turn the check off too.
 const PREOPT_PIPELINE: &str =
-    "sroa,early-cse,instcombine,simplifycfg,sroa,instcombine,loop-mssa(licm),loop-simplify,lcssa";
+    "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa,instcombine<no-verify-fixpoint>,loop-mssa(licm),loop-simplify,lcssa";
 
 /// What synthesis needs even without clean-up: loops with one preheader,
 /// one latch and dedicated exits, and values leaving loops through phis.
@@ -31,7 +39,8 @@ pub(crate) fn preprocess(
     optimise: bool,
     inline: bool,
     keep_calls_to: &HashSet<Value>,
-) -> Result<Value, String> {
+) -> Result<Value, Diagnostic> {
+    let failed = |e: String| Diagnostic::new(format!("preprocessing failed: {e}"));
     let module = func.global_parent();
     let name = cstr(&format!("preprocess_{}", func.name()));
     let clone = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), func.function_type().0) });
@@ -44,14 +53,15 @@ pub(crate) fn preprocess(
     }
     clone_body(func, clone, &mut map, false);
     if inline {
-        inline_calls(clone, keep_calls_to)?;
+        inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {
         LOOP_FORM_PIPELINE
     };
-    run_function_passes(clone, pipeline)?;
+    run_function_passes(clone, pipeline).map_err(failed)?;
+    sanitize::sanitize(clone)?;
     Ok(clone)
 }
 
