@@ -8,7 +8,8 @@
 //!    (plus the flags of a `// enz-cflags: ...` line in the fixture, if any);
 //! 2. `enz-rs in.bc -o out.bc`;
 //! 3. `opt -passes=verify -disable-output out.bc`;
-//! 4. `llvm-nm --undefined-only out.bc` must list no `__enzyme_*` symbol;
+//! 4. `llvm-nm --undefined-only out.bc` must list no `__enzyme_*` or
+//!    `enzyme_*` symbol;
 //! 5. `clang-22 out.bc -lm -o exe`;
 //! 6. runs `exe`, which must exit 0 and print its `N checks, 0 failed` line.
 //!
@@ -161,7 +162,7 @@ fn run_steps(
     let left: Vec<&str> = listing
         .stdout
         .lines()
-        .filter(|l| l.contains("__enzyme_"))
+        .filter(|l| l.contains("__enzyme_") || l.contains(" enzyme_"))
         .map(str::trim)
         .collect();
     if !left.is_empty() {

@@ -1,0 +1,41 @@
+//! A fixed-seed slice of the differential fuzz campaign (`enz-fuzz diff`):
+//! random self-checking C programs, each compiled at -O0..-O3, differentiated
+//! by this enz-rs (also with `--no-inline`) in reverse, forward, vector
+//! forward and split mode, and checked against central finite differences.
+//! A failing seed is re-run alone with
+//! `target/release/enz-fuzz diff --seed S --count 1 --no-inline --keep DIR -v`.
+
+use enz_fuzz::{run_campaign, CampaignKind, CommonArgs};
+
+#[test]
+fn diff_fixed_seeds() {
+    let args = CommonArgs {
+        count: 12,
+        seed: 20_250_101,
+        jobs: Some(2),
+        keep: None,
+        enz_rs: Some(env!("CARGO_BIN_EXE_enz-rs").into()),
+        no_inline: true,
+        verbose: false,
+    };
+    let summary = run_campaign(CampaignKind::Diff, &args);
+    println!("{summary}");
+    for n in &summary.notes {
+        println!("{n}");
+    }
+    assert_eq!(summary.inputs, 12);
+    assert!(
+        !summary.has_failures(),
+        "{summary}\n{}",
+        summary.notes.join("\n")
+    );
+    let generator_bugs: Vec<&String> = summary
+        .notes
+        .iter()
+        .filter(|n| n.contains("generator"))
+        .collect();
+    assert!(
+        generator_bugs.is_empty(),
+        "generator defects: {generator_bugs:?}"
+    );
+}
