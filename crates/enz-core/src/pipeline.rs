@@ -66,6 +66,13 @@ pub fn differentiate_module(
     opts: &Options,
 ) -> Result<Report, Vec<Diagnostic>> {
     let m = module.as_mut_ptr();
+    let triple = crate::ir::module_triple(m);
+    if !triple.is_empty() && !crate::ir::triple_is_known(&triple) {
+        return Err(vec![Diagnostic::new(format!(
+            "the module's target triple `{triple}` names an architecture this LLVM does not know"
+        ))
+        .help("compile the module for a known target (`llc --version` lists them), or remove its `target triple`")]);
+    }
     let instructions_before = count_instructions(m);
     let mut diags = Vec::new();
     let mut sites = Vec::new();

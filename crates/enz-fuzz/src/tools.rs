@@ -156,3 +156,26 @@ pub fn leftover_api_symbol(nm_output: &str) -> Option<String> {
         .find(|s| s.contains("__enzyme_") || s.starts_with("enzyme_"))
         .map(str::to_string)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::leftover_api_symbol;
+
+    #[test]
+    fn finds_undefined_api_symbols_only() {
+        let nm = "                 U cos\n                 U __enzyme_autodiff\n";
+        assert_eq!(
+            leftover_api_symbol(nm).as_deref(),
+            Some("__enzyme_autodiff")
+        );
+        let markers = "                 U enzyme_dup\n";
+        assert_eq!(leftover_api_symbol(markers).as_deref(), Some("enzyme_dup"));
+        assert_eq!(leftover_api_symbol("                 U sin\n"), None);
+        assert_eq!(leftover_api_symbol(""), None);
+        // A user symbol that merely mentions the word is not the API.
+        assert_eq!(
+            leftover_api_symbol("                 U my_enzyme_helper\n"),
+            None
+        );
+    }
+}

@@ -228,6 +228,11 @@ impl Builder {
         Value(unsafe { LLVMBuildMemCpy(self.raw, dst.0, 1, src.0, 1, bytes.0) })
     }
 
+    /// `memmove(dst, src, bytes)`.
+    pub(crate) fn memmove(&self, dst: Value, src: Value, bytes: Value) -> Value {
+        Value(unsafe { LLVMBuildMemMove(self.raw, dst.0, 1, src.0, 1, bytes.0) })
+    }
+
     /// `malloc(bytes)` (bytes: i64).
     pub(crate) fn malloc(&self, bytes: Value) -> Value {
         let ptr = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });

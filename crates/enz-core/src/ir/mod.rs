@@ -7,12 +7,14 @@
 mod builder;
 mod clone;
 mod process;
+mod target;
 mod types;
 mod value;
 
 pub(crate) use builder::Builder;
 pub(crate) use clone::{clone_body, ValueMap};
 pub use process::{install_fatal_error_handler, limit_address_space};
+pub(crate) use target::{is_little_endian, module_triple, triple_is_known};
 pub(crate) use types::{Ty, TyKind};
 pub(crate) use value::{Block, Value};
 

@@ -242,4 +242,17 @@ impl Ty {
     pub(crate) fn is_scalable_vector(self) -> bool {
         unsafe { LLVMGetTypeKind(self.0) == LLVMTypeKind::LLVMScalableVectorTypeKind }
     }
+
+    /// Whether this type is, or holds (as a struct field or array
+    /// element), a scalable vector.
+    pub(crate) fn contains_scalable_vector(self) -> bool {
+        match self.kind() {
+            TyKind::Struct => self
+                .struct_fields()
+                .into_iter()
+                .any(Ty::contains_scalable_vector),
+            TyKind::Array => self.element().contains_scalable_vector(),
+            _ => self.is_scalable_vector(),
+        }
+    }
 }

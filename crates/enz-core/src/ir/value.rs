@@ -183,8 +183,21 @@ impl Value {
     }
 
     /// The function a call calls, seen through pointer casts and aliases.
+    /// `None` when the call's function type differs from the function's
+    /// own (LLVM leaves such a call undefined): synthesis then sees an
+    /// unknown callee and never builds a derivative call of the wrong type.
     pub(crate) fn called_function(self) -> Option<Value> {
-        self.called_value().and_then(|v| v.strip_to_function())
+        self.called_value()
+            .and_then(|v| v.strip_to_function())
+            .filter(|f| f.function_type() == self.call_function_type())
+    }
+
+    /// The function a call names but calls through a different function
+    /// type, `None` for other values (for diagnostics).
+    pub(crate) fn callee_with_other_type(self) -> Option<Value> {
+        self.called_value()
+            .and_then(|v| v.strip_to_function())
+            .filter(|f| f.function_type() != self.call_function_type())
     }
 
     /// Strips pointer casts and global aliases; `Some` if a function remains.
@@ -364,6 +377,13 @@ impl Value {
         unsafe { LLVMGetVolatile(self.0) != 0 }
     }
 
+    /// Whether a load or store is neither volatile nor atomic.
+    pub(crate) fn is_simple_access(self) -> bool {
+        !self.is_volatile()
+            && unsafe { LLVMGetOrdering(self.0) }
+                == llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+    }
+
     /// Whether an argument carries the `noalias` attribute.
     pub(crate) fn param_has_noalias(self) -> bool {
         let f = Value(unsafe { LLVMGetParamParent(self.0) });
@@ -374,14 +394,22 @@ impl Value {
         }
     }
 
-    /// Alignment of a load, store or alloca.
+    /// Alignment of a load, store or alloca. LLVM allows 2^32, which its C
+    /// API truncates to 0; that reads as 2^31 here (a weaker alignment is
+    /// still true), so 0 means "none recorded" only for globals.
     pub(crate) fn alignment(self) -> u32 {
-        unsafe { LLVMGetAlignment(self.0) }
+        match unsafe { LLVMGetAlignment(self.0) } {
+            0 if self.is_instruction() => 1 << 31,
+            a => a,
+        }
     }
 
-    /// Sets the alignment of a load, store or alloca.
+    /// Sets the alignment of a load, store or alloca; 0 (no alignment
+    /// known) leaves the instruction's own alignment.
     pub(crate) fn set_alignment(self, align: u32) {
-        unsafe { LLVMSetAlignment(self.0, align) }
+        if align != 0 {
+            unsafe { LLVMSetAlignment(self.0, align) }
+        }
     }
 
     /// Intrinsic ID of a function (0 if not an intrinsic).

@@ -13,11 +13,22 @@
 //!   vector with `undef` elements) may be multiplied by a zero adjoint lane
 //!   in the reverse sweep, and `0 * poison` is poison. Such lanes are given
 //!   defined values (zero), a refinement the primal cannot observe.
+//! - **Floats read as integers.** clang reads two adjacent floats as one
+//!   `load i64` and takes them apart with `lshr`, `trunc` and `bitcast`;
+//!   synthesis treats integers as data without derivatives, so those
+//!   floats lost theirs. Each float taken apart this way is loaded as a
+//!   float instead (from the same address, at the same point).
+//! - **Integer copies.** instcombine turns a small `memcpy` into a load and
+//!   store of an integer (`load i64` of two floats), which synthesis would
+//!   treat as integer data and skip: the floats' derivatives were lost
+//!   when the copy's target escaped to a call (no SROA to split it). A
+//!   load whose one use is a store right after it becomes a `memmove`
+//!   again, which synthesis copies shadow memory for, by type.
 //! - **Scalable vectors** have no size before run time, which the tape,
 //!   the caches and type analysis need: they are refused with a diagnostic.
 
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, TyKind, Value};
+use crate::ir::{Builder, Ty, TyKind, Value};
 use llvm_sys::LLVMOpcode;
 
 /// Applies every rewrite to `func` (the preprocessed clone), or refuses it.
@@ -39,7 +50,191 @@ pub(crate) fn sanitize(func: Value) -> Result<(), Diagnostic> {
         }
     }
     define_constant_vector_lanes(func);
+    split_integer_loads_of_floats(func);
+    restore_integer_copies(func);
     Ok(())
+}
+
+/// For each `%v = load iN, p`, replaces every float taken out of it
+/// (`bitcast (trunc (lshr %v, C) to iM) to T`, `lshr` and `trunc`
+/// optional) by `load T` from the bytes it came from.
+fn split_integer_loads_of_floats(func: Value) {
+    let little = crate::ir::is_little_endian(func.global_parent());
+    let mut pieces = Vec::new();
+    for b in func.blocks() {
+        for load in b.instructions() {
+            if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
+                continue;
+            }
+            let TyKind::Integer(bits) = load.ty().kind() else {
+                continue;
+            };
+            for (float, offset) in floats_taken_from(load, u64::from(bits), little) {
+                pieces.push((load, float, offset));
+            }
+        }
+    }
+    for (load, float, offset) in pieces {
+        let fb = Builder::new(load.context());
+        fb.position_after(load);
+        let at = if offset == 0 {
+            load.operand(0)
+        } else {
+            fb.byte_gep(load.operand(0), offset)
+        };
+        let piece = fb.load(float.ty(), at);
+        let offset_align = 1u64 << offset.trailing_zeros().min(31);
+        piece.set_alignment(u64::from(load.alignment()).min(offset_align) as u32);
+        float.replace_all_uses_with(piece);
+        erase_dead_chain(float);
+    }
+}
+
+/// The floats taken out of the integer `v` (of `bits` bits, loaded from
+/// memory) and the byte offset each comes from.
+fn floats_taken_from(v: Value, bits: u64, little: bool) -> Vec<(Value, u64)> {
+    let mut out = Vec::new();
+    for u in v.users() {
+        match u.opcode() {
+            Some(LLVMOpcode::LLVMBitCast) if float_bits(u) == Some(bits) => out.push((u, 0)),
+            Some(LLVMOpcode::LLVMTrunc) => out.extend(truncated_floats(u, bits, 0, little)),
+            Some(LLVMOpcode::LLVMLShr) if u.operand(0) == v => {
+                let Some(shift) = u.operand(1).const_int_sext() else {
+                    continue;
+                };
+                if shift > 0 && (shift as u64) < bits && shift % 8 == 0 {
+                    for t in u.users() {
+                        if t.opcode() == Some(LLVMOpcode::LLVMTrunc) {
+                            out.extend(truncated_floats(t, bits, shift as u64, little));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The float bitcasts of `trunc`, which keeps the bits of an integer of
+/// `bits` bits from bit `shift` up, with their byte offsets.
+fn truncated_floats(trunc: Value, bits: u64, shift: u64, little: bool) -> Vec<(Value, u64)> {
+    let TyKind::Integer(kept) = trunc.ty().kind() else {
+        return Vec::new();
+    };
+    let kept = u64::from(kept);
+    if kept % 8 != 0 || shift + kept > bits {
+        return Vec::new();
+    }
+    let offset = if little {
+        shift / 8
+    } else {
+        (bits - shift - kept) / 8
+    };
+    trunc
+        .users()
+        .into_iter()
+        .filter(|c| c.opcode() == Some(LLVMOpcode::LLVMBitCast) && float_bits(*c) == Some(kept))
+        .map(|c| (c, offset))
+        .collect()
+}
+
+/// The width of a half, float or double value, or of a fixed vector of
+/// them.
+fn float_bits(v: Value) -> Option<u64> {
+    fn scalar_bits(t: crate::ir::Ty) -> Option<u64> {
+        match t.kind() {
+            TyKind::Half => Some(16),
+            TyKind::Float => Some(32),
+            TyKind::Double => Some(64),
+            _ => None,
+        }
+    }
+    let t = v.ty();
+    match t.kind() {
+        TyKind::Vector if !t.is_scalable_vector() => Some(scalar_bits(t.element())? * t.len()),
+        _ => scalar_bits(t),
+    }
+}
+
+/// Erases `v` (now unused) and the `trunc`/`lshr` it was computed by, as
+/// far as they have no other uses; stops at the load.
+fn erase_dead_chain(v: Value) {
+    let mut next = Some(v);
+    while let Some(x) = next.take() {
+        if x.has_uses() || x.opcode() == Some(LLVMOpcode::LLVMLoad) {
+            return;
+        }
+        let from = x.operand(0);
+        x.erase();
+        if matches!(
+            from.opcode(),
+            Some(LLVMOpcode::LLVMTrunc | LLVMOpcode::LLVMLShr)
+        ) {
+            next = Some(from);
+        }
+    }
+}
+
+/// Rewrites `%v = load iN, p; ...; store iN %v, q` (the store the load's
+/// only use, nothing in between writing memory) as `memmove(q, p, N/8)`.
+fn restore_integer_copies(func: Value) {
+    let mut copies = Vec::new();
+    for b in func.blocks() {
+        for load in b.instructions() {
+            if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
+                continue;
+            }
+            let TyKind::Integer(bits) = load.ty().kind() else {
+                continue;
+            };
+            let users = load.users();
+            let [store] = users[..] else { continue };
+            if bits % 8 == 0
+                && store.opcode() == Some(LLVMOpcode::LLVMStore)
+                && store.operand(0) == load
+                && store.is_simple_access()
+                && store.parent_block() == b
+                && nothing_writes_between(load, store)
+            {
+                copies.push((load, store, bits / 8));
+            }
+        }
+    }
+    for (load, store, bytes) in copies {
+        let fb = Builder::new(load.context());
+        fb.position_before(store);
+        let bytes = fb.const_int(Ty::int(load.context(), 64), i64::from(bytes));
+        fb.memmove(store.operand(1), load.operand(0), bytes);
+        store.erase();
+        load.erase();
+    }
+}
+
+/// Whether no instruction strictly between `from` and `to` (same block,
+/// `from` first) may write memory; `false` if `to` does not follow.
+fn nothing_writes_between(from: Value, to: Value) -> bool {
+    let mut i = from.next_instruction();
+    while let Some(x) = i {
+        if x == to {
+            return true;
+        }
+        if matches!(
+            x.opcode(),
+            Some(
+                LLVMOpcode::LLVMStore
+                    | LLVMOpcode::LLVMCall
+                    | LLVMOpcode::LLVMInvoke
+                    | LLVMOpcode::LLVMAtomicRMW
+                    | LLVMOpcode::LLVMAtomicCmpXchg
+                    | LLVMOpcode::LLVMFence
+            )
+        ) {
+            return false;
+        }
+        i = x.next_instruction();
+    }
+    false
 }
 
 /// `llvm.lifetime.start` / `llvm.lifetime.end`.
@@ -113,12 +308,7 @@ fn define_constant_vector_lanes(func: Value) {
 
 /// A diagnostic for the first value of scalable vector type in `func`.
 fn refuse_scalable_vectors(func: Value) -> Result<(), Diagnostic> {
-    let scalable = |v: Value| {
-        let t = v.ty();
-        t.is_scalable_vector()
-            || (t.kind() == TyKind::Struct
-                && (0..t.len() as u32).any(|k| t.member(k).is_scalable_vector()))
-    };
+    let scalable = |v: Value| v.ty().contains_scalable_vector();
     for p in func.params() {
         if scalable(p) {
             return Err(Diagnostic::new(format!(
@@ -130,7 +320,15 @@ fn refuse_scalable_vectors(func: Value) -> Result<(), Diagnostic> {
     }
     for b in func.blocks() {
         for i in b.instructions() {
-            let has = scalable(i) || (0..i.num_operands()).any(|k| scalable(i.operand(k)));
+            let has = scalable(i)
+                || (0..i.num_operands()).any(|k| scalable(i.operand(k)))
+                || match i.opcode() {
+                    Some(LLVMOpcode::LLVMAlloca) => i.allocated_type().contains_scalable_vector(),
+                    Some(LLVMOpcode::LLVMGetElementPtr) => {
+                        i.gep_source_type().contains_scalable_vector()
+                    }
+                    _ => false,
+                };
             if has {
                 return Err(Diagnostic::new(
                     "cannot differentiate code using scalable vectors (`<vscale x N x T>`): their size is only known at run time".to_string(),

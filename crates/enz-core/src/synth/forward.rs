@@ -394,10 +394,9 @@ impl Forward<'_> {
             Some(f) if !f.is_declaration() || registry.custom_forward(f).is_some() => {
                 self.user_call(i, gi, f, registry)
             }
-            _ => self.unsupported(
-                i,
-                &format!("no derivative rule for the function `{name}`, which is called with a differentiable argument"),
-            ),
+            _ => self
+                .diags
+                .push(crate::synth::undifferentiable_call(i, self.req.name)),
         }
     }
 

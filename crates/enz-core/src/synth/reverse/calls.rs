@@ -11,7 +11,6 @@
 
 use super::Reverse;
 use crate::callsite::ArgActivity;
-use crate::diag::Diagnostic;
 use crate::ir::{Builder, TyKind, Value};
 use crate::names::{is_known_inactive, MathFn};
 use crate::synth::registry::{Registry, SplitKey};
@@ -122,7 +121,7 @@ impl Reverse<'_> {
         }
         match MathFn::from_callee(&name).and_then(|f| lookup(OpKey::Math(f))) {
             Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
-            None => self.no_rule_for_call(i, callee, &name),
+            None => self.no_rule_for_call(i),
         }
     }
 
@@ -154,17 +153,8 @@ impl Reverse<'_> {
         }
     }
 
-    fn no_rule_for_call(&mut self, i: Value, callee: Option<Value>, name: &str) {
-        let msg = match callee {
-            Some(f) if f.is_declaration() => format!(
-                "no derivative rule for the external function `{name}`, which is called with a differentiable argument"
-            ),
-            Some(_) => format!("cannot differentiate the call to `{name}`"),
-            None => "cannot differentiate an indirect call".to_string(),
-        };
-        let d = Diagnostic::new(msg).in_function(self.req.name).at(i).help(
-            "mark the argument enzyme_const if it needs no derivative, list the function in __enzyme_inactivefn if it has none, or register a custom gradient",
-        );
+    fn no_rule_for_call(&mut self, i: Value) {
+        let d = crate::synth::undifferentiable_call(i, self.req.name);
         self.diags.push(d);
     }
 }

@@ -75,6 +75,15 @@ impl Reverse<'_> {
     }
 
     fn no_shadow(&mut self, i: Value) {
+        // A pointer returned by a call enz-rs cannot differentiate: say so
+        // about the call, which is what the user has to change.
+        let from = (i.num_operands() > 0).then(|| i.operand(0));
+        if let Some(call) = from.filter(|p| p.called_value().is_some()) {
+            if call.called_function().is_none() {
+                let d = crate::synth::undifferentiable_call(call, self.req.name);
+                return self.diags.push(d);
+            }
+        }
         self.unsupported(
             i,
             "cannot build a shadow for this pointer (its memory may hold derivatives, but it comes from somewhere enz-rs cannot mirror)",
