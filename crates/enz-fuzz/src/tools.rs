@@ -31,7 +31,7 @@ pub struct Tools {
 }
 
 /// `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
-fn llvm_tool(versioned: &str, plain: &str) -> PathBuf {
+pub fn llvm_tool(versioned: &str, plain: &str) -> PathBuf {
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
             let cand = dir.join(versioned);

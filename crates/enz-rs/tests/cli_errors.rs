@@ -9,8 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
-
 fn inputs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs")
 }
@@ -18,15 +16,7 @@ fn inputs() -> PathBuf {
 /// `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`. (A plain `opt`
 /// on PATH may be an older LLVM.)
 fn tool(versioned: &str, plain: &str) -> PathBuf {
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let cand = dir.join(versioned);
-            if cand.is_file() {
-                return cand;
-            }
-        }
-    }
-    Path::new(LLVM_BIN).join(plain)
+    enz_fuzz::tools::llvm_tool(versioned, plain)
 }
 
 fn tmpdir() -> tempfile::TempDir {

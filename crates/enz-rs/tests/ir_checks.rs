@@ -20,8 +20,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
-
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
@@ -37,18 +35,10 @@ fn input(name: &str) -> PathBuf {
 
 /// `ENZ_CLANG`, else `clang-22` on PATH, else `/usr/lib/llvm-22/bin/clang`.
 fn clang() -> PathBuf {
-    if let Some(p) = std::env::var_os("ENZ_CLANG") {
-        return PathBuf::from(p);
+    match std::env::var_os("ENZ_CLANG") {
+        Some(p) => PathBuf::from(p),
+        None => enz_fuzz::tools::llvm_tool("clang-22", "clang"),
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let cand = dir.join("clang-22");
-            if cand.is_file() {
-                return cand;
-            }
-        }
-    }
-    Path::new(LLVM_BIN).join("clang")
 }
 
 fn tmpdir() -> tempfile::TempDir {

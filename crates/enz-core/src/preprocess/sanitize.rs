@@ -61,17 +61,9 @@ pub(crate) fn sanitize(func: Value) -> Result<(), Diagnostic> {
 fn split_integer_loads_of_floats(func: Value) {
     let little = crate::ir::is_little_endian(func.global_parent());
     let mut pieces = Vec::new();
-    for b in func.blocks() {
-        for load in b.instructions() {
-            if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
-                continue;
-            }
-            let TyKind::Integer(bits) = load.ty().kind() else {
-                continue;
-            };
-            for (float, offset) in floats_taken_from(load, u64::from(bits), little) {
-                pieces.push((load, float, offset));
-            }
+    for (load, bits) in integer_loads(func) {
+        for (float, offset) in floats_taken_from(load, u64::from(bits), little) {
+            pieces.push((load, float, offset));
         }
     }
     for (load, float, offset) in pieces {
@@ -176,29 +168,38 @@ fn erase_dead_chain(v: Value) {
     }
 }
 
-/// Rewrites `%v = load iN, p; ...; store iN %v, q` (the store the load's
-/// only use, nothing in between writing memory) as `memmove(q, p, N/8)`.
-fn restore_integer_copies(func: Value) {
-    let mut copies = Vec::new();
+/// The simple (neither volatile nor atomic) loads of an integer in
+/// `func`, with their widths.
+fn integer_loads(func: Value) -> Vec<(Value, u32)> {
+    let mut out = Vec::new();
     for b in func.blocks() {
         for load in b.instructions() {
             if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
                 continue;
             }
-            let TyKind::Integer(bits) = load.ty().kind() else {
-                continue;
-            };
-            let users = load.users();
-            let [store] = users[..] else { continue };
-            if bits % 8 == 0
-                && store.opcode() == Some(LLVMOpcode::LLVMStore)
-                && store.operand(0) == load
-                && store.is_simple_access()
-                && store.parent_block() == b
-                && nothing_writes_between(load, store)
-            {
-                copies.push((load, store, bits / 8));
+            if let TyKind::Integer(bits) = load.ty().kind() {
+                out.push((load, bits));
             }
+        }
+    }
+    out
+}
+
+/// Rewrites `%v = load iN, p; ...; store iN %v, q` (the store the load's
+/// only use, nothing in between writing memory) as `memmove(q, p, N/8)`.
+fn restore_integer_copies(func: Value) {
+    let mut copies = Vec::new();
+    for (load, bits) in integer_loads(func) {
+        let users = load.users();
+        let [store] = users[..] else { continue };
+        if bits % 8 == 0
+            && store.opcode() == Some(LLVMOpcode::LLVMStore)
+            && store.operand(0) == load
+            && store.is_simple_access()
+            && store.parent_block() == load.parent_block()
+            && nothing_writes_between(load, store)
+        {
+            copies.push((load, store, bits / 8));
         }
     }
     for (load, store, bytes) in copies {

@@ -4,13 +4,10 @@
 // Each test binary uses its own subset of these helpers.
 #![allow(dead_code)]
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
 
-/// Where Debian puts LLVM 22's tools.
-pub const LLVM_BIN: &str = "/usr/lib/llvm-22/bin";
 /// Generous: a hung tool or program must not hang the whole test run.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(300);
 /// How much of a command's output goes into a failure message.
@@ -18,18 +15,10 @@ pub const MAX_OUTPUT: usize = 12_000;
 
 /// `$env`, else `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
 pub fn find_tool(env: &str, versioned: &str, plain: &str) -> PathBuf {
-    if let Some(p) = std::env::var_os(env) {
-        return PathBuf::from(p);
+    match std::env::var_os(env) {
+        Some(p) => PathBuf::from(p),
+        None => enz_fuzz::tools::llvm_tool(versioned, plain),
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let cand = dir.join(versioned);
-            if cand.is_file() {
-                return cand;
-            }
-        }
-    }
-    Path::new(LLVM_BIN).join(plain)
 }
 
 pub struct Output {
@@ -41,51 +30,28 @@ pub struct Output {
 /// it exits 0.
 pub fn run(cmd: &mut Command, what: &str) -> Result<Output, String> {
     let shown = show(cmd);
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot {what}: cannot start {shown}: {e}"))?;
-    // Drain both pipes on threads so a chatty child cannot block.
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = so.read_to_end(&mut b);
-        b
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() > STEP_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
+    let done = enz_fuzz::exec::run_with_timeout(cmd, STEP_TIMEOUT);
+    let verdict = if done.timed_out {
+        format!("timed out after {}s", STEP_TIMEOUT.as_secs())
+    } else if done.success() {
+        return Ok(Output {
+            stdout: done.stdout,
+            stderr: done.stderr,
+        });
+    } else {
+        match (done.code, done.signal) {
+            (Some(127), _) if done.stderr.starts_with("cannot start") => {
+                done.stderr.trim().to_string()
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(format!("cannot {what}: waiting for {shown}: {e}")),
+            (Some(c), _) => format!("failed (exit status: {c})"),
+            (None, Some(sig)) => format!("failed (signal: {sig})"),
+            (None, None) => "failed".to_string(),
         }
-    };
-    let out = Output {
-        stdout: String::from_utf8_lossy(&t_out.join().unwrap_or_default()).into_owned(),
-        stderr: String::from_utf8_lossy(&t_err.join().unwrap_or_default()).into_owned(),
-    };
-    let verdict = match status {
-        None => format!("timed out after {}s", STEP_TIMEOUT.as_secs()),
-        Some(s) if s.success() => return Ok(out),
-        Some(s) => format!("failed ({s})"),
     };
     Err(format!(
         "cannot {what}: {verdict}\ncommand: {shown}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        tail(&out.stdout),
-        tail(&out.stderr)
+        tail(&done.stdout),
+        tail(&done.stderr)
     ))
 }
 
