@@ -4,9 +4,12 @@
 use crate::ir::Value;
 use std::fmt;
 
-/// A user-facing error about the input program.
+/// An error: about the input program (the user can act on it), or, when
+/// `internal`, a bug in enz-rs itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// A bug in enz-rs (the CLI exits 2), not something wrong with the input.
+    pub internal: bool,
     /// What is wrong, in one sentence.
     pub message: String,
     /// The function being differentiated or containing the problem.
@@ -16,18 +19,28 @@ pub struct Diagnostic {
     /// `file:line[:col]` from debug info, when present.
     pub location: Option<String>,
     /// How to resolve it, when we know.
-    pub help: Option<String>,
+    pub help: Option<Box<str>>,
 }
 
 impl Diagnostic {
     /// A diagnostic with only a message.
     pub fn new(message: impl Into<String>) -> Diagnostic {
         Diagnostic {
+            internal: false,
             message: message.into(),
             function: None,
             instruction: None,
             location: None,
             help: None,
+        }
+    }
+
+    /// An internal error (enz-rs's own failure, not the input's); the
+    /// message starts with "internal error: ".
+    pub fn internal(message: impl std::fmt::Display) -> Diagnostic {
+        Diagnostic {
+            internal: true,
+            ..Diagnostic::new(format!("internal error: {message}"))
         }
     }
 
@@ -45,7 +58,7 @@ impl Diagnostic {
 
     /// Attaches advice on how to resolve it.
     pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
-        self.help = Some(help.into());
+        self.help = Some(help.into().into_boxed_str());
         self
     }
 }

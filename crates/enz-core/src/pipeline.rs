@@ -32,6 +32,9 @@ pub struct Options {
     /// Inline calls to the module's functions before differentiating (the
     /// fast path); without it every callee gets its own derivative.
     pub inline: bool,
+    /// Print every function's IR to stderr after synthesis and clean-up,
+    /// before verification (a debugging aid).
+    pub trace_functions: bool,
 }
 
 impl Default for Options {
@@ -40,6 +43,7 @@ impl Default for Options {
             preopt: true,
             opt_level: 2,
             inline: true,
+            trace_functions: false,
         }
     }
 }
@@ -162,7 +166,7 @@ pub fn differentiate_module(
     if !leftovers.is_empty() {
         return Err(leftovers);
     }
-    if std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some() {
+    if opts.trace_functions {
         for f in functions(m) {
             eprintln!("--- {}", f.name());
             for b in f.blocks() {
@@ -176,22 +180,21 @@ pub fn differentiate_module(
     // optimiser: verify before optimising too.
     let t = &mut report.timings;
     timed(&mut t.verify, || verify(m)).map_err(|e| {
-        if let Ok(path) = std::env::var("ENZ_DUMP_INVALID") {
-            let c = crate::ir::cstr(&path);
-            unsafe { LLVMPrintModuleToFile(m, c.as_ptr(), std::ptr::null_mut()) };
-        }
-        vec![Diagnostic::new(format!(
-            "internal error: the synthesised derivatives do not verify (this is a bug in enz-rs): {e}"
+        vec![Diagnostic::internal(format_args!(
+            "the synthesised derivatives do not verify (this is a bug in enz-rs): {e}"
         ))]
     })?;
     if opts.opt_level > 0 {
         let pipeline = format!("default<O{}>", opts.opt_level.min(3));
-        timed(&mut t.post_optimisation, || run_module_passes(m, &pipeline))
-            .map_err(|e| vec![Diagnostic::new(format!("post-optimisation failed: {e}"))])?;
+        timed(&mut t.post_optimisation, || run_module_passes(m, &pipeline)).map_err(|e| {
+            vec![Diagnostic::internal(format_args!(
+                "post-optimisation failed (this is a bug in enz-rs): {e}"
+            ))]
+        })?;
     }
     timed(&mut t.verify, || verify(m)).map_err(|e| {
-        vec![Diagnostic::new(format!(
-            "internal error: the differentiated module does not verify (this is a bug in enz-rs): {e}"
+        vec![Diagnostic::internal(format_args!(
+            "the differentiated module does not verify (this is a bug in enz-rs): {e}"
         ))]
     })?;
     report.instructions_after = count_instructions(m);

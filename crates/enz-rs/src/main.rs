@@ -111,9 +111,7 @@ fn main() -> ExitCode {
                 say_err(&e.to_string());
             }
             // A module enz-rs itself made invalid is its bug, not the user's.
-            let internal = errors
-                .iter()
-                .any(|e| e.message.starts_with("internal error"));
+            let internal = errors.iter().any(|e| e.internal);
             ExitCode::from(if internal { 2 } else { 1 })
         }
         Err(_) => {
@@ -155,6 +153,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         preopt: !cli.no_preopt,
         opt_level: cli.opt_level,
         inline: !cli.no_inline,
+        trace_functions: std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some(),
     };
     if let Some(f) = &cli.print_type_analysis {
         say_out(&print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?);
@@ -165,7 +164,14 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     let Some(out) = &cli.output else {
         return Ok(());
     };
-    let report = differentiate_module(&module, &opts)?;
+    let report = differentiate_module(&module, &opts).inspect_err(|errors| {
+        // Debugging aid: the module that enz-rs itself made invalid.
+        if let Some(path) = std::env::var_os("ENZ_DUMP_INVALID") {
+            if errors.iter().any(|e| e.internal) {
+                let _ = module.print_to_file(&path);
+            }
+        }
+    })?;
     if cli.time {
         print_timings(&report, read_time);
     }

@@ -38,8 +38,8 @@ pub(crate) fn check_in_child(path: &Path) -> Result<(), Diagnostic> {
         .len();
     let (_, time) = limits(len);
     let exe = std::env::current_exe().map_err(|e| {
-        Diagnostic::new(format!(
-            "internal error: cannot find the enz-rs executable to read `{}` safely: {e}",
+        Diagnostic::internal(format_args!(
+            "cannot find the enz-rs executable to read `{}` safely: {e}",
             path.display()
         ))
     })?;
@@ -51,8 +51,8 @@ pub(crate) fn check_in_child(path: &Path) -> Result<(), Diagnostic> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| {
-            Diagnostic::new(format!(
-                "internal error: cannot start a process to read `{}` safely: {e}",
+            Diagnostic::internal(format_args!(
+                "cannot start a process to read `{}` safely: {e}",
                 path.display()
             ))
         })?;

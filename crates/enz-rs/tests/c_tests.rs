@@ -148,6 +148,22 @@ fn run_steps(
         ));
     }
 
+    // 2b. at -O2, a second run must give the same bytes (deterministic
+    // output: no hash order may leak into the module)
+    if level == "O2" && enz_args.is_empty() {
+        let again = dir.join("again.bc");
+        let mut enz2 = Command::new(&tools.enz_rs);
+        enz2.arg(&in_bc).arg("-o").arg(&again);
+        run(&mut enz2, "run enz-rs a second time")?;
+        let (a, b) = (std::fs::read(&out_bc), std::fs::read(&again));
+        if a.is_err() || a.ok() != b.ok() {
+            return Err(format!(
+                "two runs of enz-rs on the same input gave different outputs\ncommand: {}",
+                show(&enz)
+            ));
+        }
+    }
+
     // 3. the output must verify
     let mut verify = Command::new(&tools.opt);
     verify
@@ -159,16 +175,9 @@ fn run_steps(
     let mut nm = Command::new(&tools.llvm_nm);
     nm.arg("--undefined-only").arg(&out_bc);
     let listing = run(&mut nm, "list undefined symbols")?;
-    let left: Vec<&str> = listing
-        .stdout
-        .lines()
-        .filter(|l| l.contains("__enzyme_") || l.contains(" enzyme_"))
-        .map(str::trim)
-        .collect();
-    if !left.is_empty() {
+    if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
         return Err(format!(
-            "the output of enz-rs still has undefined __enzyme_ symbols: {}\ncommand: {}",
-            left.join(", "),
+            "the output of enz-rs still has the undefined API symbol {left}\ncommand: {}",
             show(&nm)
         ));
     }

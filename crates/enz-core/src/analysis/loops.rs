@@ -63,11 +63,15 @@ pub(crate) struct LoopShapeError {
 
 impl LoopNest {
     pub(crate) fn new(cfg: &Cfg) -> Result<LoopNest, LoopShapeError> {
+        // Headers in the order their first back edge is found, so that loop
+        // numbering (and so the output) does not depend on hashing.
+        let mut headers: Vec<Block> = Vec::new();
         let mut by_header: HashMap<Block, (Vec<Block>, HashSet<Block>)> = HashMap::new();
         for (latch, header) in cfg.back_edges() {
-            let entry = by_header
-                .entry(header)
-                .or_insert_with(|| (Vec::new(), HashSet::new()));
+            let entry = by_header.entry(header).or_insert_with(|| {
+                headers.push(header);
+                (Vec::new(), HashSet::new())
+            });
             entry.0.push(latch);
             entry.1.insert(header);
             let mut stack = vec![latch];
@@ -82,7 +86,8 @@ impl LoopNest {
             }
         }
         let mut loops = Vec::new();
-        for (header, (latches, blocks)) in by_header {
+        for header in headers {
+            let (latches, blocks) = by_header.remove(&header).expect("recorded with its header");
             if latches.len() != 1 {
                 return Err(LoopShapeError {
                     header,

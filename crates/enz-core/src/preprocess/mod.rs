@@ -40,7 +40,11 @@ pub(crate) fn preprocess(
     inline: bool,
     keep_calls_to: &HashSet<Value>,
 ) -> Result<Value, Diagnostic> {
-    let failed = |e: String| Diagnostic::new(format!("preprocessing failed: {e}"));
+    let failed = |e: String| {
+        Diagnostic::internal(format_args!(
+            "preprocessing failed (this is a bug in enz-rs): {e}"
+        ))
+    };
     let module = func.global_parent();
     let name = cstr(&format!("preprocess_{}", func.name()));
     let clone = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), func.function_type().0) });

@@ -382,7 +382,13 @@ impl Forward<'_> {
         if !active.iter().any(|a| *a) && !any_shadow && !self.act.is_active(i) {
             return;
         }
-        if let Some(rule) = MathFn::from_callee(&name).and_then(|f| lookup(OpKey::Math(f))) {
+        // A derivative the user registered wins over the rule table (as in
+        // reverse mode).
+        let custom = callee.is_some_and(|f| registry.custom_forward(f).is_some());
+        if let Some(rule) = MathFn::from_callee(&name)
+            .filter(|_| !custom)
+            .and_then(|f| lookup(OpKey::Math(f)))
+        {
             if self.act.is_active(i) {
                 let mapped: Vec<Value> = args.iter().map(|a| self.map.get(*a)).collect();
                 let lanes = self.apply(&b, i, gi, rule, &mapped, &active);
