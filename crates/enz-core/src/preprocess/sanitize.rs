@@ -30,6 +30,7 @@
 use crate::diag::Diagnostic;
 use crate::ir::{Builder, Ty, TyKind, Value};
 use llvm_sys::LLVMOpcode;
+use std::collections::{HashMap, HashSet};
 
 /// Applies every rewrite to `func` (the preprocessed clone), or refuses it.
 pub(crate) fn sanitize(func: Value) -> Result<(), Diagnostic> {
@@ -55,30 +56,105 @@ pub(crate) fn sanitize(func: Value) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-/// For each `%v = load iN, p`, replaces every float taken out of it
-/// (`bitcast (trunc (lshr %v, C) to iM) to T`, `lshr` and `trunc`
-/// optional) by `load T` from the bytes it came from.
+/// For each integer `%v` that holds bytes loaded from memory (a `load iN`,
+/// or phis and selects of such values, as GVN leaves them), replaces every
+/// float taken out of it (`bitcast (trunc (lshr %v, C) to iM) to T`,
+/// `lshr` and `trunc` optional) by the same float loaded as a float: a
+/// `load T` right after each `load iN` it comes from, merged by float phis
+/// and selects where the integers were.
 fn split_integer_loads_of_floats(func: Value) {
     let little = crate::ir::is_little_endian(func.global_parent());
     let mut pieces = Vec::new();
-    for (load, bits) in integer_loads(func) {
-        for (float, offset) in floats_taken_from(load, u64::from(bits), little) {
-            pieces.push((load, float, offset));
+    for b in func.blocks() {
+        for v in b.instructions() {
+            let TyKind::Integer(bits) = v.ty().kind() else {
+                continue;
+            };
+            if !holds_loaded_bytes(v, &mut HashSet::new()) {
+                continue;
+            }
+            for (float, offset) in floats_taken_from(v, u64::from(bits), little) {
+                pieces.push((v, float, offset));
+            }
         }
     }
-    for (load, float, offset) in pieces {
-        let fb = Builder::new(load.context());
-        fb.position_after(load);
-        let at = if offset == 0 {
-            load.operand(0)
-        } else {
-            fb.byte_gep(load.operand(0), offset)
-        };
-        let piece = fb.load(float.ty(), at);
-        let offset_align = 1u64 << offset.trailing_zeros().min(31);
-        piece.set_alignment(u64::from(load.alignment()).min(offset_align) as u32);
+    let mut built = HashMap::new();
+    for (v, float, offset) in pieces {
+        let piece = float_piece(v, offset, float.ty(), &mut built);
         float.replace_all_uses_with(piece);
         erase_dead_chain(float);
+    }
+}
+
+/// Whether the integer `v` is a simple load, or phis and selects of
+/// simple loads only (`seen`: the phis and selects on the way, for cycles).
+fn holds_loaded_bytes(v: Value, seen: &mut HashSet<Value>) -> bool {
+    match v.opcode() {
+        Some(LLVMOpcode::LLVMLoad) => v.is_simple_access(),
+        Some(LLVMOpcode::LLVMPHI) => {
+            !seen.insert(v)
+                || v.incoming()
+                    .into_iter()
+                    .all(|(x, _)| holds_loaded_bytes(x, seen))
+        }
+        Some(LLVMOpcode::LLVMSelect) => {
+            !seen.insert(v)
+                || (holds_loaded_bytes(v.operand(1), seen)
+                    && holds_loaded_bytes(v.operand(2), seen))
+        }
+        _ => false,
+    }
+}
+
+/// The bytes `offset..offset + size(ty)` of `v` (which
+/// [`holds_loaded_bytes`]) as a value of type `ty`, built once per
+/// (value, offset, type) in `built`.
+fn float_piece(
+    v: Value,
+    offset: u64,
+    ty: Ty,
+    built: &mut HashMap<(Value, u64, Ty), Value>,
+) -> Value {
+    if let Some(p) = built.get(&(v, offset, ty)) {
+        return *p;
+    }
+    let fb = Builder::new(v.context());
+    match v.opcode() {
+        Some(LLVMOpcode::LLVMPHI) => {
+            let first = v
+                .parent_block()
+                .first_instruction()
+                .expect("the phi itself");
+            fb.position_before(first);
+            let phi = fb.phi(ty, "");
+            built.insert((v, offset, ty), phi);
+            for (x, blk) in v.incoming() {
+                let piece = float_piece(x, offset, ty, built);
+                phi.add_incoming(piece, blk);
+            }
+            phi
+        }
+        Some(LLVMOpcode::LLVMSelect) => {
+            let a = float_piece(v.operand(1), offset, ty, built);
+            let b = float_piece(v.operand(2), offset, ty, built);
+            fb.position_after(v);
+            let sel = fb.select(v.operand(0), a, b);
+            built.insert((v, offset, ty), sel);
+            sel
+        }
+        _ => {
+            fb.position_after(v);
+            let at = if offset == 0 {
+                v.operand(0)
+            } else {
+                fb.byte_gep(v.operand(0), offset)
+            };
+            let piece = fb.load(ty, at);
+            let offset_align = 1u64 << offset.trailing_zeros().min(31);
+            piece.set_alignment(u64::from(v.alignment()).min(offset_align) as u32);
+            built.insert((v, offset, ty), piece);
+            piece
+        }
     }
 }
 
