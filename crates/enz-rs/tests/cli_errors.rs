@@ -126,7 +126,7 @@ fn truncated_bitcode() {
 /// Byte-flipped bitcode on which LLVM's own reader crashes (segfault) or
 /// asks for unbounded memory (`LLVM ERROR: out of memory`): enz-rs reads
 /// untrusted input in a limited child process, so both are a diagnostic
-/// and exit 1, with no output, never a crash of enz-rs itself.
+/// and exit 1 within 10 s, with no output, never a crash of enz-rs itself.
 #[test]
 fn hostile_bitcode_is_diagnosed() {
     let dir = tmpdir();
@@ -135,7 +135,11 @@ fn hostile_bitcode_is_diagnosed() {
         ("hostile_reader_oom.bc", "out of memory"),
     ] {
         let out = dir.path().join(format!("{name}.out.bc"));
+        let start = std::time::Instant::now();
         expect_error(&inputs().join(name), &out, &[&["cannot be read"], &[why]]);
+        // The child's limits (about 2 GiB, 10 s for a small file) bound it.
+        let took = start.elapsed();
+        assert!(took.as_secs() < 10, "{name} took {took:?}");
     }
 }
 

@@ -20,6 +20,7 @@
 
 mod calls;
 mod loops;
+mod math_calls;
 mod memory;
 mod values;
 
@@ -37,7 +38,6 @@ use crate::analysis::writes::Rereadable;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
-use crate::names::MathFn;
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use llvm_sys::core::*;
@@ -221,6 +221,8 @@ pub(super) struct Reverse<'a> {
     /// Loads that may be repeated in the reverse sweep (combined mode).
     rereadable: Rereadable,
     loops: LoopNest,
+    /// The primal's math calls, for reuse in adjoints.
+    math_calls: math_calls::PrimalMathCalls,
     /// Header phis that are affine in their loop's iteration.
     affine: HashMap<Value, (LoopId, AffineIv)>,
     loop_states: HashMap<LoopId, LoopState>,
@@ -314,6 +316,7 @@ impl<'a> Reverse<'a> {
             top.position_before(slots.terminator().expect("just built"));
         }
         Reverse {
+            math_calls: math_calls::PrimalMathCalls::new(req.prep),
             req,
             cfg,
             act,
@@ -700,7 +703,9 @@ impl<'a> Reverse<'a> {
                         _ => None,
                     })
                     .collect();
-                if let Some(found) = operands.and_then(|o| self.primal_math_call(*f, &o, i)) {
+                if let Some(found) =
+                    operands.and_then(|o| self.math_calls.before(*f, &o, i, &self.cfg, &self.loops))
+                {
                     let v = self.primal(found);
                     given.push(v);
                     return Expr::Given(given.len() - 1);
@@ -722,43 +727,6 @@ impl<'a> Reverse<'a> {
             Expr::Neg(a) => Expr::Neg(Box::new(sub(a, self, given))),
             other => other.clone(),
         }
-    }
-
-    /// A call of math function `f` on exactly `operands` in the primal whose
-    /// block dominates `at`'s (so it ran before `at`, in the same iteration).
-    fn primal_math_call(&self, f: MathFn, operands: &[Value], at: Value) -> Option<Value> {
-        let blk = at.parent_block();
-        self.req
-            .prep
-            .blocks()
-            .into_iter()
-            .flat_map(|b| b.instructions())
-            .find(|c| {
-                c.called_function()
-                    .is_some_and(|g| MathFn::from_callee(&g.name()) == Some(f))
-                    && c.call_num_args() as usize == operands.len()
-                    && (0..operands.len()).all(|k| c.operand(k as u32) == operands[k])
-                    && (c.parent_block() != blk || self.before(*c, at))
-                    && self.cfg.dominates(c.parent_block(), blk)
-                    && self.same_loops(c.parent_block(), blk)
-            })
-    }
-
-    fn before(&self, a: Value, b: Value) -> bool {
-        let mut cur = a.next_instruction();
-        while let Some(x) = cur {
-            if x == b {
-                return true;
-            }
-            cur = x.next_instruction();
-        }
-        false
-    }
-
-    /// Whether two blocks are in the same loops (a value of one is the
-    /// current iteration's in the other).
-    fn same_loops(&self, a: Block, b: Block) -> bool {
-        self.loops.innermost(a) == self.loops.innermost(b)
     }
 
     fn reverse_shuffle(&mut self, i: Value) {

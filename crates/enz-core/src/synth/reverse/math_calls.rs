@@ -1,0 +1,60 @@
+//! The primal's calls of math functions, indexed once per derivative by
+//! (function, operands), with each instruction's position in its block:
+//! the reverse sweep reuses a primal `cos(x)` for the adjoint of `sin(x)`
+//! by looking it up here instead of rescanning the function (which made
+//! synthesis quadratic in the size of a function).
+
+use crate::analysis::cfg::Cfg;
+use crate::analysis::loops::LoopNest;
+use crate::ir::Value;
+use crate::names::MathFn;
+use std::collections::HashMap;
+
+/// Math calls of the primal by (function, operands), in program order.
+pub(super) struct PrimalMathCalls {
+    calls: HashMap<(MathFn, Vec<Value>), Vec<Value>>,
+    /// Position of every instruction in its block.
+    position: HashMap<Value, usize>,
+}
+
+impl PrimalMathCalls {
+    pub(super) fn new(prep: Value) -> PrimalMathCalls {
+        let mut calls: HashMap<(MathFn, Vec<Value>), Vec<Value>> = HashMap::new();
+        let mut position = HashMap::new();
+        for b in prep.blocks() {
+            for (k, i) in b.instructions().into_iter().enumerate() {
+                position.insert(i, k);
+                let Some(f) = i
+                    .called_function()
+                    .and_then(|g| MathFn::from_callee(&g.name()))
+                else {
+                    continue;
+                };
+                let operands = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+                calls.entry((f, operands)).or_default().push(i);
+            }
+        }
+        PrimalMathCalls { calls, position }
+    }
+
+    /// A call of `f` on exactly `operands` that ran before `at` in the same
+    /// iteration of the same loops: its block dominates `at`'s and, in
+    /// `at`'s block, it comes first.
+    pub(super) fn before(
+        &self,
+        f: MathFn,
+        operands: &[Value],
+        at: Value,
+        cfg: &Cfg,
+        loops: &LoopNest,
+    ) -> Option<Value> {
+        let blk = at.parent_block();
+        let found = self.calls.get(&(f, operands.to_vec()))?;
+        found.iter().copied().find(|c| {
+            let cb = c.parent_block();
+            (cb != blk || self.position.get(c) < self.position.get(&at))
+                && cfg.dominates(cb, blk)
+                && loops.innermost(cb) == loops.innermost(blk)
+        })
+    }
+}
