@@ -190,14 +190,22 @@ impl Lowering {
             }
             return finish_call(&b, cs, &outs);
         }
+        let ret_active = key.ret_active;
         let mut trailing = cs.trailing.iter().copied();
-        if key.ret_active {
+        if ret_active {
             let Some(d) = trailing.next() else {
                 return Err(err(
                     "__enzyme_reverse needs the adjoint of the return value after the arguments",
                 ));
             };
-            args.push(abi::convert_arg(&b, d, ret).unwrap_or(d));
+            let Some(d) = abi::convert_arg(&b, d, ret) else {
+                return Err(err(&format!(
+                    "the adjoint of the return value passed to __enzyme_reverse is a `{}`, but `{}` returns `{ret}`",
+                    d.ty(),
+                    cs.function.name()
+                )));
+            };
+            args.push(d);
         }
         let tape = match cs.tape {
             Some(buf) => {
@@ -209,10 +217,24 @@ impl Lowering {
                 t
             }
             None => match trailing.next() {
-                Some(t) => t,
+                Some(t) if t.ty().kind() == TyKind::Pointer => t,
+                Some(t) => {
+                    return Err(err(&format!(
+                        "the tape passed to __enzyme_reverse is a `{}`; it must be the pointer __enzyme_augmentfwd returned",
+                        t.ty()
+                    )))
+                }
                 None => return Err(err("__enzyme_reverse needs the tape returned by __enzyme_augmentfwd as its last argument")),
             },
         };
+        let extra = trailing.count();
+        if extra > 0 {
+            return Err(err(&format!(
+                "too many arguments: after the arguments of `{}`, __enzyme_reverse takes {} the tape, but the call passes {extra} more value(s)",
+                cs.function.name(),
+                if ret_active { "the return value's adjoint and" } else { "only" }
+            )));
+        }
         args.push(tape);
         let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
         call.copy_debug_loc(cs.call);

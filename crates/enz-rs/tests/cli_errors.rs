@@ -304,6 +304,15 @@ fn bad_call_sites_are_diagnosed() {
             &[&["qwerty-unknown-linux"], &["architecture"]],
         ),
         (
+            "reverse_extra_argument.ll",
+            &[&["adjoint of the return value"], &["i32"]],
+        ),
+        ("reverse_tape_not_pointer.ll", &[&["tape"], &["i64"]]),
+        (
+            "reverse_too_many.ll",
+            &[&["too many arguments"], &["1 more"]],
+        ),
+        (
             "call_type_mismatch_reverse.ll",
             &[&["`g`"], &["ptr (double)"], &["undefined"]],
         ),
