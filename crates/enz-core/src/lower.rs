@@ -162,7 +162,7 @@ impl Lowering {
         let fns = registry.split(&key).map_err(|d| vec![d.at(cs.call)])?;
         let err = |m: &str| {
             vec![Diagnostic::new(m.to_string())
-                .in_function(cs.function.name())
+                .in_function(cs.call.parent_block().parent().name())
                 .at(cs.call)]
         };
         let b = builder_at(cs.call);
