@@ -433,3 +433,25 @@ fn closed_pipes_do_not_panic() {
         .unwrap();
     assert_eq!(status.code(), Some(0), "printed analysis, stdout closed");
 }
+
+/// A float passed inside an integer argument (`struct { float; int }` by
+/// value) to a call enz-rs does not inline: refused, where the gradient
+/// used to be silently 0.
+#[test]
+fn float_inside_integer_argument_is_refused() {
+    let dir = tmpdir();
+    let out = dir.path().join("out.bc");
+    let res = enz_rs(&[
+        inputs().join("float_in_integer_argument.ll").as_os_str(),
+        "--no-inline".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert_eq!(res.status.code(), Some(1), "{stderr}");
+    assert!(!out.exists());
+    assert!(
+        stderr.contains("inside an integer") && stderr.contains("i64"),
+        "{stderr}"
+    );
+}

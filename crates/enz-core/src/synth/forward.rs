@@ -376,6 +376,11 @@ impl Forward<'_> {
         {
             return;
         }
+        if callee.is_some_and(|f| !f.is_declaration()) {
+            if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
+                return self.diags.push(d);
+            }
+        }
         let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
         let active: Vec<bool> = args.iter().map(|a| self.act.is_active(*a)).collect();
         let any_shadow = args.iter().any(|a| self.act.is_shadowed(*a));

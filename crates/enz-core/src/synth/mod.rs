@@ -42,3 +42,58 @@ pub(crate) fn undifferentiable_call(call: crate::ir::Value, in_function: &str) -
         "mark the argument enzyme_const if it needs no derivative, list the function in __enzyme_inactivefn if it has none, or register a custom gradient",
     )
 }
+
+/// The varied float whose bits the integer `v` carries, if any: `v` is
+/// built from `bitcast float to iN` through zext, shl, or, and, trunc and
+/// lshr (how the x86-64 ABI passes `struct { float x; int k; }`). Synthesis
+/// has no derivative for floats inside integers, so such a value crossing
+/// a differentiated call is refused rather than given a zero derivative.
+pub(crate) fn float_carried_in_integer(
+    v: crate::ir::Value,
+    act: &crate::analysis::activity::Activity,
+) -> Option<crate::ir::Value> {
+    use llvm_sys::LLVMOpcode::*;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((x, depth)) = stack.pop() {
+        match x.opcode() {
+            Some(LLVMBitCast)
+                if x.operand(0).ty().is_fp_or_fp_vector() && act.is_varied(x.operand(0)) =>
+            {
+                return Some(x.operand(0));
+            }
+            Some(LLVMZExt | LLVMTrunc | LLVMShl | LLVMLShr | LLVMOr | LLVMAnd) if depth < 8 => {
+                stack.push((x.operand(0), depth + 1));
+                if matches!(x.opcode(), Some(LLVMShl | LLVMLShr | LLVMOr | LLVMAnd)) {
+                    stack.push((x.operand(1), depth + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Refuses a differentiated call passing a varied float inside an integer
+/// argument (see [`float_carried_in_integer`]).
+pub(crate) fn check_integer_arguments(
+    call: crate::ir::Value,
+    act: &crate::analysis::activity::Activity,
+    in_function: &str,
+) -> Option<Diagnostic> {
+    (0..call.call_num_args()).find_map(|k| {
+        let a = call.operand(k);
+        if !a.ty().is_integer() {
+            return None;
+        }
+        float_carried_in_integer(a, act)?;
+        Some(
+            Diagnostic::new(format!(
+                "argument {k} of this call carries a differentiable floating-point value inside an integer (`{}`), which enz-rs cannot differentiate through",
+                a.ty()
+            ))
+            .in_function(in_function)
+            .at(call)
+            .help("let enz-rs inline the call (drop --no-inline), or pass the floating-point fields as separate arguments or through a pointer"),
+        )
+    })
+}

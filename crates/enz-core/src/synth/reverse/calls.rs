@@ -52,6 +52,9 @@ impl Reverse<'_> {
         {
             return;
         }
+        if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
+            return self.diags.push(d);
+        }
         let (args, ret_active, ret_shadowed) = self.call_signature(i);
         if !ret_active && !ret_shadowed && args.iter().all(|a| *a == ArgActivity::Const) {
             return;
