@@ -7,7 +7,7 @@
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::types::{self, TypeAnalysis};
 use crate::diag::Diagnostic;
-use crate::ir::{cstr, TyKind, Value};
+use crate::ir::{TyKind, Value};
 use crate::pipeline::{inactive_functions, user_global_shadows, Options};
 use crate::preprocess::preprocess;
 use std::fmt::Write;
@@ -19,14 +19,11 @@ fn with_preprocessed<T>(
     f: impl FnOnce(Value, &std::collections::HashSet<Value>) -> T,
 ) -> Result<T, Diagnostic> {
     let m = module.as_mut_ptr();
-    let c = cstr(name);
-    let func = unsafe { llvm_sys::core::LLVMGetNamedFunction(m, c.as_ptr()) };
-    if func.is_null() {
+    let Some(func) = crate::ir::named_function(m, name) else {
         return Err(Diagnostic::new(format!(
             "no function named `{name}` in the module"
         )));
-    }
-    let func = Value(func);
+    };
     if func.is_declaration() {
         return Err(Diagnostic::new(format!(
             "`{name}` is declared but not defined in the module"

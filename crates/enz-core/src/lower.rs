@@ -306,7 +306,7 @@ impl Lowering {
             };
             let b = builder_at(first);
             for g in &globals {
-                let ty = Ty(unsafe { llvm_sys::core::LLVMGlobalGetValueType(g.0) });
+                let ty = g.global_value_type();
                 let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
                 b.memset_zero(*g, bytes);
             }

@@ -228,6 +228,25 @@ impl Builder {
         Value(unsafe { LLVMBuildMemCpy(self.raw, dst.0, 1, src.0, 1, bytes.0) })
     }
 
+    /// `addrspacecast v to ty`.
+    pub(crate) fn addrspace_cast(&self, v: Value, ty: Ty) -> Value {
+        Value(unsafe { LLVMBuildAddrSpaceCast(self.raw, v.0, ty.0, c"".as_ptr()) })
+    }
+
+    /// `atomicrmw fadd ptr, v monotonic` (relaxed: only the sum matters).
+    pub(crate) fn atomic_fadd(&self, ptr: Value, v: Value) -> Value {
+        Value(unsafe {
+            LLVMBuildAtomicRMW(
+                self.raw,
+                llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
+                ptr.0,
+                v.0,
+                llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                0,
+            )
+        })
+    }
+
     /// `memmove(dst, src, bytes)`.
     pub(crate) fn memmove(&self, dst: Value, src: Value, bytes: Value) -> Value {
         Value(unsafe { LLVMBuildMemMove(self.raw, dst.0, 1, src.0, 1, bytes.0) })

@@ -17,12 +17,11 @@ use super::registry::{FwdKey, SplitKey};
 use super::reverse::{adjoint_return_type, new_function, shadowed_params, Derivative};
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
-use crate::ir::{Block, Builder, Ty, TyKind, Value};
-use llvm_sys::core::LLVMAppendBasicBlockInContext;
+use crate::ir::{Builder, Ty, TyKind, Value};
 
 fn entry(f: Value) -> Builder {
     let b = Builder::new(f.context());
-    let blk = Block(unsafe { LLVMAppendBasicBlockInContext(f.context(), f.0, c"entry".as_ptr()) });
+    let blk = f.append_block("entry");
     b.position_at_end(blk);
     b
 }

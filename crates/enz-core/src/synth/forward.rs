@@ -25,7 +25,6 @@ use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{clone_body, Builder, Ty, TyKind, Value, ValueMap};
 use crate::names::{is_known_inactive, MathFn, MemFn};
-use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 
@@ -236,7 +235,7 @@ impl Forward<'_> {
                 };
                 (0..self.lanes())
                     .map(|lane| {
-                        let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                        let c = gi.clone_instruction();
                         b.insert(c);
                         for k in data {
                             c.set_operand(*k, self.tangent(&b, i.operand(*k), lane));
@@ -360,7 +359,7 @@ impl Forward<'_> {
                     .and_then(|s| self.shadows[lane].forward(s));
                 match src {
                     Some(ss) => {
-                        let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                        let c = gi.clone_instruction();
                         b.insert(c);
                         c.set_operand(0, sd);
                         c.set_operand(1, ss);

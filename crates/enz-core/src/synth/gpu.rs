@@ -13,9 +13,8 @@
 //!   memory and one thread adds the total with one atomic;
 //! - [`Accumulate::Atomic`] — `atomicrmw fadd`, always legal.
 
-use crate::ir::{cstr, Builder, Ty, TyKind, Value};
-use llvm_sys::core::*;
-use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMOpcode};
+use crate::ir::{add_internal_global, named_global, Builder, Ty, TyKind, Value};
+use llvm_sys::LLVMOpcode;
 use std::collections::HashSet;
 
 /// How an adjoint is added to shadow memory.
@@ -28,9 +27,7 @@ pub(crate) enum Accumulate {
 
 /// Whether the module is compiled for an NVIDIA GPU.
 pub(crate) fn is_gpu_module(func: Value) -> bool {
-    let m = func.global_parent();
-    let t = unsafe { std::ffi::CStr::from_ptr(LLVMGetTarget(m)) };
-    t.to_string_lossy().contains("nvptx")
+    crate::ir::module_triple(func.global_parent()).contains("nvptx")
 }
 
 /// Thread and block id/size reads (`llvm.nvvm.read.ptx.sreg.*`): pure,
@@ -220,16 +217,7 @@ pub(crate) fn atomic_add(b: &Builder, ptr: Value, v: Value) {
         }
         return;
     }
-    unsafe {
-        LLVMBuildAtomicRMW(
-            b.raw(),
-            LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
-            ptr.0,
-            v.0,
-            LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
-            0,
-        );
-    }
+    b.atomic_fadd(ptr, v);
 }
 
 /// Adds this thread's `v` over the whole block and has thread 0 add the
@@ -244,17 +232,14 @@ pub(crate) fn block_reduce_add(b: &Builder, ptr: Value, v: Value) {
     let tid = b.add(tx, b.mul(nx, b.add(ty, b.mul(ny, tz))));
     let n = b.mul(nx, b.mul(ny, nz));
     let buf = reduction_buffer(b, v.ty());
-    let arr = Ty(unsafe { LLVMArrayType2(v.ty().0, MAX_BLOCK) });
+    let arr = v.ty().array(MAX_BLOCK);
     let zero = b.const_int(i32t, 0);
     let slot = b.gep(arr, buf, &[zero, tid]);
     b.store(v, slot);
     barrier(b);
     // Thread 0 adds up the block's values and issues the one atomic.
     let f = b.insert_block().parent();
-    let mk = |name: &str| {
-        let c = cstr(name);
-        crate::ir::Block(unsafe { LLVMAppendBasicBlockInContext(ctx, f.0, c.as_ptr()) })
-    };
+    let mk = |name: &str| f.append_block(name);
     let sum_head = mk("block_sum");
     let sum_loop = mk("block_sum_loop");
     let sum_done = mk("block_sum_done");
@@ -289,25 +274,15 @@ const MAX_BLOCK: u64 = 1024;
 /// A block-shared buffer of `MAX_BLOCK` elements of `ty` (`addrspace(3)`).
 fn reduction_buffer(b: &Builder, ty: Ty) -> Value {
     let module = b.insert_block().parent().global_parent();
-    let name = cstr(&format!(
+    let name = format!(
         "__enz_block_sum_{}",
         ty.to_ir().replace(['<', '>', ' '], "")
-    ));
-    let existing = unsafe { LLVMGetNamedGlobal(module, name.as_ptr()) };
-    let g = if existing.is_null() {
-        let arr = unsafe { LLVMArrayType2(ty.0, MAX_BLOCK) };
-        let g = unsafe { LLVMAddGlobalInAddressSpace(module, arr, name.as_ptr(), 3) };
-        unsafe {
-            LLVMSetInitializer(g, LLVMGetUndef(arr));
-            LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-            LLVMSetAlignment(g, 16);
-        }
-        g
-    } else {
-        existing
-    };
-    let generic = Ty::ptr(b.ctx());
-    Value(unsafe { LLVMBuildAddrSpaceCast(b.raw(), g, generic.0, c"".as_ptr()) })
+    );
+    let g = named_global(module, &name).unwrap_or_else(|| {
+        let arr = ty.array(MAX_BLOCK);
+        add_internal_global(module, &name, arr, 3, arr.undef_constant(), 16)
+    });
+    b.addrspace_cast(g, Ty::ptr(b.ctx()))
 }
 
 /// `__syncthreads()`.
@@ -330,10 +305,7 @@ pub(crate) fn zero_shared(b: &Builder, s: Value, bytes: u64) {
     let tid = sreg("tid.x");
     let n = sreg("ntid.x");
     let f = b.insert_block().parent();
-    let mk = |name: &str| {
-        let c = cstr(name);
-        crate::ir::Block(unsafe { LLVMAppendBasicBlockInContext(ctx, f.0, c.as_ptr()) })
-    };
+    let mk = |name: &str| f.append_block(name);
     let head = b.insert_block();
     let body = mk("zero_shared");
     let done = mk("zero_shared_done");

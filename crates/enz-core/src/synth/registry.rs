@@ -6,10 +6,8 @@
 use super::reverse::{adjoint_return_type, new_function, shadowed_params, Derivative};
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
-use crate::ir::{cstr, Ty, Value};
+use crate::ir::{add_internal_global, Ty, Value};
 use crate::preprocess::preprocess;
-use llvm_sys::core::*;
-use llvm_sys::LLVMLinkage;
 use std::collections::{HashMap, HashSet};
 
 /// NVPTX's address space of block-shared memory.
@@ -206,24 +204,23 @@ impl Registry {
         if let Some(s) = self.shadow_globals.get(&g) {
             return *s;
         }
-        let ty = unsafe { LLVMGlobalGetValueType(g.0) };
-        let name = cstr(&format!("{}_shadow", g.name()));
-        let space = unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(g.0)) };
-        let s = Value(unsafe {
-            LLVMAddGlobalInAddressSpace(g.global_parent(), ty, name.as_ptr(), space)
-        });
+        let ty = g.global_value_type();
+        let space = g.global_address_space();
         // GPU shared memory (address space 3) cannot be initialised: the
         // derivative zeroes it when it starts.
         let init = if space == SHARED_ADDRESS_SPACE {
-            unsafe { LLVMGetUndef(ty) }
+            ty.undef_constant()
         } else {
-            unsafe { LLVMConstNull(ty) }
+            ty.null_constant()
         };
-        unsafe {
-            LLVMSetInitializer(s.0, init);
-            LLVMSetLinkage(s.0, LLVMLinkage::LLVMInternalLinkage);
-            LLVMSetAlignment(s.0, LLVMGetAlignment(g.0).max(8));
-        }
+        let s = add_internal_global(
+            g.global_parent(),
+            &format!("{}_shadow", g.name()),
+            ty,
+            space,
+            init,
+            g.global_alignment().max(8),
+        );
         self.shadow_globals.insert(g, s);
         s
     }

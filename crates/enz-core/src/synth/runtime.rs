@@ -2,10 +2,9 @@
 //! (internal, once per module and type) so that the output links with
 //! nothing but libc and libm.
 
-use crate::ir::{cstr, Block, Builder, Ty, TyKind, Value};
+use crate::ir::{add_internal_function, named_function, Builder, Ty, TyKind, Value};
 use crate::names::MALLOC_USABLE_SIZE;
-use llvm_sys::core::*;
-use llvm_sys::{LLVMIntPredicate, LLVMLinkage};
+use llvm_sys::LLVMIntPredicate;
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.
@@ -37,22 +36,17 @@ fn add_and_zero_fn(b: &Builder, ty: Ty) -> Value {
         TyKind::Half => "f16",
         _ => "fp",
     };
-    let name = cstr(&format!("__enz_add_and_zero_{suffix}"));
-    let existing = unsafe { LLVMGetNamedFunction(module, name.as_ptr()) };
-    if !existing.is_null() {
-        return Value(existing);
+    let name = format!("__enz_add_and_zero_{suffix}");
+    if let Some(existing) = named_function(module, &name) {
+        return existing;
     }
     let ptr = Ty::ptr(ctx);
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false);
-    let f = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), fty.0) });
-    unsafe { LLVMSetLinkage(f.0, LLVMLinkage::LLVMInternalLinkage) };
+    let f = add_internal_function(module, &name, fty);
     let ps = f.params();
     let (d, s, nbytes) = (ps[0], ps[1], ps[2]);
-    let add_block = |n: &str| {
-        let c = cstr(n);
-        Block(unsafe { LLVMAppendBasicBlockInContext(ctx, f.0, c.as_ptr()) })
-    };
+    let add_block = |n: &str| f.append_block(n);
     let entry = add_block("entry");
     let body = add_block("body");
     let done = add_block("done");

@@ -11,7 +11,6 @@ use super::runtime;
 use crate::analysis::activity::{is_allocation, Activity};
 use crate::ir::{Block, Builder, Ty, TyKind, Value, ValueMap};
 use crate::names::MemFn;
-use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 
@@ -133,7 +132,7 @@ impl ShadowMap {
                     return Mirror::Impossible;
                 };
                 fb.position_after(gi);
-                let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                let s = gi.clone_instruction();
                 fb.insert(s);
                 s.set_operand(0, base);
                 s
@@ -160,7 +159,7 @@ impl ShadowMap {
                 let s = if heap_allocas {
                     fb.malloc(bytes)
                 } else {
-                    let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                    let s = gi.clone_instruction();
                     fb.insert(s);
                     s
                 };
@@ -196,7 +195,7 @@ impl ShadowMap {
                     fb.memcpy(s, old, keep);
                     s
                 } else {
-                    let s = Value(unsafe { LLVMInstructionClone(gi.0) });
+                    let s = gi.clone_instruction();
                     fb.insert(s);
                     if mem != Some(MemFn::Calloc) {
                         let bytes = fb.int_cast(gi.operand(0), i64t);

@@ -26,11 +26,10 @@
 
 use super::{Mode, Reverse};
 use crate::analysis::loops::{LoopId, TripBound};
-use crate::ir::{cstr, Block, Builder, Ty, Value};
+use crate::ir::{add_internal_function, named_function, Block, Builder, Ty, Value};
 use crate::names::REALLOC;
 use crate::synth::tape::Slot;
-use llvm_sys::core::*;
-use llvm_sys::{LLVMIntPredicate, LLVMLinkage};
+use llvm_sys::LLVMIntPredicate;
 use std::collections::HashMap;
 
 /// The forward and reverse bookkeeping of one loop.
@@ -216,10 +215,8 @@ impl Reverse<'_> {
         let first = self
             .b
             .icmp(LLVMIntPredicate::LLVMIntEQ, iv, self.b.const_int(i64t, 0));
-        let mk = |n: &str| {
-            let c = cstr(n);
-            Block(unsafe { LLVMAppendBasicBlockInContext(ctx, self.fns.reverse.0, c.as_ptr()) })
-        };
+        let reverse = self.fns.reverse;
+        let mk = |n: &str| reverse.append_block(n);
         let to_pre = mk(&format!("invert_{l}_done"));
         let to_latch = mk(&format!("invert_{l}_again"));
         self.b.cond_br(first, to_pre, to_latch);
@@ -344,30 +341,18 @@ impl Reverse<'_> {
 fn cache_slot_fn(b: &Builder) -> Value {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
-    let name = cstr("__enz_cache_slot");
-    let existing = unsafe { LLVMGetNamedFunction(module, name.as_ptr()) };
-    if !existing.is_null() {
-        return Value(existing);
+    let name = "__enz_cache_slot";
+    if let Some(existing) = named_function(module, name) {
+        return existing;
     }
     let ptr = Ty::ptr(ctx);
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(ptr, &[ptr, i64t, i64t], false);
-    let f = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), fty.0) });
-    unsafe {
-        LLVMSetLinkage(f.0, LLVMLinkage::LLVMInternalLinkage);
-        let kind = LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), 12);
-        LLVMAddAttributeAtIndex(
-            f.0,
-            llvm_sys::LLVMAttributeFunctionIndex,
-            LLVMCreateEnumAttribute(ctx, kind, 0),
-        );
-    }
+    let f = add_internal_function(module, name, fty);
+    f.add_function_attribute("alwaysinline");
     let ps = f.params();
     let (holder, pos, size) = (ps[0], ps[1], ps[2]);
-    let mk = |n: &str| {
-        let c = cstr(n);
-        Block(unsafe { LLVMAppendBasicBlockInContext(ctx, f.0, c.as_ptr()) })
-    };
+    let mk = |n: &str| f.append_block(n);
     let entry = mk("entry");
     let grow = mk("grow");
     let done = mk("done");

@@ -18,7 +18,6 @@ use crate::names::MemFn;
 use crate::synth::registry::Registry;
 use crate::synth::shadow::Mirror;
 use crate::synth::{gpu, runtime};
-use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 
 impl Reverse<'_> {
@@ -56,7 +55,7 @@ impl Reverse<'_> {
                             (self.shadows.forward(d), self.shadows.forward(s))
                         {
                             fb.position_after(gi);
-                            let c = Value(unsafe { LLVMInstructionClone(gi.0) });
+                            let c = gi.clone_instruction();
                             fb.insert(c);
                             c.set_operand(0, sd);
                             c.set_operand(1, ss);

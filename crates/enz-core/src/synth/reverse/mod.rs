@@ -37,11 +37,10 @@ use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
 use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
-use crate::ir::{clone_body, cstr, Block, Builder, Ty, Value, ValueMap};
+use crate::ir::{add_internal_function, clone_body, Block, Builder, Ty, Value, ValueMap};
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
-use llvm_sys::core::*;
-use llvm_sys::{LLVMLinkage, LLVMOpcode};
+use llvm_sys::LLVMOpcode;
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
 
@@ -111,9 +110,7 @@ pub(crate) fn adjoint_return_type(prep: Value, args: &[ArgActivity]) -> Ty {
 
 /// Creates a new internal function `name` of type `fty` in `like`'s module.
 pub(crate) fn new_function(like: Value, name: &str, fty: Ty) -> Value {
-    let n = cstr(name);
-    let f = Value(unsafe { LLVMAddFunction(like.global_parent(), n.as_ptr(), fty.0) });
-    unsafe { LLVMSetLinkage(f.0, LLVMLinkage::LLVMInternalLinkage) };
+    let f = add_internal_function(like.global_parent(), name, fty);
     copy_derivative_attributes(like, f);
     f
 }
@@ -297,8 +294,7 @@ impl<'a> Reverse<'a> {
         // that no instruction the synthesis later replaces is an insertion
         // point.
         let old_entry = g.entry_block();
-        let slots =
-            Block(unsafe { LLVMInsertBasicBlockInContext(ctx, old_entry.0, c"slots".as_ptr()) });
+        let slots = old_entry.insert_block_before("slots");
         let sb = Builder::new(ctx);
         sb.position_at_end(slots);
         sb.br(old_entry);
@@ -308,9 +304,7 @@ impl<'a> Reverse<'a> {
         };
         let top = Builder::new(ctx);
         if req.mode == Mode::Split {
-            let entry = Block(unsafe {
-                LLVMAppendBasicBlockInContext(ctx, fns.reverse.0, c"entry".as_ptr())
-            });
+            let entry = fns.reverse.append_block("entry");
             top.position_at_end(entry);
         } else {
             top.position_before(slots.terminator().expect("just built"));
@@ -358,18 +352,15 @@ impl<'a> Reverse<'a> {
     }
 
     fn build(&mut self, registry: &mut Registry) {
-        let ctx = self.req.prep.context();
         let live = self.cfg.live_blocks();
         let rf = self.fns.reverse;
         self.augment_forward(registry);
         self.zero_shared_shadows();
         for blk in &live {
-            let name = cstr(&format!("invert_{}", blk.name()));
-            let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx, rf.0, name.as_ptr()) });
+            let nb = rf.append_block(&format!("invert_{}", blk.name()));
             self.rev.insert(*blk, nb);
         }
-        let ret_block =
-            Block(unsafe { LLVMAppendBasicBlockInContext(ctx, rf.0, c"invert_return".as_ptr()) });
+        let ret_block = rf.append_block("invert_return");
         self.setup_loops();
         self.record_came_from(&live);
         self.finish_exits();
@@ -412,18 +403,14 @@ impl<'a> Reverse<'a> {
         let g = self.fns.forward;
         let slots = g.entry_block();
         let first = self.map.block(self.req.prep.entry_block());
-        let init =
-            Block(unsafe { LLVMInsertBasicBlockInContext(ctx, first.0, c"zero_shared".as_ptr()) });
+        let init = first.insert_block_before("zero_shared");
         let br = slots.terminator().expect("slots block");
         br.set_operand(0, init.as_value());
         let b = Builder::new(ctx);
         b.position_at_end(init);
         for s in shared {
-            let bytes = unsafe { LLVMGlobalGetValueType(s.0) };
-            let bytes = Ty(bytes).alloc_size(s.module());
-            let generic = Value(unsafe {
-                LLVMBuildAddrSpaceCast(b.raw(), s.0, Ty::ptr(ctx).0, c"".as_ptr())
-            });
+            let bytes = s.global_value_type().alloc_size(s.module());
+            let generic = b.addrspace_cast(s, Ty::ptr(ctx));
             super::gpu::zero_shared(&b, generic, bytes);
         }
         b.br(first);
@@ -786,7 +773,6 @@ impl<'a> Reverse<'a> {
             }
             return;
         }
-        let ctx = self.req.prep.context();
         let edge_blocks: Vec<Block> = if preds.len() == 1 {
             vec![self.b.insert_block()]
         } else {
@@ -795,10 +781,11 @@ impl<'a> Reverse<'a> {
             let blocks: Vec<Block> = preds
                 .iter()
                 .map(|p| {
-                    let n = cstr(&format!("invert_{}_from_{}", blk.name(), p.name()));
-                    Block(unsafe {
-                        LLVMAppendBasicBlockInContext(ctx, self.fns.reverse.0, n.as_ptr())
-                    })
+                    self.fns.reverse.append_block(&format!(
+                        "invert_{}_from_{}",
+                        blk.name(),
+                        p.name()
+                    ))
                 })
                 .collect();
             let cases: Vec<(Value, Block)> = preds

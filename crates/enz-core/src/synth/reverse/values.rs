@@ -17,7 +17,6 @@
 use super::{Mode, Reverse};
 use crate::analysis::loops::{AffineIv, LoopId};
 use crate::ir::{Block, Builder, Ty, Value};
-use llvm_sys::core::LLVMInstructionClone;
 use llvm_sys::LLVMOpcode;
 
 /// How deep recomputation may recurse before caching instead.
@@ -62,7 +61,7 @@ impl Reverse<'_> {
     /// A clone of forward instruction `gv` at the reverse position, with
     /// operands `ops`.
     fn reemit(&mut self, gv: Value, ops: &[Value]) -> Value {
-        let c = Value(unsafe { LLVMInstructionClone(gv.0) });
+        let c = gv.clone_instruction();
         self.b.insert(c);
         c.clear_debug_loc();
         for (k, o) in ops.iter().enumerate() {
