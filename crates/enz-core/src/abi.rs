@@ -9,9 +9,7 @@
 //! their types and reinterpreted through memory as the declared type, as
 //! clang itself does for coerced returns.
 
-use crate::ir::{Builder, Ty, Value};
-use llvm_sys::core::*;
-use llvm_sys::target::*;
+use crate::ir::{module_context, Builder, Ty, Value};
 
 /// Converts a passed value to a parameter type (fp and int width changes).
 pub(crate) fn convert_arg(b: &Builder, v: Value, to: Ty) -> Option<Value> {
@@ -23,9 +21,7 @@ pub(crate) fn convert_arg(b: &Builder, v: Value, to: Ty) -> Option<Value> {
         return Some(b.fp_cast(v, to));
     }
     if from.is_integer() && to.is_integer() {
-        return Some(Value(unsafe {
-            LLVMBuildIntCast2(raw(b), v.0, to.0, 1, c"".as_ptr())
-        }));
+        return Some(b.signed_int_cast(v, to));
     }
     None
 }
@@ -78,20 +74,14 @@ pub(crate) fn check_return(
             "is declared to return {ret}, but it returns floating-point values ({shown})"
         ));
     }
-    let td = unsafe { LLVMGetModuleDataLayout(module) };
-    let ctx = unsafe { LLVMGetModuleContext(module) };
-    let nat = Ty::literal_struct(ctx, outs);
-    let (need, have) = unsafe { (LLVMABISizeOfType(td, nat.0), LLVMABISizeOfType(td, ret.0)) };
+    let nat = Ty::literal_struct(module_context(module), outs);
+    let (need, have) = (nat.abi_size(module), ret.abi_size(module));
     if have < need {
         return Err(format!(
             "is declared to return {ret} ({have} bytes), too small for what it returns ({shown}: {need} bytes)"
         ));
     }
     Ok(())
-}
-
-fn raw(b: &Builder) -> llvm_sys::prelude::LLVMBuilderRef {
-    b.raw()
 }
 
 /// Packs `outs` as the call's declared return type `ret` (or into `sret`).
@@ -122,12 +112,12 @@ pub(crate) fn pack_return(
         return Some(outs[0]);
     }
     // Reinterpret the natural struct's bytes as the declared type.
-    let td = unsafe { LLVMGetModuleDataLayout(b.insert_block().parent().global_parent()) };
+    let module = b.insert_block().parent().global_parent();
     let nat = natural_struct(ctx, outs);
-    let size = unsafe { LLVMABISizeOfType(td, nat.0).max(LLVMABISizeOfType(td, ret.0)) };
-    let bytes = Ty(unsafe { LLVMArrayType2(Ty::int(ctx, 8).0, size) });
+    let size = nat.abi_size(module).max(ret.abi_size(module));
+    let bytes = Ty::int(ctx, 8).array(size);
     let slot = entry.alloca(bytes, "adjoint.ret");
-    unsafe { LLVMSetAlignment(slot.0, 16) };
+    slot.set_alignment(16);
     b.store(b.zero(bytes), slot);
     store_natural(b, outs, slot);
     Some(b.load(ret, slot))
@@ -140,10 +130,10 @@ fn natural_struct(ctx: llvm_sys::prelude::LLVMContextRef, outs: &[Value]) -> Ty 
 
 /// Stores `outs` at `ptr` laid out as the natural C struct of their types.
 fn store_natural(b: &Builder, outs: &[Value], ptr: Value) {
-    let td = unsafe { LLVMGetModuleDataLayout(b.insert_block().parent().global_parent()) };
+    let module = b.insert_block().parent().global_parent();
     let nat = natural_struct(b.ctx(), outs);
     for (k, v) in outs.iter().enumerate() {
-        let off = unsafe { LLVMOffsetOfElement(td, nat.0, k as u32) };
+        let off = nat.offset_of(module, k as u32);
         let p = b.byte_gep(ptr, off);
         b.store(*v, p);
     }

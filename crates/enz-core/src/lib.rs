@@ -12,18 +12,32 @@
 //! ```
 #![deny(missing_docs)]
 
+// `unsafe` lives in `ir` only (the layer over the LLVM C API); the
+// compiler refuses it everywhere else.
+#[forbid(unsafe_code)]
 mod abi;
+#[forbid(unsafe_code)]
 mod analysis;
+#[forbid(unsafe_code)]
 mod callsite;
+#[forbid(unsafe_code)]
 mod diag;
+#[forbid(unsafe_code)]
 mod gpu;
+#[forbid(unsafe_code)]
 mod inspect;
 mod ir;
+#[forbid(unsafe_code)]
 mod lower;
+#[forbid(unsafe_code)]
 mod names;
+#[forbid(unsafe_code)]
 mod pipeline;
+#[forbid(unsafe_code)]
 mod preprocess;
+#[forbid(unsafe_code)]
 mod synth;
+#[forbid(unsafe_code)]
 mod timing;
 
 pub use diag::Diagnostic;

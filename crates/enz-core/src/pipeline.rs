@@ -10,16 +10,12 @@
 
 use crate::callsite::{self, CallSite};
 use crate::diag::Diagnostic;
-use crate::ir::Value;
+use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
 use crate::lower::Lowering;
 use crate::names::{is_api_symbol, EntryPoint, Marker};
-use crate::preprocess::run_module_passes;
 use crate::synth::registry::{CustomRules, Registry};
 use crate::timing::{timed, Timings};
-use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
-use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMModuleRef;
-use llvm_sys::LLVMLinkage;
 use std::collections::{HashMap, HashSet};
 
 /// What the caller wants done.
@@ -243,13 +239,9 @@ fn reaches_any(f: Value, targets: &HashSet<Value>) -> bool {
 /// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
 fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
     let mut out: HashMap<Value, CustomRules> = HashMap::new();
-    let mut g = unsafe { LLVMGetFirstGlobal(m) };
-    while !g.is_null() {
-        let gv = Value(g);
+    for gv in globals(m) {
         let name = gv.name();
-        let init = unsafe { LLVMGetInitializer(g) };
-        if !init.is_null() {
-            let init = Value(init);
+        if let Some(init) = gv.initializer() {
             let fns: Vec<Option<Value>> = (0..init.num_operands())
                 .map(|k| init.operand(k).strip_to_function())
                 .collect();
@@ -263,7 +255,6 @@ fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
                 }
             }
         }
-        g = unsafe { LLVMGetNextGlobal(g) };
     }
     out
 }
@@ -272,12 +263,9 @@ fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
 /// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
 pub(crate) fn user_global_shadows(m: LLVMModuleRef) -> HashMap<Value, Value> {
     let mut out = HashMap::new();
-    let mut g = unsafe { LLVMGetFirstGlobal(m) };
-    while !g.is_null() {
-        let gv = Value(g);
-        let init = unsafe { LLVMGetInitializer(g) };
-        if gv.name().contains("__enzyme_register_global") && !init.is_null() {
-            let init = Value(init);
+    for gv in globals(m) {
+        let init = gv.initializer();
+        if let Some(init) = init.filter(|_| gv.name().contains("__enzyme_register_global")) {
             let strip = |v: Value| {
                 let mut v = v;
                 while !v.is_global_variable() && v.num_operands() > 0 {
@@ -291,7 +279,6 @@ pub(crate) fn user_global_shadows(m: LLVMModuleRef) -> HashMap<Value, Value> {
                 }
             }
         }
-        g = unsafe { LLVMGetNextGlobal(g) };
     }
     out
 }
@@ -300,13 +287,9 @@ pub(crate) fn user_global_shadows(m: LLVMModuleRef) -> HashMap<Value, Value> {
 /// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
 pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
     let mut out = HashSet::new();
-    let mut g = unsafe { LLVMGetFirstGlobal(m) };
-    while !g.is_null() {
-        let gv = Value(g);
+    for gv in globals(m) {
         if gv.name().contains("__enzyme_inactivefn") {
-            let init = unsafe { LLVMGetInitializer(g) };
-            if !init.is_null() {
-                let init = Value(init);
+            if let Some(init) = gv.initializer() {
                 let n = init.num_operands();
                 for k in 0..n {
                     if let Some(f) = init.operand(k).strip_to_function() {
@@ -318,7 +301,6 @@ pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
                 }
             }
         }
-        g = unsafe { LLVMGetNextGlobal(g) };
     }
     for f in functions(m) {
         if f.has_string_attribute("enzyme_inactive") {
@@ -332,24 +314,17 @@ pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
 /// unused marker globals and entry-point declarations. A marker global still
 /// in use gets a weak definition so that the module links.
 fn clean_up_api_symbols(m: LLVMModuleRef) {
-    let mut g = unsafe { LLVMGetFirstGlobal(m) };
-    while !g.is_null() {
-        let next = unsafe { LLVMGetNextGlobal(g) };
-        let gv = Value(g);
+    for gv in globals(m) {
         if Marker::is_marker_global(&gv.name()) {
             remove_dead_users(gv);
             if gv.is_declaration() {
                 if gv.has_uses() {
-                    unsafe {
-                        LLVMSetInitializer(g, LLVMConstNull(LLVMGlobalGetValueType(g)));
-                        LLVMSetLinkage(g, LLVMLinkage::LLVMWeakAnyLinkage);
-                    }
+                    gv.define_weak_zero();
                 } else {
-                    unsafe { LLVMDeleteGlobal(g) };
+                    gv.delete_global();
                 }
             }
         }
-        g = next;
     }
     for f in functions(m) {
         if f.is_declaration() && !f.has_uses() && EntryPoint::from_callee(&f.name()).is_some() {
@@ -402,10 +377,8 @@ fn leftover_api_references(m: LLVMModuleRef) -> Vec<Diagnostic> {
     for f in functions(m) {
         report(f);
     }
-    let mut g = unsafe { LLVMGetFirstGlobal(m) };
-    while !g.is_null() {
-        report(Value(g));
-        g = unsafe { LLVMGetNextGlobal(g) };
+    for g in globals(m) {
+        report(g);
     }
     out
 }
@@ -434,32 +407,5 @@ fn remove_dead_users(v: Value) {
                 u.erase();
             }
         }
-    }
-}
-
-fn functions(m: LLVMModuleRef) -> Vec<Value> {
-    let mut out = Vec::new();
-    let mut f = unsafe { LLVMGetFirstFunction(m) };
-    while !f.is_null() {
-        out.push(Value(f));
-        f = unsafe { LLVMGetNextFunction(f) };
-    }
-    out
-}
-
-fn verify(m: LLVMModuleRef) -> Result<(), String> {
-    let mut msg = std::ptr::null_mut();
-    let failed = unsafe {
-        LLVMVerifyModule(
-            m,
-            LLVMVerifierFailureAction::LLVMReturnStatusAction,
-            &mut msg,
-        )
-    };
-    let text = crate::ir::take_message(msg);
-    if failed != 0 {
-        Err(text)
-    } else {
-        Ok(())
     }
 }

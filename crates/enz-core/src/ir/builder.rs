@@ -26,11 +26,6 @@ impl Builder {
         }
     }
 
-    /// The raw builder, for the few C calls without a helper here.
-    pub(crate) fn raw(&self) -> LLVMBuilderRef {
-        self.raw
-    }
-
     pub(crate) fn ctx(&self) -> LLVMContextRef {
         self.ctx
     }
@@ -273,6 +268,11 @@ impl Builder {
             return v;
         }
         Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 0, c"".as_ptr()) })
+    }
+
+    /// An integer width change that sign-extends when it widens.
+    pub(crate) fn signed_int_cast(&self, v: Value, to: Ty) -> Value {
+        Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })
     }
 
     pub(crate) fn sub(&self, a: Value, b: Value) -> Value {

@@ -7,6 +7,7 @@
 mod builder;
 mod clone;
 mod module;
+mod passes;
 mod process;
 mod target;
 mod types;
@@ -14,7 +15,11 @@ mod value;
 
 pub(crate) use builder::Builder;
 pub(crate) use clone::{clone_body, ValueMap};
-pub(crate) use module::{add_internal_function, add_internal_global, named_function, named_global};
+pub(crate) use module::{
+    add_internal_function, add_internal_global, functions, globals, module_context, named_function,
+    named_global, verify_module,
+};
+pub(crate) use passes::{run_function_passes, run_module_passes};
 pub use process::{install_fatal_error_handler, limit_address_space};
 pub(crate) use target::{is_little_endian, module_triple, triple_is_known};
 pub(crate) use types::{Ty, TyKind};

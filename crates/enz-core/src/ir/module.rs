@@ -6,12 +6,63 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMLinkage;
 
+/// The context `module` lives in.
+pub(crate) fn module_context(module: LLVMModuleRef) -> llvm_sys::prelude::LLVMContextRef {
+    // SAFETY: `module` is valid.
+    unsafe { LLVMGetModuleContext(module) }
+}
+
 /// The function named `name` in `module`, if any.
 pub(crate) fn named_function(module: LLVMModuleRef, name: &str) -> Option<Value> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
     let f = unsafe { LLVMGetNamedFunction(module, c.as_ptr()) };
     (!f.is_null()).then_some(Value(f))
+}
+
+/// The functions of `module`, in order (a snapshot: safe to delete from).
+pub(crate) fn functions(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    // SAFETY: walks the module's own function list.
+    let mut f = unsafe { LLVMGetFirstFunction(module) };
+    while !f.is_null() {
+        out.push(Value(f));
+        f = unsafe { LLVMGetNextFunction(f) };
+    }
+    out
+}
+
+/// The global variables of `module`, in order (a snapshot: safe to
+/// delete from).
+pub(crate) fn globals(module: LLVMModuleRef) -> Vec<Value> {
+    let mut out = Vec::new();
+    // SAFETY: walks the module's own global list.
+    let mut g = unsafe { LLVMGetFirstGlobal(module) };
+    while !g.is_null() {
+        out.push(Value(g));
+        g = unsafe { LLVMGetNextGlobal(g) };
+    }
+    out
+}
+
+/// Runs the verifier on `module`; its message when it fails.
+pub(crate) fn verify_module(module: LLVMModuleRef) -> Result<(), String> {
+    use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
+    let mut msg = std::ptr::null_mut();
+    // SAFETY: verification only reads the module; the message is ours.
+    let failed = unsafe {
+        LLVMVerifyModule(
+            module,
+            LLVMVerifierFailureAction::LLVMReturnStatusAction,
+            &mut msg,
+        )
+    };
+    let text = super::take_message(msg);
+    if failed != 0 {
+        Err(text)
+    } else {
+        Ok(())
+    }
 }
 
 /// The global variable named `name` in `module`, if any.
@@ -86,10 +137,130 @@ impl Value {
         }
     }
 
+    /// Copies function attributes: string attributes always, enum attributes
+    /// whose name `keep_enum` accepts.
+    pub(crate) fn copy_function_attributes_to(self, to: Value, keep_enum: impl Fn(&str) -> bool) {
+        let from = self;
+        const ENUMS: &[&str] = &[
+            "optnone",
+            "noinline",
+            "alwaysinline",
+            "nounwind",
+            "uwtable",
+            "memory",
+            "readonly",
+            "readnone",
+            "writeonly",
+            "willreturn",
+            "nofree",
+            "nosync",
+            "norecurse",
+            "speculatable",
+            "mustprogress",
+            "noreturn",
+            "cold",
+            "hot",
+            "minsize",
+            "optsize",
+            "nocallback",
+            "convergent",
+        ];
+        let idx = llvm_sys::LLVMAttributeFunctionIndex;
+        let n = unsafe { LLVMGetAttributeCountAtIndex(from.0, idx) } as usize;
+        let mut attrs = vec![std::ptr::null_mut(); n];
+        unsafe { LLVMGetAttributesAtIndex(from.0, idx, attrs.as_mut_ptr()) };
+        for a in attrs {
+            let keep = unsafe {
+                if LLVMIsEnumAttribute(a) != 0 {
+                    let kind = LLVMGetEnumAttributeKind(a);
+                    let name = ENUMS.iter().find(|s| {
+                        LLVMGetEnumAttributeKindForName(s.as_ptr() as *const _, s.len()) == kind
+                    });
+                    name.is_some_and(|s| keep_enum(s))
+                } else {
+                    LLVMIsStringAttribute(a) != 0
+                }
+            };
+            if keep {
+                unsafe { LLVMAddAttributeAtIndex(to.0, idx, a) };
+            }
+        }
+    }
+
+    /// Adds the enum attribute `name` to a call site's function attributes.
+    pub(crate) fn add_call_site_attribute(self, name: &str) {
+        // SAFETY: `self` is a call; the attribute is created in its context.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            let attr = LLVMCreateEnumAttribute(self.context(), kind, 0);
+            LLVMAddCallSiteAttribute(self.0, llvm_sys::LLVMAttributeFunctionIndex, attr);
+        }
+    }
+
+    /// A global variable's initializer (`None` for a declaration).
+    pub(crate) fn initializer(self) -> Option<Value> {
+        // SAFETY: `self` is a global variable.
+        let init = unsafe { LLVMGetInitializer(self.0) };
+        (!init.is_null()).then_some(Value(init))
+    }
+
+    /// Turns a declared global into a weak definition initialised to zero
+    /// (so that a module still using it links).
+    pub(crate) fn define_weak_zero(self) {
+        // SAFETY: `self` is a global variable.
+        unsafe {
+            LLVMSetInitializer(self.0, LLVMConstNull(LLVMGlobalGetValueType(self.0)));
+            LLVMSetLinkage(self.0, LLVMLinkage::LLVMWeakAnyLinkage);
+        }
+    }
+
+    /// Deletes a global variable (it must have no uses).
+    pub(crate) fn delete_global(self) {
+        // SAFETY: `self` is an unused global variable.
+        unsafe { LLVMDeleteGlobal(self.0) }
+    }
+
     /// The address space of a global's pointer.
     pub(crate) fn global_address_space(self) -> u32 {
         // SAFETY: `self` is a global value (a pointer).
         unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(self.0)) }
+    }
+
+    /// For a constant expression `addrspacecast`, `bitcast` or
+    /// `getelementptr` of some base: the same expression on `base`
+    /// instead; `None` for anything else.
+    pub(crate) fn rebase_constant_expr(self, base: Value) -> Option<Value> {
+        use llvm_sys::LLVMOpcode::*;
+        // SAFETY: `self` is checked to be a constant expression; the new
+        // constant is built from its own operands and types.
+        unsafe {
+            if LLVMIsAConstantExpr(self.0).is_null() {
+                return None;
+            }
+            let ty = LLVMTypeOf(self.0);
+            Some(Value(match LLVMGetConstOpcode(self.0) {
+                LLVMAddrSpaceCast => LLVMConstAddrSpaceCast(base.0, ty),
+                LLVMBitCast => LLVMConstBitCast(base.0, ty),
+                LLVMGetElementPtr => {
+                    let mut idx: Vec<_> = (1..self.num_operands())
+                        .map(|k| self.operand(k).0)
+                        .collect();
+                    LLVMConstInBoundsGEP2(
+                        LLVMGetGEPSourceElementType(self.0),
+                        base.0,
+                        idx.as_mut_ptr(),
+                        idx.len() as u32,
+                    )
+                }
+                _ => return None,
+            }))
+        }
+    }
+
+    /// Whether this is a constant expression.
+    pub(crate) fn is_constant_expr(self) -> bool {
+        // SAFETY: a type query on a valid value.
+        !unsafe { LLVMIsAConstantExpr(self.0) }.is_null()
     }
 
     /// The alignment recorded on a global (0: none).
@@ -110,6 +281,29 @@ impl Block {
 }
 
 impl Ty {
+    /// ABI size in bytes under `module`'s data layout (any sized type).
+    pub(crate) fn abi_size(self, module: LLVMModuleRef) -> u64 {
+        // SAFETY: the module's own data layout, a sized type.
+        unsafe {
+            llvm_sys::target::LLVMABISizeOfType(
+                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                self.0,
+            )
+        }
+    }
+
+    /// Byte offset of field `k` of this struct type under `module`'s layout.
+    pub(crate) fn offset_of(self, module: LLVMModuleRef, k: u32) -> u64 {
+        // SAFETY: the module's own data layout, a struct type with field k.
+        unsafe {
+            llvm_sys::target::LLVMOffsetOfElement(
+                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                self.0,
+                k,
+            )
+        }
+    }
+
     /// `[n x self]`.
     pub(crate) fn array(self, n: u64) -> Ty {
         // SAFETY: an array type of a valid element type.

@@ -11,11 +11,10 @@
 mod sanitize;
 
 use crate::diag::Diagnostic;
-use crate::ir::{clone_body, cstr, Value, ValueMap};
+use crate::ir::{
+    add_internal_function, clone_body, run_function_passes, run_module_passes, Value, ValueMap,
+};
 use crate::names::{EntryPoint, MathFn};
-use llvm_sys::core::*;
-use llvm_sys::transforms::pass_builder::*;
-use llvm_sys::LLVMLinkage;
 use std::collections::HashSet;
 
 /// The function-local clean-up pipeline run on the clone. `instcombine`
@@ -46,9 +45,11 @@ pub(crate) fn preprocess(
         ))
     };
     let module = func.global_parent();
-    let name = cstr(&format!("preprocess_{}", func.name()));
-    let clone = Value(unsafe { LLVMAddFunction(module, name.as_ptr(), func.function_type().0) });
-    unsafe { LLVMSetLinkage(clone.0, LLVMLinkage::LLVMInternalLinkage) };
+    let clone = add_internal_function(
+        module,
+        &format!("preprocess_{}", func.name()),
+        func.function_type(),
+    );
     copy_function_attributes(func, clone);
     let mut map = ValueMap::default();
     for (p, q) in func.params().into_iter().zip(clone.params()) {
@@ -72,7 +73,7 @@ pub(crate) fn preprocess(
 /// Copies function attributes (target-cpu, target-features, ...) except the
 /// ones that would stop optimisation.
 fn copy_function_attributes(from: Value, to: Value) {
-    copy_attributes_where(from, to, |name| {
+    from.copy_function_attributes_to(to, |name| {
         !matches!(name, "optnone" | "noinline" | "alwaysinline")
     });
 }
@@ -82,66 +83,13 @@ fn copy_function_attributes(from: Value, to: Value) {
 /// attributes that stay true of code that also writes shadow memory,
 /// allocates and frees (`nounwind`, `uwtable`).
 pub(crate) fn copy_derivative_attributes(from: Value, to: Value) {
-    copy_attributes_where(from, to, |name| matches!(name, "nounwind" | "uwtable"));
-}
-
-/// Copies function attributes: string attributes always, enum attributes
-/// whose name `keep_enum` accepts.
-fn copy_attributes_where(from: Value, to: Value, keep_enum: impl Fn(&str) -> bool) {
-    const ENUMS: &[&str] = &[
-        "optnone",
-        "noinline",
-        "alwaysinline",
-        "nounwind",
-        "uwtable",
-        "memory",
-        "readonly",
-        "readnone",
-        "writeonly",
-        "willreturn",
-        "nofree",
-        "nosync",
-        "norecurse",
-        "speculatable",
-        "mustprogress",
-        "noreturn",
-        "cold",
-        "hot",
-        "minsize",
-        "optsize",
-        "nocallback",
-        "convergent",
-    ];
-    let idx = llvm_sys::LLVMAttributeFunctionIndex;
-    let n = unsafe { LLVMGetAttributeCountAtIndex(from.0, idx) } as usize;
-    let mut attrs = vec![std::ptr::null_mut(); n];
-    unsafe { LLVMGetAttributesAtIndex(from.0, idx, attrs.as_mut_ptr()) };
-    for a in attrs {
-        let keep = unsafe {
-            if LLVMIsEnumAttribute(a) != 0 {
-                let kind = LLVMGetEnumAttributeKind(a);
-                let name = ENUMS.iter().find(|s| {
-                    LLVMGetEnumAttributeKindForName(s.as_ptr() as *const _, s.len()) == kind
-                });
-                name.is_some_and(|s| keep_enum(s))
-            } else {
-                LLVMIsStringAttribute(a) != 0
-            }
-        };
-        if keep {
-            unsafe { LLVMAddAttributeAtIndex(to.0, idx, a) };
-        }
-    }
+    from.copy_function_attributes_to(to, |name| matches!(name, "nounwind" | "uwtable"));
 }
 
 /// Inlines, level by level, calls from `func` to functions defined in the
 /// module (not math functions, not entry points, not recursive ones, not
 /// those in `keep_calls_to`: the user's inactive functions).
 fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), String> {
-    let ctx = func.context();
-    let kind =
-        unsafe { LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), "alwaysinline".len()) };
-    let attr = unsafe { LLVMCreateEnumAttribute(ctx, kind, 0) };
     for _ in 0..INLINE_ROUNDS {
         let mut marked = false;
         for b in func.blocks() {
@@ -160,9 +108,7 @@ fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), Strin
                 {
                     continue;
                 }
-                unsafe {
-                    LLVMAddCallSiteAttribute(i.0, llvm_sys::LLVMAttributeFunctionIndex, attr)
-                };
+                i.add_call_site_attribute("alwaysinline");
                 marked = true;
             }
         }
@@ -194,39 +140,4 @@ fn is_recursive(f: Value) -> bool {
         }
     }
     false
-}
-
-/// Runs a function pass pipeline on one function.
-pub(crate) fn run_function_passes(func: Value, pipeline: &str) -> Result<(), String> {
-    let p = cstr(pipeline);
-    unsafe {
-        let opts = LLVMCreatePassBuilderOptions();
-        let err = LLVMRunPassesOnFunction(func.0, p.as_ptr(), std::ptr::null_mut(), opts);
-        LLVMDisposePassBuilderOptions(opts);
-        check_error(err)
-    }
-}
-
-/// Runs a module pass pipeline.
-pub(crate) fn run_module_passes(
-    module: llvm_sys::prelude::LLVMModuleRef,
-    pipeline: &str,
-) -> Result<(), String> {
-    let p = cstr(pipeline);
-    unsafe {
-        let opts = LLVMCreatePassBuilderOptions();
-        let err = LLVMRunPasses(module, p.as_ptr(), std::ptr::null_mut(), opts);
-        LLVMDisposePassBuilderOptions(opts);
-        check_error(err)
-    }
-}
-
-unsafe fn check_error(err: llvm_sys::error::LLVMErrorRef) -> Result<(), String> {
-    if err.is_null() {
-        return Ok(());
-    }
-    let msg = llvm_sys::error::LLVMGetErrorMessage(err);
-    let s = std::ffi::CStr::from_ptr(msg).to_string_lossy().into_owned();
-    llvm_sys::error::LLVMDisposeErrorMessage(msg);
-    Err(s)
 }

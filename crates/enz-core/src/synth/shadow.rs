@@ -223,30 +223,12 @@ pub(crate) fn position_at_top(b: &Builder, blk: Block) {
 /// The shadow of a constant pointer: a global's shadow global, through
 /// constant casts and GEPs.
 fn shadow_constant(c: Value, registry: &mut Registry) -> Option<Value> {
-    use llvm_sys::core::*;
     if c.is_global_variable() {
         return Some(registry.shadow_global(c));
     }
-    if unsafe { LLVMIsAConstantExpr(c.0) }.is_null() {
+    if !c.is_constant_expr() {
         return None;
     }
     let base = shadow_constant(c.operand(0), registry)?;
-    let ty = c.ty();
-    let v = match unsafe { LLVMGetConstOpcode(c.0) } {
-        LLVMOpcode::LLVMAddrSpaceCast => unsafe { LLVMConstAddrSpaceCast(base.0, ty.0) },
-        LLVMOpcode::LLVMBitCast => unsafe { LLVMConstBitCast(base.0, ty.0) },
-        LLVMOpcode::LLVMGetElementPtr => {
-            let mut idx: Vec<_> = (1..c.num_operands()).map(|k| c.operand(k).0).collect();
-            unsafe {
-                LLVMConstInBoundsGEP2(
-                    LLVMGetGEPSourceElementType(c.0),
-                    base.0,
-                    idx.as_mut_ptr(),
-                    idx.len() as u32,
-                )
-            }
-        }
-        _ => return None,
-    };
-    Some(Value(v))
+    c.rebase_constant_expr(base)
 }
