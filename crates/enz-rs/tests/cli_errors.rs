@@ -434,24 +434,35 @@ fn closed_pipes_do_not_panic() {
     assert_eq!(status.code(), Some(0), "printed analysis, stdout closed");
 }
 
-/// A float passed inside an integer argument (`struct { float; int }` by
-/// value) to a call enz-rs does not inline: refused, where the gradient
-/// used to be silently 0.
+/// A float passed inside an integer argument, or returned inside an
+/// integer (`struct { float; int }` by value), across a call enz-rs does
+/// not inline: refused, where the gradient used to be silently 0.
 #[test]
-fn float_inside_integer_argument_is_refused() {
+fn floats_inside_integers_across_calls_are_refused() {
     let dir = tmpdir();
-    let out = dir.path().join("out.bc");
-    let res = enz_rs(&[
-        inputs().join("float_in_integer_argument.ll").as_os_str(),
-        "--no-inline".as_ref(),
-        "-o".as_ref(),
-        out.as_os_str(),
-    ]);
-    let stderr = String::from_utf8_lossy(&res.stderr);
-    assert_eq!(res.status.code(), Some(1), "{stderr}");
-    assert!(!out.exists());
-    assert!(
-        stderr.contains("inside an integer") && stderr.contains("i64"),
-        "{stderr}"
-    );
+    for (name, says) in [
+        (
+            "float_in_integer_argument.ll",
+            "argument 0 of this call carries",
+        ),
+        (
+            "float_in_integer_return.ll",
+            "returns floating-point values inside",
+        ),
+    ] {
+        let out = dir.path().join(format!("{name}.out.bc"));
+        let res = enz_rs(&[
+            inputs().join(name).as_os_str(),
+            "--no-inline".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(1), "{name}: {stderr}");
+        assert!(!out.exists(), "{name}");
+        assert!(
+            stderr.contains(says) && stderr.contains("i64"),
+            "{name}: {stderr}"
+        );
+    }
 }

@@ -73,13 +73,44 @@ pub(crate) fn float_carried_in_integer(
     None
 }
 
+/// Whether floating-point values are taken out of the integer `v`
+/// (`bitcast` of `v`, or of a `trunc`/`lshr` of it, to a float type).
+fn floats_taken_out_of(v: crate::ir::Value) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((x, depth)) = stack.pop() {
+        for u in x.users() {
+            match u.opcode() {
+                Some(LLVMBitCast) if u.ty().is_fp_or_fp_vector() => return true,
+                Some(LLVMTrunc | LLVMLShr) if depth < 4 && u.operand(0) == x => {
+                    stack.push((u, depth + 1))
+                }
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 /// Refuses a differentiated call passing a varied float inside an integer
-/// argument (see [`float_carried_in_integer`]).
+/// argument (see [`float_carried_in_integer`]), or returning floats inside
+/// an integer (`struct { float x; int k; }` returned by value).
 pub(crate) fn check_integer_arguments(
     call: crate::ir::Value,
     act: &crate::analysis::activity::Activity,
     in_function: &str,
 ) -> Option<Diagnostic> {
+    if call.ty().is_integer() && floats_taken_out_of(call) {
+        return Some(
+            Diagnostic::new(format!(
+                "this call returns floating-point values inside an integer (`{}`), which enz-rs cannot differentiate through",
+                call.ty()
+            ))
+            .in_function(in_function)
+            .at(call)
+            .help("let enz-rs inline the call (drop --no-inline), or return the floating-point fields through a pointer"),
+        );
+    }
     (0..call.call_num_args()).find_map(|k| {
         let a = call.operand(k);
         if !a.ty().is_integer() {
