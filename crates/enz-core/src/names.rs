@@ -368,8 +368,12 @@ pub(crate) enum MemFn {
     Malloc,
     Calloc,
     Realloc,
+    /// `aligned_alloc(align, size)`, `memalign(align, size)`.
+    AlignedAlloc,
+    /// `valloc(size)`, `pvalloc(size)`.
+    Valloc,
     Free,
-    /// C++ `operator new` / `new[]`.
+    /// C++ `operator new` / `new[]` (also aligned and `nothrow`).
     New,
     /// C++ `operator delete` / `delete[]`.
     Delete,
@@ -385,9 +389,23 @@ impl MemFn {
             "malloc" => MemFn::Malloc,
             "calloc" => MemFn::Calloc,
             "realloc" => MemFn::Realloc,
+            "aligned_alloc" | "memalign" => MemFn::AlignedAlloc,
+            "valloc" | "pvalloc" => MemFn::Valloc,
             "free" => MemFn::Free,
-            "_Znwm" | "_Znam" => MemFn::New,
-            "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm" => MemFn::Delete,
+            "_Znwm"
+            | "_Znam"
+            | "_ZnwmSt11align_val_t"
+            | "_ZnamSt11align_val_t"
+            | "_ZnwmRKSt9nothrow_t"
+            | "_ZnamRKSt9nothrow_t" => MemFn::New,
+            "_ZdlPv"
+            | "_ZdaPv"
+            | "_ZdlPvm"
+            | "_ZdaPvm"
+            | "_ZdlPvSt11align_val_t"
+            | "_ZdaPvSt11align_val_t"
+            | "_ZdlPvmSt11align_val_t"
+            | "_ZdaPvmSt11align_val_t" => MemFn::Delete,
             "memcpy" => MemFn::Memcpy,
             "memmove" => MemFn::Memmove,
             "memset" => MemFn::Memset,
@@ -404,6 +422,8 @@ impl MemFn {
             MemFn::Malloc | MemFn::New => "malloc",
             MemFn::Calloc => "calloc",
             MemFn::Realloc => "realloc",
+            MemFn::AlignedAlloc => "aligned_alloc",
+            MemFn::Valloc => "valloc",
             MemFn::Free | MemFn::Delete => "free",
             MemFn::Memcpy => "memcpy",
             MemFn::Memmove => "memmove",
@@ -415,8 +435,23 @@ impl MemFn {
     pub(crate) fn allocates(self) -> bool {
         matches!(
             self,
-            MemFn::Malloc | MemFn::Calloc | MemFn::Realloc | MemFn::New
+            MemFn::Malloc
+                | MemFn::Calloc
+                | MemFn::Realloc
+                | MemFn::AlignedAlloc
+                | MemFn::Valloc
+                | MemFn::New
         )
+    }
+
+    /// For an allocation that takes its size in bytes as one argument
+    /// (not `calloc`), that argument's index.
+    pub(crate) fn size_argument(self) -> Option<u32> {
+        match self {
+            MemFn::Malloc | MemFn::Valloc | MemFn::New => Some(0),
+            MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
+            _ => None,
+        }
     }
 
     /// Whether it releases its pointer argument.

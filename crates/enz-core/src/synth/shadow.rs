@@ -197,8 +197,8 @@ impl ShadowMap {
                 } else {
                     let s = gi.clone_instruction();
                     fb.insert(s);
-                    if mem != Some(MemFn::Calloc) {
-                        let bytes = fb.int_cast(gi.operand(0), i64t);
+                    if let Some(k) = mem.and_then(MemFn::size_argument) {
+                        let bytes = fb.int_cast(gi.operand(k), i64t);
                         fb.memset_zero(s, bytes);
                     }
                     s
