@@ -4,20 +4,8 @@
 use crate::diag::Diagnostic;
 use crate::ir::Value;
 use crate::names::{EntryPoint, Marker};
+pub(crate) use crate::signature::ArgActivity;
 use llvm_sys::LLVMOpcode;
-
-/// How one parameter takes part in differentiation.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum ArgActivity {
-    /// No derivative.
-    Const,
-    /// A floating input whose adjoint is returned.
-    Out,
-    /// A pointer whose shadow is passed next.
-    Dup,
-    /// Like `Dup`, and the primal result is not needed.
-    DupNoNeed,
-}
 
 /// One parameter's values at a call site.
 #[derive(Clone, Debug)]

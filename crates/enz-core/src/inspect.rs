@@ -1,7 +1,8 @@
 //! Printing what the analyses conclude about one function, for
-//! `enz-rs --print-type-analysis FN` and `--print-activity FN`.
+//! `enz-rs --print-type-analysis FN` and `--print-activity FN`, and the
+//! canonical derivative ABI of a function, for `--print-abi FN`.
 //!
-//! Both run on the preprocessed clone of the function (what synthesis
+//! The analyses run on the preprocessed clone of the function (what synthesis
 //! sees), which is deleted afterwards: the module is left unchanged.
 
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
@@ -121,4 +122,60 @@ fn describe(act: &Activity, v: Value) -> &'static str {
     } else {
         "inactive"
     }
+}
+
+/// The canonical derivative signatures of function `name` (see
+/// `signature.rs`): what each function of its combined, split and forward
+/// derivatives takes and returns when every activity follows from the type.
+pub fn print_abi(module: &inkwell::module::Module, name: &str) -> Result<String, Diagnostic> {
+    use crate::signature::{Field, Kind, Mode, Param, Request};
+    let Some(func) = crate::ir::named_function(module.as_mut_ptr(), name) else {
+        return Err(Diagnostic::new(format!(
+            "no function named `{name}` in the module"
+        )));
+    };
+    let mut s = format!(
+        "canonical derivative ABI of `{name}`: {}\n",
+        func.function_type()
+    );
+    let kinds = [
+        (Mode::Combined, Kind::Gradient, "diffe"),
+        (Mode::Split, Kind::Augmented, "augmented"),
+        (Mode::Split, Kind::Reverse, "reverse"),
+        (
+            Mode::Forward { width: 1 },
+            Kind::Forward { width: 1 },
+            "fwddiffe",
+        ),
+    ];
+    for (mode, kind, prefix) in kinds {
+        let sig = Request::canonical(func, mode).signature(kind);
+        let ps: Vec<String> = sig
+            .params()
+            .iter()
+            .map(|(p, t)| match p {
+                Param::Primal(k) => format!("{t} p{k}"),
+                Param::Shadow { of, .. } => format!("{t} d_p{of}"),
+                Param::ReturnAdjoint => format!("{t} d_ret"),
+                Param::Tape => format!("{t} tape"),
+            })
+            .collect();
+        let fs: Vec<String> = sig
+            .fields()
+            .iter()
+            .map(|(f, t)| match f {
+                Field::Tape => format!("{t} tape"),
+                Field::Return => format!("{t} ret"),
+                Field::ReturnShadow { .. } => format!("{t} d_ret"),
+                Field::Adjoint(k) => format!("{t} d_p{k}"),
+            })
+            .collect();
+        let ret = if fs.is_empty() {
+            "void".to_string()
+        } else {
+            format!("{{ {} }}", fs.join(", "))
+        };
+        let _ = writeln!(s, "  {prefix}_{name}({}) -> {ret}", ps.join(", "));
+    }
+    Ok(s)
 }

@@ -36,13 +36,15 @@ mod pipeline;
 #[forbid(unsafe_code)]
 mod preprocess;
 #[forbid(unsafe_code)]
+mod signature;
+#[forbid(unsafe_code)]
 mod synth;
 #[forbid(unsafe_code)]
 mod timing;
 
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
-pub use inspect::{print_activity, print_type_analysis};
+pub use inspect::{print_abi, print_activity, print_type_analysis};
 pub use ir::{install_fatal_error_handler, limit_address_space};
 pub use pipeline::{differentiate_module, Options, Report};
 pub use timing::Timings;

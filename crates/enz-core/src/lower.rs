@@ -10,23 +10,21 @@
 //! | `__enzyme_reverse`     | `reverse_f` (split reverse)     | adjoints of `out` params    |
 
 use crate::abi;
-use crate::callsite::{ArgActivity, CallSite};
+use crate::callsite::CallSite;
 use crate::diag::Diagnostic;
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::names::EntryPoint;
+use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
 use crate::synth::forward::{synthesize_forward, ForwardRequest};
-use crate::synth::registry::{FwdKey, Registry, SplitKey};
-use crate::synth::reverse::{
-    adjoint_return_type, new_function, shadowed_params, synthesize, Derivative, GradientRequest,
-    Mode,
-};
+use crate::synth::registry::Registry;
+use crate::synth::reverse::{self, new_function, synthesize, Derivative, GradientRequest};
 use std::collections::HashMap;
 
 /// A size operand to set once the tape of `key` is known.
 struct TapePatch {
     inst: Value,
     operand: u32,
-    key: SplitKey,
+    key: Request,
     /// The caller's buffer size, when the tape goes to a caller buffer.
     allocated: Option<Value>,
 }
@@ -34,8 +32,8 @@ struct TapePatch {
 /// State of the lowering of one module's call sites.
 #[derive(Default)]
 pub(crate) struct Lowering {
-    gradients: HashMap<(Value, Vec<ArgActivity>), Value>,
-    tape_sizes: HashMap<SplitKey, u64>,
+    gradients: HashMap<Request, Value>,
+    tape_sizes: HashMap<Request, u64>,
     /// Forward derivatives called from `__enzyme_fwddiff` sites.
     forwards: Vec<Value>,
     patches: Vec<TapePatch>,
@@ -70,69 +68,61 @@ impl Lowering {
         }
         match cs.entry {
             EntryPoint::Autodiff => {
-                let g = self.gradient_for(cs, registry)?;
+                let req = request(cs, Mode::Combined);
+                let g = self.gradient_for(cs, &req, registry)?;
                 let b = builder_at(cs.call);
-                let args = call_args(&b, cs);
+                let sig = req.signature(Kind::Gradient);
+                let args = call_args(&b, cs, &sig);
                 let call = b.call(g.function_type(), g, &args);
                 call.copy_debug_loc(cs.call);
-                let outs = fields(&b, call, 0);
+                let outs = fields(&b, call, &sig, |f| matches!(f, Field::Adjoint(_)));
                 finish_call(&b, cs, &outs)
             }
             EntryPoint::FwdDiff => {
-                let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
-                let key = FwdKey {
-                    function: cs.function,
-                    args: acts,
-                    width: cs.width,
-                };
-                let f = registry.forward(&key).map_err(|d| vec![d.at(cs.call)])?;
+                let width = cs.width;
+                let req = request(cs, Mode::Forward { width });
+                let f = registry.forward(&req).map_err(|d| vec![d.at(cs.call)])?;
                 if !self.forwards.contains(&f) {
                     self.forwards.push(f);
                 }
                 let b = builder_at(cs.call);
-                let args = call_args(&b, cs);
+                let sig = req.signature(Kind::Forward { width });
+                let args = call_args(&b, cs, &sig);
                 let call = b.call(f.function_type(), f, &args);
                 call.copy_debug_loc(cs.call);
-                // {primal, tangents...}: the call returns the tangents.
+                // The call returns the tangents of a floating return (a
+                // pointer's shadows are not returned).
                 let ret = cs.function.function_type().return_type();
-                let outs = if ret.carries_float() {
-                    fields(&b, call, 1)
-                } else {
-                    Vec::new()
-                };
+                let outs = fields(&b, call, &sig, |f| {
+                    matches!(f, Field::ReturnShadow { .. }) && ret.carries_float()
+                });
                 finish_call(&b, cs, &outs)
             }
             EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, registry),
         }
     }
 
-    /// The gradient (combined reverse mode), once per (function, activity).
+    /// The gradient (combined reverse mode), once per request.
     fn gradient_for(
         &mut self,
         cs: &CallSite,
+        key: &Request,
         registry: &mut Registry,
     ) -> Result<Value, Vec<Diagnostic>> {
         let name = cs.function.name();
-        let acts: Vec<ArgActivity> = cs.args.iter().map(|a| a.activity).collect();
-        let key = (cs.function, acts.clone());
-        if let Some(g) = self.gradients.get(&key) {
+        if let Some(g) = self.gradients.get(key) {
             return Ok(*g);
         }
         let prep = registry.prep(cs.function).map_err(|d| vec![d])?;
-        let ret_active = cs.function.function_type().return_type().is_fp_scalar();
-        let fty = Ty::function(
-            adjoint_return_type(prep, &acts),
-            &shadowed_params(prep, &acts),
-            false,
-        );
+        let fty = key.signature(Kind::Gradient).function_type();
         let g = new_function(prep, &format!("diffe_{name}"), fty);
         let req = GradientRequest {
             prep,
             name: &name,
-            args: &acts,
-            ret_active,
-            ret_shadowed: false,
-            mode: Mode::Combined,
+            args: &key.args,
+            ret_active: key.ret_active,
+            ret_shadowed: key.ret_shadowed,
+            mode: reverse::Mode::Combined,
         };
         let fns = Derivative {
             forward: g,
@@ -143,7 +133,7 @@ impl Lowering {
             return Err(d);
         }
         self.made += 1;
-        self.gradients.insert(key, g);
+        self.gradients.insert(key.clone(), g);
         Ok(g)
     }
 
@@ -153,12 +143,7 @@ impl Lowering {
         registry: &mut Registry,
     ) -> Result<(), Vec<Diagnostic>> {
         let ret = cs.function.function_type().return_type();
-        let key = SplitKey {
-            function: cs.function,
-            args: cs.args.iter().map(|a| a.activity).collect(),
-            ret_active: ret.is_fp_scalar(),
-            ret_shadowed: false,
-        };
+        let key = request(cs, Mode::Split);
         let fns = registry.split(&key).map_err(|d| vec![d.at(cs.call)])?;
         let err = |m: &str| {
             vec![Diagnostic::new(m.to_string())
@@ -166,13 +151,23 @@ impl Lowering {
                 .at(cs.call)]
         };
         let b = builder_at(cs.call);
-        let mut args = call_args(&b, cs);
+        let kind = if cs.entry == EntryPoint::AugmentFwd {
+            Kind::Augmented
+        } else {
+            Kind::Reverse
+        };
+        let sig = key.signature(kind);
+        let mut args = call_args(&b, cs, &sig);
         let i64t = Ty::int(b.ctx(), 64);
         let placeholder = || b.const_int(i64t, 0);
         if cs.entry == EntryPoint::AugmentFwd {
             let call = b.call(fns.forward.function_type(), fns.forward, &args);
             call.copy_debug_loc(cs.call);
-            let mut tape = b.extract_value(call, 0);
+            let field = |f: Field| {
+                sig.field_index(f)
+                    .expect("the augmented function returns it")
+            };
+            let mut tape = b.extract_value(call, field(Field::Tape));
             if let Some(buf) = cs.tape {
                 let copy = b.memcpy(buf, tape, placeholder());
                 self.patches.push(TapePatch {
@@ -186,7 +181,7 @@ impl Lowering {
             }
             let mut outs = vec![tape];
             if !ret.is_void() {
-                outs.push(b.extract_value(call, 1));
+                outs.push(b.extract_value(call, field(Field::Return)));
             }
             return finish_call(&b, cs, &outs);
         }
@@ -205,7 +200,11 @@ impl Lowering {
                     cs.function.name()
                 )));
             };
-            args.push(d);
+            args.insert(
+                sig.param_index(Param::ReturnAdjoint)
+                    .expect("a dret parameter"),
+                d,
+            );
         }
         let tape = match cs.tape {
             Some(buf) => {
@@ -235,10 +234,13 @@ impl Lowering {
                 if ret_active { "the return value's adjoint and" } else { "only" }
             )));
         }
-        args.push(tape);
+        args.insert(
+            sig.param_index(Param::Tape).expect("a tape parameter"),
+            tape,
+        );
         let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
         call.copy_debug_loc(cs.call);
-        let outs = fields(&b, call, 0);
+        let outs = fields(&b, call, &sig, |f| matches!(f, Field::Adjoint(_)));
         finish_call(&b, cs, &outs)
     }
 
@@ -258,7 +260,7 @@ impl Lowering {
                     args: &key.args,
                     ret_active: key.ret_active,
                     ret_shadowed: key.ret_shadowed,
-                    mode: Mode::Split,
+                    mode: reverse::Mode::Split,
                 };
                 match synthesize(&req, fns, registry) {
                     Ok(size) => {
@@ -270,11 +272,16 @@ impl Lowering {
             } else if let Some((key, f)) = registry.take_pending_forward() {
                 let name = key.function.name();
                 let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+                let Mode::Forward { width } = key.mode else {
+                    return Err(vec![Diagnostic::internal(
+                        "a pending forward derivative has a reverse-mode request",
+                    )]);
+                };
                 let req = ForwardRequest {
                     prep,
                     name: &name,
                     args: &key.args,
-                    width: key.width,
+                    width,
                 };
                 match synthesize_forward(&req, f, registry) {
                     Ok(()) => self.made += 1,
@@ -340,28 +347,42 @@ fn builder_at(call: Value) -> Builder {
     b
 }
 
-/// The derivative's arguments: each parameter's value converted to the
-/// parameter type, followed by its shadows or tangents.
-fn call_args(b: &Builder, cs: &CallSite) -> Vec<Value> {
+/// The derivative request a call site makes in `mode`.
+fn request(cs: &CallSite, mode: Mode) -> Request {
+    Request {
+        function: cs.function,
+        args: cs.args.iter().map(|a| a.activity).collect(),
+        ret_active: cs.function.function_type().return_type().is_fp_scalar(),
+        ret_shadowed: false,
+        mode,
+    }
+}
+
+/// The derivative's primal and shadow arguments, in the order of `sig`
+/// (its return adjoint and tape, which come last, are the caller's to
+/// insert): each value passed converted to the parameter's type.
+fn call_args(b: &Builder, cs: &CallSite, sig: &Signature) -> Vec<Value> {
     let mut args = Vec::new();
-    for (a, p) in cs.args.iter().zip(cs.function.params()) {
-        args.push(abi::convert_arg(b, a.value, p.ty()).unwrap_or(a.value));
-        for s in &a.shadows {
-            args.push(abi::convert_arg(b, *s, p.ty()).unwrap_or(*s));
-        }
+    for (param, ty) in sig.params() {
+        let v = match *param {
+            Param::Primal(k) => cs.args[k].value,
+            Param::Shadow { of, lane } => cs.args[of].shadows[lane as usize],
+            Param::ReturnAdjoint | Param::Tape => continue,
+        };
+        args.push(abi::convert_arg(b, v, *ty).unwrap_or(v));
     }
     args
 }
 
-/// The fields of a struct-returning call from `first` on (none for void).
-fn fields(b: &Builder, call: Value, first: u32) -> Vec<Value> {
-    let ty = call.ty();
-    if ty.kind() != TyKind::Struct {
-        return Vec::new();
+/// The fields of a call's returned struct that `wanted` selects, in order.
+fn fields(b: &Builder, call: Value, sig: &Signature, wanted: impl Fn(Field) -> bool) -> Vec<Value> {
+    let mut out = Vec::new();
+    for (k, (field, _)) in sig.fields().iter().enumerate() {
+        if wanted(*field) {
+            out.push(b.extract_value(call, k as u32));
+        }
     }
-    (first..ty.len() as u32)
-        .map(|k| b.extract_value(call, k))
-        .collect()
+    out
 }
 
 /// Packs `outs` into the call's declared return, replaces and erases it.

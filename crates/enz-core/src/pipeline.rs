@@ -10,7 +10,9 @@
 
 use crate::callsite::{self, CallSite};
 use crate::diag::Diagnostic;
-use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
+use crate::ir::{
+    functions, globals, run_module_passes, verify_module as verify, ScratchModule, Value,
+};
 use crate::lower::Lowering;
 use crate::names::{is_api_symbol, EntryPoint, Marker};
 use crate::synth::registry::{CustomRules, Registry};
@@ -31,6 +33,12 @@ pub struct Options {
     /// Print every function's IR to stderr after synthesis and clean-up,
     /// before verification (a debugging aid).
     pub trace_functions: bool,
+    /// Leave the module exactly as it was when differentiation fails: the
+    /// whole synthesis is first tried on a scratch copy, and the module is
+    /// changed only once that has succeeded (preprocessing and synthesis
+    /// then run twice). A caller that discards the module on error (the
+    /// CLI) turns this off.
+    pub keep_module_on_error: bool,
 }
 
 impl Default for Options {
@@ -40,6 +48,7 @@ impl Default for Options {
             opt_level: 2,
             inline: true,
             trace_functions: false,
+            keep_module_on_error: true,
         }
     }
 }
@@ -60,12 +69,29 @@ pub struct Report {
 }
 
 /// Differentiates every `__enzyme_*` call site of `module` in place.
-/// On error the module may be partly changed: callers must discard it.
+/// On error the module is left exactly as it was when
+/// [`Options::keep_module_on_error`] is set (the default); otherwise it may
+/// be partly changed, and the caller must discard it.
 pub fn differentiate_module(
     module: &inkwell::module::Module,
     opts: &Options,
 ) -> Result<Report, Vec<Diagnostic>> {
     let m = module.as_mut_ptr();
+    if opts.keep_module_on_error {
+        // Plan on a copy: everything up to verification, no optimisation.
+        let scratch = ScratchModule::copy_of(m);
+        let trial = Options {
+            opt_level: 0,
+            trace_functions: false,
+            ..opts.clone()
+        };
+        differentiate(scratch.module(), &trial)?;
+    }
+    differentiate(m, opts)
+}
+
+/// The pipeline on `m`, changing it as it goes.
+fn differentiate(m: LLVMModuleRef, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
     let triple = crate::ir::module_triple(m);
     if !triple.is_empty() && !crate::ir::triple_is_known(&triple) {
         return Err(vec![Diagnostic::new(format!(

@@ -20,8 +20,8 @@ use enz_core::inkwell::context::Context;
 use enz_core::inkwell::memory_buffer::MemoryBuffer;
 use enz_core::inkwell::module::Module;
 use enz_core::{
-    differentiate_module, print_activity, print_type_analysis, retarget_to_host, Diagnostic,
-    Options, Report,
+    differentiate_module, print_abi, print_activity, print_type_analysis, retarget_to_host,
+    Diagnostic, Options, Report,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ struct Cli {
 
     /// Output file.
     #[arg(short = 'o', long = "output", value_name = "OUT",
-          required_unless_present_any = ["print_type_analysis", "print_activity", "read_check"])]
+          required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "read_check"])]
     output: Option<PathBuf>,
 
     /// Print the type analysis of function FN (after preprocessing) and exit.
@@ -52,6 +52,12 @@ struct Cli {
     /// the default activities: floats active, pointers shadowed) and exit.
     #[arg(long = "print-activity", value_name = "FN")]
     print_activity: Option<String>,
+
+    /// Print the canonical derivative ABI of function FN (what its
+    /// derivatives take and return when activities follow from the types)
+    /// and exit.
+    #[arg(long = "print-abi", value_name = "FN")]
+    print_abi: Option<String>,
 
     /// Write textual IR instead of bitcode.
     #[arg(short = 'S')]
@@ -154,12 +160,17 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         opt_level: cli.opt_level,
         inline: !cli.no_inline,
         trace_functions: std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some(),
+        // The module is thrown away on error: no need to try on a copy.
+        keep_module_on_error: false,
     };
     if let Some(f) = &cli.print_type_analysis {
         say_out(&print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?);
     }
     if let Some(f) = &cli.print_activity {
         say_out(&print_activity(&module, f, &opts).map_err(|d| vec![d])?);
+    }
+    if let Some(f) = &cli.print_abi {
+        say_out(&print_abi(&module, f).map_err(|d| vec![d])?);
     }
     let Some(out) = &cli.output else {
         return Ok(());

@@ -466,3 +466,25 @@ fn floats_inside_integers_across_calls_are_refused() {
         );
     }
 }
+
+/// `--print-abi FN` prints the canonical derivative signatures of FN: the
+/// shadow follows each pointer, the split reverse takes the return's
+/// adjoint and then the tape.
+#[test]
+fn print_abi_shows_the_canonical_signatures() {
+    let dir = tmpdir();
+    let good = assemble("square.ll", dir.path());
+    let res = enz_rs(&[good.as_os_str(), "--print-abi".as_ref(), "square".as_ref()]);
+    assert_eq!(res.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&res.stdout);
+    for line in [
+        "diffe_square(double p0) -> { double d_p0 }",
+        "augmented_square(double p0) -> { ptr tape, double ret }",
+        "reverse_square(double p0, double d_ret, ptr tape) -> { double d_p0 }",
+        "fwddiffe_square(double p0, double d_p0) -> { double ret, double d_ret }",
+    ] {
+        assert!(text.contains(line), "missing `{line}` in:\n{text}");
+    }
+    let res = enz_rs(&[good.as_os_str(), "--print-abi".as_ref(), "nope".as_ref()]);
+    assert_eq!(res.status.code(), Some(1));
+}

@@ -17,7 +17,7 @@ pub(crate) use builder::Builder;
 pub(crate) use clone::{clone_body, ValueMap};
 pub(crate) use module::{
     add_internal_function, add_internal_global, functions, globals, module_context, named_function,
-    named_global, verify_module,
+    named_global, verify_module, ScratchModule,
 };
 pub(crate) use passes::{run_function_passes, run_module_passes};
 pub use process::{install_fatal_error_handler, limit_address_space};

@@ -12,6 +12,31 @@ pub(crate) fn module_context(module: LLVMModuleRef) -> llvm_sys::prelude::LLVMCo
     unsafe { LLVMGetModuleContext(module) }
 }
 
+/// A copy of a module, in the same context, disposed of when dropped: a
+/// scratch space where work that may fail is tried before the module the
+/// caller owns is touched.
+pub(crate) struct ScratchModule(LLVMModuleRef);
+
+impl ScratchModule {
+    /// A copy of `module`.
+    pub(crate) fn copy_of(module: LLVMModuleRef) -> ScratchModule {
+        // SAFETY: cloning a valid module gives a new module we own.
+        ScratchModule(unsafe { LLVMCloneModule(module) })
+    }
+
+    /// The copy (valid while `self` lives).
+    pub(crate) fn module(&self) -> LLVMModuleRef {
+        self.0
+    }
+}
+
+impl Drop for ScratchModule {
+    fn drop(&mut self) {
+        // SAFETY: the module is ours and nothing of it outlives `self`.
+        unsafe { LLVMDisposeModule(self.0) }
+    }
+}
+
 /// The function named `name` in `module`, if any.
 pub(crate) fn named_function(module: LLVMModuleRef, name: &str) -> Option<Value> {
     let c = cstr(name);

@@ -173,6 +173,14 @@ impl Ty {
         unsafe { LLVMCountParamTypes(self.0) as usize }
     }
 
+    /// Parameter types of a function type.
+    pub(crate) fn param_types(self) -> Vec<Ty> {
+        let n = self.params_len();
+        let mut raw: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
+        unsafe { LLVMGetParamTypes(self.0, raw.as_mut_ptr()) };
+        raw.into_iter().map(Ty).collect()
+    }
+
     pub(crate) fn is_vararg(self) -> bool {
         unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
     }

@@ -13,21 +13,16 @@
 //!   returns the adjoints of all floating-point parameters, in order (a
 //!   scalar, a struct of them, or void) and accumulates into shadows.
 
-use super::registry::{FwdKey, SplitKey};
-use super::reverse::{adjoint_return_type, new_function, shadowed_params, Derivative};
-use crate::callsite::ArgActivity;
+use super::reverse::{new_function, Derivative};
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::ir::{Builder, TyKind, Value};
+use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
 
 fn entry(f: Value) -> Builder {
     let b = Builder::new(f.context());
     let blk = f.append_block("entry");
     b.position_at_end(blk);
     b
-}
-
-fn is_dup(a: ArgActivity) -> bool {
-    matches!(a, ArgActivity::Dup | ArgActivity::DupNoNeed)
 }
 
 fn mismatch(user: Value, f: Value, what: &str) -> Diagnostic {
@@ -40,35 +35,24 @@ fn mismatch(user: Value, f: Value, what: &str) -> Diagnostic {
 }
 
 /// The forward derivative of `key.function` built on the user's `user`.
-pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagnostic> {
+pub(crate) fn forward_adapter(key: &Request, user: Value) -> Result<Value, Diagnostic> {
     let f = key.function;
-    if key.width != 1 {
+    if key.mode != (crate::signature::Mode::Forward { width: 1 }) {
         return Err(mismatch(
             user,
             f,
             "custom forward derivatives support enzyme_width 1 only",
         ));
     }
-    let fty = super::forward::forward_type(f, &key.args, 1);
+    let sig = key.signature(Kind::Forward { width: 1 });
+    let fty = sig.function_type();
     let name = format!("fwddiffe_{}", f.name());
     let a = new_function(f, &name, fty);
     let b = entry(a);
     let ps = a.params();
-    let mut primal = Vec::new();
-    let mut user_args = Vec::new();
-    let mut k = 0;
-    for (p, act) in f.params().iter().zip(&key.args) {
-        primal.push(ps[k]);
-        user_args.push(ps[k]);
-        k += 1;
-        let has_tangent = p.ty().carries_float() || p.ty().kind() == TyKind::Pointer;
-        if is_dup(*act) {
-            user_args.push(ps[k]);
-            k += 1;
-        } else if has_tangent {
-            user_args.push(b.zero(p.ty()));
-        }
-    }
+    let (primal, user_args) = user_arguments(&b, f, key, &sig, &ps, |t| {
+        t.carries_float() || t.kind() == TyKind::Pointer
+    });
     let uty = user.function_type();
     if uty.params_len() != user_args.len() {
         return Err(mismatch(
@@ -96,9 +80,9 @@ pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagno
         ));
     }
     let mut agg = b.poison(rty);
-    agg = b.insert_value(agg, r, 0);
-    if rty.len() > 1 {
-        agg = b.insert_value(agg, t, 1);
+    for (k, (field, _)) in sig.fields().iter().enumerate() {
+        let v = if *field == Field::Return { r } else { t };
+        agg = b.insert_value(agg, v, k as u32);
     }
     b.ret(Some(agg));
     Ok(a)
@@ -107,27 +91,19 @@ pub(crate) fn forward_adapter(key: &FwdKey, user: Value) -> Result<Value, Diagno
 /// The augmented primal and reverse function of `key.function` built on
 /// the user's `aug` and `rev`.
 pub(crate) fn gradient_adapters(
-    key: &SplitKey,
+    key: &Request,
     aug: Value,
     rev: Value,
 ) -> Result<Derivative, Diagnostic> {
     let f = key.function;
-    let ctx = f.context();
     let ret = f.function_type().return_type();
-    let ptr = Ty::ptr(ctx);
-    let params = shadowed_params(f, &key.args);
-    // Augmented primal: {tape, ret?, shadow ret?}.
-    let mut fields = vec![ptr];
-    if !ret.is_void() {
-        fields.push(ret);
-        if ret.kind() == TyKind::Pointer {
-            fields.push(ptr);
-        }
-    }
-    let aty = Ty::function(Ty::literal_struct(ctx, &fields), &params, false);
+    let is_pointer = |t: crate::ir::Ty| t.kind() == TyKind::Pointer;
+    // Augmented primal: the user's tape, then f's own result.
+    let asig = key.signature(Kind::Augmented);
+    let aty = asig.function_type();
     let a = new_function(f, &format!("augmented_{}", f.name()), aty);
     let b = entry(a);
-    let (primal, user_args) = split_args(&b, f, &key.args, &a.params());
+    let (primal, user_args) = user_arguments(&b, f, key, &asig, &a.params(), is_pointer);
     if aug.function_type().params_len() != user_args.len() {
         return Err(mismatch(aug, f, "the augmented forward takes the function's parameters, each pointer followed by its shadow"));
     }
@@ -135,38 +111,34 @@ pub(crate) fn gradient_adapters(
     let tape = if tape.ty().kind() == TyKind::Pointer {
         tape
     } else {
-        b.zero(ptr)
+        b.zero(crate::ir::Ty::ptr(f.context()))
     };
+    let r = (!ret.is_void()).then(|| b.call(f.function_type(), f, &primal));
     let mut agg = b.poison(aty.return_type());
-    agg = b.insert_value(agg, tape, 0);
-    if !ret.is_void() {
-        let r = b.call(f.function_type(), f, &primal);
-        agg = b.insert_value(agg, r, 1);
-        if ret.kind() == TyKind::Pointer {
-            agg = b.insert_value(agg, b.zero(ptr), 2);
-        }
+    for (k, (field, ty)) in asig.fields().iter().enumerate() {
+        let v = match field {
+            Field::Tape => tape,
+            Field::Return => r.expect("a return field for a non-void function"),
+            _ => b.zero(*ty),
+        };
+        agg = b.insert_value(agg, v, k as u32);
     }
     b.ret(Some(agg));
-    // Reverse: (params with shadows, dret?, tape) -> {adjoints of outs}.
-    let mut rparams = params.clone();
-    if key.ret_active {
-        rparams.push(ret);
-    }
-    rparams.push(ptr);
-    let out_ty = adjoint_return_type(f, &key.args);
-    let rty = Ty::function(out_ty, &rparams, false);
-    let r = new_function(f, &format!("reverse_{}", f.name()), rty);
+    // Reverse: the user's reverse takes the return's adjoint whenever f
+    // returns a float (zero when the return is not active), then the tape.
+    let rsig = key.signature(Kind::Reverse);
+    let out_ty = rsig.return_type();
+    let r = new_function(f, &format!("reverse_{}", f.name()), rsig.function_type());
     let b = entry(r);
     let rps = r.params();
-    let (_, mut user_args) = split_args(&b, f, &key.args, &rps);
+    let (_, mut user_args) = user_arguments(&b, f, key, &rsig, &rps, is_pointer);
     if ret.carries_float() {
-        user_args.push(if key.ret_active {
-            rps[params.len()]
-        } else {
-            b.zero(ret)
+        user_args.push(match rsig.param_index(Param::ReturnAdjoint) {
+            Some(k) => rps[k],
+            None => b.zero(ret),
         });
     }
-    user_args.push(*rps.last().expect("tape"));
+    user_args.push(rps[rsig.param_index(Param::Tape).expect("a tape parameter")]);
     if rev.function_type().params_len() != user_args.len() {
         return Err(mismatch(rev, f, "the reverse takes the function's parameters (pointers followed by shadows), the return's adjoint if it returns a float, and the tape"));
     }
@@ -197,14 +169,14 @@ pub(crate) fn gradient_adapters(
         });
     }
     let mut agg = b.poison(out_ty);
-    let mut j = 0;
-    for (i, act) in key.args.iter().enumerate() {
-        if *act != ArgActivity::Out {
+    for (j, (field, ty)) in rsig.fields().iter().enumerate() {
+        let Field::Adjoint(i) = *field else {
             continue;
-        }
+        };
+        let j = j as u32;
         let pos = float_params.iter().position(|p| *p == i);
         let v = match pos.and_then(|p| user_outs.get(p)) {
-            Some(v) => b.fp_cast(*v, out_ty.member(j)),
+            Some(v) => b.fp_cast(*v, *ty),
             None => {
                 return Err(mismatch(
                     rev,
@@ -214,7 +186,6 @@ pub(crate) fn gradient_adapters(
             }
         };
         agg = b.insert_value(agg, v, j);
-        j += 1;
     }
     b.ret(Some(agg));
     Ok(Derivative {
@@ -223,26 +194,31 @@ pub(crate) fn gradient_adapters(
     })
 }
 
-/// Splits a derivative's parameters into the primal arguments and the
-/// arguments of a user's function (each pointer followed by its shadow;
-/// null for pointers without one).
-fn split_args(
+/// The primal arguments and the arguments of a user's function, read
+/// from the parameters `ps` of a derivative with signature `sig`: each
+/// primal parameter, followed for the user's function by its shadow when
+/// `key` duplicates it, or by zero when it has none but `wants_shadow`
+/// says the user's convention passes one.
+fn user_arguments(
     b: &Builder,
     f: Value,
-    acts: &[ArgActivity],
+    key: &Request,
+    sig: &Signature,
     ps: &[Value],
+    wants_shadow: impl Fn(crate::ir::Ty) -> bool,
 ) -> (Vec<Value>, Vec<Value>) {
     let mut primal = Vec::new();
     let mut user = Vec::new();
-    let mut k = 0;
-    for (p, act) in f.params().iter().zip(acts) {
-        primal.push(ps[k]);
-        user.push(ps[k]);
-        k += 1;
-        if is_dup(*act) {
-            user.push(ps[k]);
-            k += 1;
-        } else if p.ty().kind() == TyKind::Pointer {
+    for (k, p) in f.params().iter().enumerate() {
+        let at = sig
+            .param_index(Param::Primal(k))
+            .expect("every primal parameter");
+        primal.push(ps[at]);
+        user.push(ps[at]);
+        let act: ArgActivity = key.args[k];
+        if let Some(s) = sig.param_index(Param::Shadow { of: k, lane: 0 }) {
+            user.push(ps[s]);
+        } else if !act.has_shadow() && wants_shadow(p.ty()) {
             user.push(b.zero(p.ty()));
         }
     }

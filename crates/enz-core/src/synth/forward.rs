@@ -14,17 +14,17 @@
 //! (void when there is nothing to return).
 
 use super::emit::{emit, Operands};
-use super::registry::{FwdKey, Registry};
+use super::registry::Registry;
 use super::rules::{lookup, OpKey};
 use super::shadow::{position_at_top, Mirror, ShadowMap};
 use crate::analysis::activity::{
     is_allocation, is_mem_transfer, Activity, ActivityInputs, ArgFact,
 };
 use crate::analysis::cfg::Cfg;
-use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
-use crate::ir::{clone_body, Builder, Ty, TyKind, Value, ValueMap};
+use crate::ir::{clone_body, Builder, TyKind, Value, ValueMap};
 use crate::names::{is_known_inactive, MathFn, MemFn};
+use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 
@@ -36,41 +36,12 @@ pub(crate) struct ForwardRequest<'a> {
     pub(crate) width: u32,
 }
 
-fn is_dup(a: ArgActivity) -> bool {
-    matches!(a, ArgActivity::Dup | ArgActivity::DupNoNeed)
+/// The signature of the forward derivative of `prep` for `args`, `width`.
+fn forward_signature(prep: Value, args: &[ArgActivity], width: u32) -> Signature {
+    Signature::new(Kind::Forward { width }, prep.function_type(), args, false)
 }
 
-/// Whether a return type has tangents (floats) or shadows (pointers).
-fn ret_has_tangent(ret: Ty) -> bool {
-    ret.carries_float() || ret.kind() == TyKind::Pointer
-}
-
-/// The type of the forward derivative of `prep` for `args` and `width`.
-pub(crate) fn forward_type(prep: Value, args: &[ArgActivity], width: u32) -> Ty {
-    let ctx = prep.context();
-    let mut params = Vec::new();
-    for (p, a) in prep.params().iter().zip(args) {
-        params.push(p.ty());
-        if is_dup(*a) {
-            params.extend(std::iter::repeat_n(p.ty(), width as usize));
-        }
-    }
-    let ret = prep.function_type().return_type();
-    let mut fields = Vec::new();
-    if !ret.is_void() {
-        fields.push(ret);
-        if ret_has_tangent(ret) {
-            fields.extend(std::iter::repeat_n(ret, width as usize));
-        }
-    }
-    let rty = if fields.is_empty() {
-        Ty::void(ctx)
-    } else {
-        Ty::literal_struct(ctx, &fields)
-    };
-    Ty::function(rty, &params, false)
-}
-
+/// Fills in `f`, declared with the forward [`Signature`] of the request.
 /// Fills in `f`, declared with [`forward_type`].
 pub(crate) fn synthesize_forward(
     req: &ForwardRequest,
@@ -85,7 +56,7 @@ pub(crate) fn synthesize_forward(
         .iter()
         .zip(req.args)
         .map(|(v, a)| match a {
-            _ if !is_dup(*a) => ArgFact::Const,
+            _ if !a.has_shadow() => ArgFact::Const,
             _ if v.ty().kind() == TyKind::Pointer => ArgFact::Shadowed,
             _ => ArgFact::Active,
         })
@@ -106,22 +77,23 @@ pub(crate) fn synthesize_forward(
     let mut map = ValueMap::default();
     let mut tangents: HashMap<Value, Vec<Value>> = HashMap::new();
     let mut lane_params: Vec<HashMap<Value, Value>> = vec![HashMap::new(); w];
-    let fparams = f.params();
-    let mut k = 0;
-    for (a, act_a) in p.params().into_iter().zip(req.args) {
-        map.insert(a, fparams[k]);
-        fparams[k].set_name(&a.name());
-        k += 1;
-        if is_dup(*act_a) {
-            let lanes: Vec<Value> = fparams[k..k + w].to_vec();
-            for (lane, v) in lanes.iter().enumerate() {
+    let params = p.params();
+    let sig = forward_signature(p, req.args, req.width);
+    for ((param, _), v) in sig.params().iter().zip(f.params()) {
+        match *param {
+            Param::Primal(k) => {
+                map.insert(params[k], v);
+                v.set_name(&params[k].name());
+            }
+            Param::Shadow { of, lane } => {
+                let a = params[of];
                 v.set_name(&format!("d{lane}_{}", a.name()));
-                lane_params[lane].insert(a, *v);
+                lane_params[lane as usize].insert(a, v);
+                if a.ty().kind() != TyKind::Pointer {
+                    tangents.entry(a).or_default().push(v);
+                }
             }
-            if a.ty().kind() != TyKind::Pointer {
-                tangents.insert(a, lanes);
-            }
-            k += w;
+            Param::ReturnAdjoint | Param::Tape => {}
         }
     }
     clone_body(p, f, &mut map, true);
@@ -425,10 +397,14 @@ impl Forward<'_> {
                 }
             })
             .collect();
-        let key = FwdKey {
+        let key = Request {
             function: f,
-            args: acts.clone(),
-            width: self.req.width,
+            args: acts,
+            ret_active: false,
+            ret_shadowed: false,
+            mode: Mode::Forward {
+                width: self.req.width,
+            },
         };
         let target = match registry.forward(&key) {
             Ok(t) => t,
@@ -436,37 +412,39 @@ impl Forward<'_> {
         };
         let b = Builder::new(i.context());
         b.position_after(gi);
-        let mut call_args = Vec::new();
-        for (k, a) in acts.iter().enumerate() {
+        let sig = key.signature(Kind::Forward {
+            width: self.req.width,
+        });
+        let call_args = sig.arguments(|p, _| {
+            let (k, lane) = match p {
+                Param::Primal(k) => return Ok(self.map.get(i.operand(k as u32))),
+                Param::Shadow { of, lane } => (of, lane as usize),
+                Param::ReturnAdjoint | Param::Tape => unreachable!("not forward parameters"),
+            };
             let op = i.operand(k as u32);
-            call_args.push(self.map.get(op));
-            if *a == ArgActivity::Dup {
-                for lane in 0..self.lanes() {
-                    let t = if op.ty().kind() == TyKind::Pointer {
-                        match self.shadows[lane].forward(op) {
-                            Some(s) => s,
-                            None => return self.unsupported(i, "a pointer argument has no shadow"),
-                        }
-                    } else {
-                        self.tangent(&b, op, lane)
-                    };
-                    call_args.push(t);
-                }
+            if op.ty().kind() == TyKind::Pointer {
+                self.shadows[lane].forward(op).ok_or(())
+            } else {
+                Ok(self.tangent(&b, op, lane))
             }
-        }
+        });
+        let Ok(call_args) = call_args else {
+            return self.unsupported(i, "a pointer argument has no shadow");
+        };
         let res = b.call(target.function_type(), target, &call_args);
         let ret = i.ty();
         if ret.is_void() {
             gi.erase();
             return;
         }
-        let primal = b.extract_value(res, 0);
+        let primal = b.extract_value(res, sig.field_index(Field::Return).expect("a return"));
         gi.replace_all_uses_with(primal);
         gi.erase();
         self.map.insert(i, primal);
-        if ret_has_tangent(ret) {
-            let lanes: Vec<Value> = (0..self.lanes())
-                .map(|lane| b.extract_value(res, 1 + lane as u32))
+        if sig.field_index(Field::ReturnShadow { lane: 0 }).is_some() {
+            let lanes: Vec<Value> = (0..self.req.width)
+                .filter_map(|lane| sig.field_index(Field::ReturnShadow { lane }))
+                .map(|k| b.extract_value(res, k))
                 .collect();
             if ret.kind() == TyKind::Pointer {
                 for (lane, s) in lanes.into_iter().enumerate() {
@@ -489,17 +467,19 @@ impl Forward<'_> {
             return;
         }
         let r = i.operand(0);
+        let sig = forward_signature(self.req.prep, self.req.args, self.req.width);
         let mut agg = b.poison(rty);
-        agg = b.insert_value(agg, self.map.get(r), 0);
-        for lane in 0..self.lanes() {
-            let t = if r.ty().kind() == TyKind::Pointer {
-                self.shadows[lane]
+        for (k, (field, _)) in sig.fields().iter().enumerate() {
+            let v = match *field {
+                Field::Return => self.map.get(r),
+                Field::ReturnShadow { lane } if r.ty().kind() == TyKind::Pointer => self.shadows
+                    [lane as usize]
                     .forward(r)
-                    .unwrap_or_else(|| b.zero(r.ty()))
-            } else {
-                self.tangent(&b, r, lane)
+                    .unwrap_or_else(|| b.zero(r.ty())),
+                Field::ReturnShadow { lane } => self.tangent(&b, r, lane as usize),
+                Field::Tape | Field::Adjoint(_) => unreachable!("not forward fields"),
             };
-            agg = b.insert_value(agg, t, 1 + lane as u32);
+            agg = b.insert_value(agg, v, k as u32);
         }
         b.ret(Some(agg));
         gi.erase();

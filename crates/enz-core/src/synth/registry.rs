@@ -3,33 +3,15 @@
 //! calls can refer to them, and filled in from a worklist), shadow globals,
 //! and the functions the user declared inactive.
 
-use super::reverse::{adjoint_return_type, new_function, shadowed_params, Derivative};
-use crate::callsite::ArgActivity;
+use super::reverse::{new_function, Derivative};
 use crate::diag::Diagnostic;
-use crate::ir::{add_internal_global, Ty, Value};
+use crate::ir::{add_internal_global, Value};
 use crate::preprocess::preprocess;
+use crate::signature::{Kind, Mode, Request};
 use std::collections::{HashMap, HashSet};
 
 /// NVPTX's address space of block-shared memory.
 pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
-
-/// Identifies one split derivative of a callee.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct SplitKey {
-    /// The user's function.
-    pub(crate) function: Value,
-    pub(crate) args: Vec<ArgActivity>,
-    pub(crate) ret_active: bool,
-    pub(crate) ret_shadowed: bool,
-}
-
-/// Identifies one forward derivative of a callee.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct FwdKey {
-    pub(crate) function: Value,
-    pub(crate) args: Vec<ArgActivity>,
-    pub(crate) width: u32,
-}
 
 /// A user's derivative functions registered through
 /// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
@@ -46,13 +28,13 @@ pub(crate) struct Registry {
     /// Time spent in preprocessing and analyses (synthesis adds to it).
     pub(crate) timings: crate::timing::Timings,
     inline: bool,
-    forward: HashMap<FwdKey, Value>,
-    pending_forward: Vec<FwdKey>,
+    forward: HashMap<Request, Value>,
+    pending_forward: Vec<Request>,
     custom: HashMap<Value, CustomRules>,
     preopt: bool,
     prepped: HashMap<Value, Value>,
-    split: HashMap<SplitKey, Derivative>,
-    pending: Vec<SplitKey>,
+    split: HashMap<Request, Derivative>,
+    pending: Vec<Request>,
     inactive_fns: HashSet<Value>,
     shadow_globals: HashMap<Value, Value>,
     /// Shadows the user registered for globals (never zeroed by enz-rs).
@@ -103,10 +85,16 @@ impl Registry {
         self.custom.get(&f).and_then(|c| c.gradient)
     }
 
-    /// The forward derivative for `key`, declared now and synthesised later
-    /// (see [`Registry::take_pending_forward`]); for a function with a
+    /// The forward derivative for `key` (a [`Mode::Forward`] request),
+    /// declared now and synthesised later (see
+    /// [`Registry::take_pending_forward`]); for a function with a
     /// registered tangent function, an adapter calling it.
-    pub(crate) fn forward(&mut self, key: &FwdKey) -> Result<Value, Diagnostic> {
+    pub(crate) fn forward(&mut self, key: &Request) -> Result<Value, Diagnostic> {
+        let Mode::Forward { width } = key.mode else {
+            return Err(Diagnostic::internal(
+                "a forward derivative was asked for a reverse-mode request",
+            ));
+        };
         if let Some(f) = self.forward.get(key) {
             return Ok(*f);
         }
@@ -116,7 +104,7 @@ impl Registry {
             return Ok(f);
         }
         let prep = self.prep(key.function)?;
-        let fty = super::forward::forward_type(prep, &key.args, key.width);
+        let fty = key.signature(Kind::Forward { width }).function_type();
         let f = new_function(prep, &format!("fwddiffe_{}", key.function.name()), fty);
         self.forward.insert(key.clone(), f);
         self.pending_forward.push(key.clone());
@@ -124,7 +112,7 @@ impl Registry {
     }
 
     /// The next forward derivative whose body is still to be built.
-    pub(crate) fn take_pending_forward(&mut self) -> Option<(FwdKey, Value)> {
+    pub(crate) fn take_pending_forward(&mut self) -> Option<(Request, Value)> {
         let k = self.pending_forward.pop()?;
         let f = self.forward[&k];
         Some((k, f))
@@ -150,9 +138,10 @@ impl Registry {
         Ok(p)
     }
 
-    /// The augmented primal and reverse function for `key`, declared now
-    /// and synthesised later (see [`Registry::take_pending`]).
-    pub(crate) fn split(&mut self, key: &SplitKey) -> Result<Derivative, Diagnostic> {
+    /// The augmented primal and reverse function for `key` (a
+    /// [`Mode::Split`] request), declared now and synthesised later (see
+    /// [`Registry::take_pending`]).
+    pub(crate) fn split(&mut self, key: &Request) -> Result<Derivative, Diagnostic> {
         if let Some(d) = self.split.get(key) {
             return Ok(*d);
         }
@@ -162,26 +151,10 @@ impl Registry {
             return Ok(d);
         }
         let prep = self.prep(key.function)?;
-        let ctx = prep.context();
         let name = key.function.name();
-        let params = shadowed_params(prep, &key.args);
-        let ret = prep.function_type().return_type();
-        let ptr = Ty::ptr(ctx);
-        let mut aug_fields = vec![ptr];
-        if !ret.is_void() {
-            aug_fields.push(ret);
-            if ret.kind() == crate::ir::TyKind::Pointer {
-                aug_fields.push(ptr);
-            }
-        }
-        let aug_ty = Ty::function(Ty::literal_struct(ctx, &aug_fields), &params, false);
+        let aug_ty = key.signature(Kind::Augmented).function_type();
         let forward = new_function(prep, &format!("augmented_{name}"), aug_ty);
-        let mut rev_params = params.clone();
-        if key.ret_active {
-            rev_params.push(ret);
-        }
-        rev_params.push(ptr);
-        let rev_ty = Ty::function(adjoint_return_type(prep, &key.args), &rev_params, false);
+        let rev_ty = key.signature(Kind::Reverse).function_type();
         let reverse = new_function(prep, &format!("reverse_{name}"), rev_ty);
         let d = Derivative { forward, reverse };
         self.split.insert(key.clone(), d);
@@ -190,7 +163,7 @@ impl Registry {
     }
 
     /// The next split derivative whose body is still to be built.
-    pub(crate) fn take_pending(&mut self) -> Option<(SplitKey, Derivative)> {
+    pub(crate) fn take_pending(&mut self) -> Option<(Request, Derivative)> {
         let k = self.pending.pop()?;
         let d = self.split[&k];
         Some((k, d))

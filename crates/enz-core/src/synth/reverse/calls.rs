@@ -10,10 +10,10 @@
 //! reverse sweep calls its reverse function with that tape.
 
 use super::Reverse;
-use crate::callsite::ArgActivity;
 use crate::ir::{Builder, TyKind, Value};
 use crate::names::{is_known_inactive, MathFn};
-use crate::synth::registry::{Registry, SplitKey};
+use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
+use crate::synth::registry::Registry;
 use crate::synth::rules::{lookup, OpKey};
 
 impl Reverse<'_> {
@@ -59,11 +59,12 @@ impl Reverse<'_> {
         if !ret_active && !ret_shadowed && args.iter().all(|a| *a == ArgActivity::Const) {
             return;
         }
-        let key = SplitKey {
+        let key = Request {
             function: callee,
-            args: args.clone(),
+            args,
             ret_active,
             ret_shadowed,
+            mode: Mode::Split,
         };
         let fns = match registry.split(&key) {
             Ok(f) => f,
@@ -71,25 +72,30 @@ impl Reverse<'_> {
         };
         let fb = Builder::new(i.context());
         fb.position_after(gi);
-        let mut call_args = Vec::new();
-        for (k, a) in args.iter().enumerate() {
-            let op = i.operand(k as u32);
-            call_args.push(self.map.get(op));
-            if *a == ArgActivity::Dup {
-                match self.shadows.forward(op) {
-                    Some(s) => call_args.push(s),
-                    None => return self.no_shadow_arg(i, k),
-                }
+        let sig = key.signature(Kind::Augmented);
+        let call_args = sig.arguments(|p, _| match p {
+            Param::Primal(k) => Ok(self.map.get(i.operand(k as u32))),
+            Param::Shadow { of, .. } => self.shadows.forward(i.operand(of as u32)).ok_or(of),
+            Param::ReturnAdjoint | Param::Tape => {
+                unreachable!("not parameters of an augmented function")
             }
-        }
+        });
+        let call_args = match call_args {
+            Ok(a) => a,
+            Err(k) => return self.no_shadow_arg(i, k),
+        };
         let res = fb.call(fns.forward.function_type(), fns.forward, &call_args);
-        let tape = fb.extract_value(res, 0);
+        let field = |f: Field| {
+            sig.field_index(f)
+                .expect("the augmented function returns it")
+        };
+        let tape = fb.extract_value(res, field(Field::Tape));
         if !i.ty().is_void() {
-            let primal = fb.extract_value(res, 1);
+            let primal = fb.extract_value(res, field(Field::Return));
             gi.replace_all_uses_with(primal);
             self.map.insert(i, primal);
             if i.ty().kind() == TyKind::Pointer {
-                let s = fb.extract_value(res, 2);
+                let s = fb.extract_value(res, field(Field::ReturnShadow { lane: 0 }));
                 self.shadows.insert(i, s);
             }
         }
@@ -128,29 +134,23 @@ impl Reverse<'_> {
         }
     }
 
-    fn reverse_user_call(&mut self, i: Value, tape: Value, key: &SplitKey, rev: Value) {
+    fn reverse_user_call(&mut self, i: Value, tape: Value, key: &Request, rev: Value) {
         let blk = i.parent_block();
-        let mut args = Vec::new();
-        for (k, a) in key.args.iter().enumerate() {
-            let op = i.operand(k as u32);
-            args.push(self.primal(op));
-            if *a == ArgActivity::Dup {
-                match self.shadow_rev(op) {
-                    Some(s) => args.push(s),
-                    None => return self.no_shadow_arg(i, k),
-                }
-            }
-        }
-        if key.ret_active {
-            args.push(self.take_adjoint(i));
-        }
-        args.push(self.cached_forward(tape, blk));
+        let sig = key.signature(Kind::Reverse);
+        let args = sig.arguments(|p, _| match p {
+            Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
+            Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
+            Param::ReturnAdjoint => Ok(self.take_adjoint(i)),
+            Param::Tape => Ok(self.cached_forward(tape, blk)),
+        });
+        let args = match args {
+            Ok(a) => a,
+            Err(k) => return self.no_shadow_arg(i, k),
+        };
         let res = self.b.call(rev.function_type(), rev, &args);
-        let mut j = 0u32;
-        for (k, a) in key.args.iter().enumerate() {
-            if *a == ArgActivity::Out {
-                let d = self.b.extract_value(res, j);
-                j += 1;
+        for (j, (field, _)) in sig.fields().iter().enumerate() {
+            if let Field::Adjoint(k) = *field {
+                let d = self.b.extract_value(res, j as u32);
                 self.accumulate(i.operand(k as u32), d);
             }
         }

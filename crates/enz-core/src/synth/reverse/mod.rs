@@ -26,7 +26,7 @@ mod values;
 
 use super::adjoint;
 use super::emit::{emit, Operands};
-use super::registry::{Registry, SplitKey};
+use super::registry::Registry;
 use super::rules::{lookup, Expr, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
@@ -35,11 +35,11 @@ use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
-use crate::callsite::ArgActivity;
 use crate::diag::Diagnostic;
 use crate::ir::{add_internal_function, clone_body, Block, Builder, Ty, Value, ValueMap};
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
+use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
 use llvm_sys::LLVMOpcode;
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
@@ -78,34 +78,31 @@ pub(crate) struct Derivative {
     pub(crate) reverse: Value,
 }
 
-/// Parameter types of a derivative: each primal parameter, followed by its
-/// shadow for `dup` parameters.
-pub(crate) fn shadowed_params(prep: Value, args: &[ArgActivity]) -> Vec<Ty> {
-    let mut tys = Vec::new();
-    for (p, a) in prep.params().iter().zip(args) {
-        tys.push(p.ty());
-        if matches!(a, ArgActivity::Dup | ArgActivity::DupNoNeed) {
-            tys.push(p.ty());
+/// The parameters of `f`, a derivative of `prep` with signature `sig`:
+/// `prep`'s parameters to their primal copies, and to their shadows (named
+/// after them).
+fn bind_params(
+    sig: &Signature,
+    prep: Value,
+    f: Value,
+) -> (HashMap<Value, Value>, HashMap<Value, Value>) {
+    let primal = prep.params();
+    let mut copies = HashMap::new();
+    let mut shadows = HashMap::new();
+    for ((param, _), v) in sig.params().iter().zip(f.params()) {
+        match *param {
+            Param::Primal(k) => {
+                v.set_name(&primal[k].name());
+                copies.insert(primal[k], v);
+            }
+            Param::Shadow { of, lane: 0 } => {
+                v.set_name(&format!("d_{}", primal[of].name()));
+                shadows.insert(primal[of], v);
+            }
+            _ => {}
         }
     }
-    tys
-}
-
-/// The struct of `Out` adjoints a gradient or reverse function returns.
-pub(crate) fn adjoint_return_type(prep: Value, args: &[ArgActivity]) -> Ty {
-    let ctx = prep.context();
-    let outs: Vec<Ty> = prep
-        .params()
-        .iter()
-        .zip(args)
-        .filter(|(_, a)| **a == ArgActivity::Out)
-        .map(|(v, _)| v.ty())
-        .collect();
-    if outs.is_empty() {
-        Ty::void(ctx)
-    } else {
-        Ty::literal_struct(ctx, &outs)
-    }
+    (copies, shadows)
 }
 
 /// Creates a new internal function `name` of type `fty` in `like`'s module.
@@ -197,6 +194,8 @@ pub(super) struct Reverse<'a> {
     rev_params: HashMap<Value, Value>,
     /// Shadows of `dup` parameters in the reverse function.
     rev_shadow_params: HashMap<Value, Value>,
+    /// The signature of the function holding the reverse sweep.
+    rev_sig: Signature,
     shadows: ShadowMap,
     tape: Tape,
     /// Builds in the reverse sweep.
@@ -210,7 +209,7 @@ pub(super) struct Reverse<'a> {
     rev_tape: Option<Value>,
     /// Forward-sweep calls to augmented primals: primal call -> (tape in
     /// the forward sweep, signature, reverse function).
-    aug_calls: HashMap<Value, (Value, SplitKey, Value)>,
+    aug_calls: HashMap<Value, (Value, Request, Value)>,
     /// Tape slots of forward values read by the reverse sweep.
     cache_slots: HashMap<Value, Slot>,
     /// What values and memory hold, for memory intrinsics.
@@ -252,42 +251,21 @@ impl<'a> Reverse<'a> {
         let p = req.prep;
         let ctx = p.context();
         let g = fns.forward;
+        let (fwd_kind, rev_kind) = match req.mode {
+            Mode::Combined => (Kind::Gradient, Kind::Gradient),
+            Mode::Split => (Kind::Augmented, Kind::Reverse),
+        };
+        let fty = p.function_type();
+        let fwd_sig = Signature::new(fwd_kind, fty, req.args, req.ret_active);
+        let rev_sig = Signature::new(rev_kind, fty, req.args, req.ret_active);
+        let (fwd_params, fwd_shadow_params) = bind_params(&fwd_sig, p, g);
         let mut map = ValueMap::default();
-        let mut fwd_shadow_params = HashMap::new();
-        let mut k = 0usize;
-        let gparams = g.params();
-        for (a, act_a) in p.params().into_iter().zip(req.args) {
-            map.insert(a, gparams[k]);
-            gparams[k].set_name(&a.name());
-            k += 1;
-            if matches!(act_a, ArgActivity::Dup | ArgActivity::DupNoNeed) {
-                gparams[k].set_name(&format!("d_{}", a.name()));
-                fwd_shadow_params.insert(a, gparams[k]);
-                k += 1;
-            }
+        for (a, v) in &fwd_params {
+            map.insert(*a, *v);
         }
         let (rev_params, rev_shadow_params) = match req.mode {
-            Mode::Combined => (
-                p.params().into_iter().map(|a| (a, map.get(a))).collect(),
-                fwd_shadow_params.clone(),
-            ),
-            Mode::Split => {
-                let rparams = fns.reverse.params();
-                let mut rp = HashMap::new();
-                let mut rs = HashMap::new();
-                let mut k = 0usize;
-                for (a, act_a) in p.params().into_iter().zip(req.args) {
-                    rp.insert(a, rparams[k]);
-                    rparams[k].set_name(&a.name());
-                    k += 1;
-                    if matches!(act_a, ArgActivity::Dup | ArgActivity::DupNoNeed) {
-                        rparams[k].set_name(&format!("d_{}", a.name()));
-                        rs.insert(a, rparams[k]);
-                        k += 1;
-                    }
-                }
-                (rp, rs)
-            }
+            Mode::Combined => (fwd_params, fwd_shadow_params.clone()),
+            Mode::Split => bind_params(&rev_sig, p, fns.reverse),
         };
         clone_body(p, g, &mut map, true);
         // A block of its own for stack slots, ahead of the cloned entry, so
@@ -318,6 +296,7 @@ impl<'a> Reverse<'a> {
             map,
             rev_params,
             rev_shadow_params,
+            rev_sig,
             shadows: ShadowMap::new(fwd_shadow_params),
             tape,
             b: Builder::new(ctx),
@@ -496,7 +475,7 @@ impl<'a> Reverse<'a> {
         }
         if self.req.mode == Mode::Split {
             // The reverse function starts by reading the tape and the exit.
-            let tape_param = *self.fns.reverse.params().last().expect("tape parameter");
+            let tape_param = self.rev_param(Param::Tape);
             tape_param.set_name("tape");
             self.rev_tape = Some(tape_param);
             let targets: Vec<Block> = live_exits.iter().map(|e| self.rev[e]).collect();
@@ -556,8 +535,13 @@ impl<'a> Reverse<'a> {
 
     /// The `dret` parameter of a split reverse function.
     fn dret_param(&self) -> Value {
-        let rparams = self.fns.reverse.params();
-        rparams[rparams.len() - 2]
+        self.rev_param(Param::ReturnAdjoint)
+    }
+
+    /// The reverse function's parameter carrying `p`.
+    fn rev_param(&self, p: Param) -> Value {
+        let k = self.rev_sig.param_index(p);
+        self.fns.reverse.params()[k.expect("the reverse function's signature has it")]
     }
 
     fn reverse_instruction(&mut self, i: Value) {
@@ -815,14 +799,16 @@ impl<'a> Reverse<'a> {
     fn build_return(&mut self, ret_block: Block) {
         self.b.position_at_end(ret_block);
         self.finish_block_sums();
+        let params = self.req.prep.params();
         let mut outs = Vec::new();
-        for (p, a) in self.req.prep.params().into_iter().zip(self.req.args) {
-            if *a == ArgActivity::Out {
+        for (field, ty) in self.rev_sig.fields().to_vec() {
+            if let Field::Adjoint(k) = field {
+                let p = params[k];
                 let v = if self.act.is_active(p) {
                     let slot = self.adjoint_slot(p);
-                    self.b.load(p.ty(), slot)
+                    self.b.load(ty, slot)
                 } else {
-                    self.b.zero(p.ty())
+                    self.b.zero(ty)
                 };
                 outs.push(v);
             }
@@ -840,7 +826,7 @@ impl<'a> Reverse<'a> {
             self.b.ret(None);
             return;
         }
-        let sty = self.fns.reverse.function_type().return_type();
+        let sty = self.rev_sig.return_type();
         let mut agg = self.b.poison(sty);
         for (k, v) in outs.into_iter().enumerate() {
             agg = self.b.insert_value(agg, v, k as u32);

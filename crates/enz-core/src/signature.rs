@@ -1,0 +1,278 @@
+//! The derivative ABI: a derivative [`Request`] (function, activity of each
+//! parameter and of the return, mode) and the one [`Signature`] of each
+//! function it produces, derived from the differentiated function's own
+//! type by the rule written below. Every builder (reverse, forward, custom
+//! adapters) declares its functions from a `Signature`, and every caller
+//! (entry-point call sites, calls between derivatives) builds its argument
+//! list and reads its results through one, so that the layout is written
+//! once.
+//!
+//! For `f(p₀ … pₙ₋₁) -> r`, the parameters are the primal parameters in
+//! order, each `dup`/`dupnoneed` one followed by its shadow (`width`
+//! shadows or tangents in forward mode):
+//!
+//! | function | parameters | returns |
+//! |---|---|---|
+//! | `diffe_f` (combined) | `p, shadows` | `{adjoint of each out pₖ}` or void |
+//! | `augmented_f` (split) | `p, shadows` | `{tape, r?, shadow of r if r is a pointer}` |
+//! | `reverse_f` (split) | `p, shadows, dr if r is active, tape` | `{adjoint of each out pₖ}` or void |
+//! | `fwddiffe_f` (forward) | `p, tangents` | `{r, tangent₁ … tangent_w of r}` (no tangents for a non-float, non-pointer `r`), or void |
+//!
+//! The tape is a `ptr` to heap memory that `augmented_f` allocates and
+//! `reverse_f` frees (it may be null when nothing is cached).
+//!
+//! A [`Request::canonical`] request derives every activity from the type
+//! alone — floating parameters `out` (forward: `dup`), pointers `dup`,
+//! everything else `const`, a floating return active, a pointer return
+//! shadowed — so that a caller that does not know the callee (a function
+//! pointer, a virtual call) can still call its derivatives.
+
+use crate::ir::{Ty, TyKind, Value};
+
+/// Activity of one parameter of a differentiated function.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum ArgActivity {
+    /// No derivative.
+    Const,
+    /// A floating input whose adjoint is returned.
+    Out,
+    /// A pointer (or, in forward mode, a float) whose shadow is passed next.
+    Dup,
+    /// Like `Dup`, and the primal result is not needed.
+    DupNoNeed,
+}
+
+impl ArgActivity {
+    /// Whether the parameter is followed by its shadow(s).
+    pub(crate) fn has_shadow(self) -> bool {
+        matches!(self, ArgActivity::Dup | ArgActivity::DupNoNeed)
+    }
+}
+
+/// Which derivatives a request asks for.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Mode {
+    /// One gradient function holding both sweeps.
+    Combined,
+    /// An augmented forward function and a reverse function.
+    Split,
+    /// A forward (tangent) function with `width` tangents per value.
+    Forward { width: u32 },
+}
+
+/// A derivative request: what to differentiate and how.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) struct Request {
+    /// The user's function.
+    pub(crate) function: Value,
+    /// Activity of each parameter.
+    pub(crate) args: Vec<ArgActivity>,
+    /// Whether the floating return is active (its adjoint is an input).
+    pub(crate) ret_active: bool,
+    /// Whether a returned pointer needs a shadow.
+    pub(crate) ret_shadowed: bool,
+    pub(crate) mode: Mode,
+}
+
+impl Request {
+    /// The canonical request for `function` in `mode`: every activity
+    /// follows from the function's type (see the module documentation).
+    pub(crate) fn canonical(function: Value, mode: Mode) -> Request {
+        let fty = function.function_type();
+        let args = fty
+            .param_types()
+            .into_iter()
+            .map(|t| match t.kind() {
+                TyKind::Pointer => ArgActivity::Dup,
+                _ if t.is_fp_or_fp_vector() && matches!(mode, Mode::Forward { .. }) => {
+                    ArgActivity::Dup
+                }
+                _ if t.is_fp_or_fp_vector() => ArgActivity::Out,
+                _ => ArgActivity::Const,
+            })
+            .collect();
+        let ret = fty.return_type();
+        Request {
+            function,
+            args,
+            ret_active: ret.is_fp_scalar(),
+            ret_shadowed: ret.kind() == TyKind::Pointer,
+            mode,
+        }
+    }
+
+    /// The signature of one function of this request (see [`Kind`]).
+    pub(crate) fn signature(&self, kind: Kind) -> Signature {
+        Signature::new(
+            kind,
+            self.function.function_type(),
+            &self.args,
+            self.ret_active,
+        )
+    }
+}
+
+/// One function of a derivative.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Kind {
+    /// `diffe_f`: both sweeps of combined reverse mode.
+    Gradient,
+    /// `augmented_f`: the forward sweep of split mode.
+    Augmented,
+    /// `reverse_f`: the reverse sweep of split mode.
+    Reverse,
+    /// `fwddiffe_f`: forward mode with `width` tangents.
+    Forward { width: u32 },
+}
+
+/// What one parameter of a derivative function carries.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Param {
+    /// Primal parameter `k`.
+    Primal(usize),
+    /// A shadow (forward mode: tangent) of primal parameter `of`.
+    Shadow { of: usize, lane: u32 },
+    /// The adjoint of the primal return (split reverse function).
+    ReturnAdjoint,
+    /// The tape (split reverse function).
+    Tape,
+}
+
+/// What one field of a derivative function's returned struct carries.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Field {
+    /// The tape (augmented function).
+    Tape,
+    /// The primal return value.
+    Return,
+    /// A shadow (forward mode: tangent) of the primal return.
+    ReturnShadow { lane: u32 },
+    /// The adjoint of primal parameter `k` (an `out` parameter).
+    Adjoint(usize),
+}
+
+/// The parameters and return of one derivative function.
+#[derive(Clone, Debug)]
+pub(crate) struct Signature {
+    params: Vec<(Param, Ty)>,
+    fields: Vec<(Field, Ty)>,
+    /// The return type: void, or the literal struct of `fields`.
+    ret: Ty,
+}
+
+impl Signature {
+    /// The signature of the `kind` function of the derivative of a function
+    /// of type `fty` with parameter activities `args`.
+    pub(crate) fn new(kind: Kind, fty: Ty, args: &[ArgActivity], ret_active: bool) -> Signature {
+        let ctx = fty.context();
+        let lanes = match kind {
+            Kind::Forward { width } => width,
+            _ => 1,
+        };
+        let mut params = Vec::new();
+        for (k, (t, a)) in fty.param_types().into_iter().zip(args).enumerate() {
+            params.push((Param::Primal(k), t));
+            if a.has_shadow() {
+                params.extend((0..lanes).map(|lane| (Param::Shadow { of: k, lane }, t)));
+            }
+        }
+        let r = fty.return_type();
+        let ptr = Ty::ptr(ctx);
+        let adjoints = || -> Vec<(Field, Ty)> {
+            fty.param_types()
+                .into_iter()
+                .zip(args)
+                .enumerate()
+                .filter(|(_, (_, a))| **a == ArgActivity::Out)
+                .map(|(k, (t, _))| (Field::Adjoint(k), t))
+                .collect()
+        };
+        let fields = match kind {
+            Kind::Gradient => adjoints(),
+            Kind::Reverse => {
+                if ret_active {
+                    params.push((Param::ReturnAdjoint, r));
+                }
+                params.push((Param::Tape, ptr));
+                adjoints()
+            }
+            Kind::Augmented => {
+                let mut f = vec![(Field::Tape, ptr)];
+                if !r.is_void() {
+                    f.push((Field::Return, r));
+                    if r.kind() == TyKind::Pointer {
+                        f.push((Field::ReturnShadow { lane: 0 }, ptr));
+                    }
+                }
+                f
+            }
+            Kind::Forward { width } => {
+                let mut f = Vec::new();
+                if !r.is_void() {
+                    f.push((Field::Return, r));
+                    if r.carries_float() || r.kind() == TyKind::Pointer {
+                        f.extend((0..width).map(|lane| (Field::ReturnShadow { lane }, r)));
+                    }
+                }
+                f
+            }
+        };
+        let ret = if fields.is_empty() {
+            Ty::void(ctx)
+        } else {
+            let tys: Vec<Ty> = fields.iter().map(|(_, t)| *t).collect();
+            Ty::literal_struct(ctx, &tys)
+        };
+        Signature {
+            params,
+            fields,
+            ret,
+        }
+    }
+
+    /// The derivative function's type.
+    pub(crate) fn function_type(&self) -> Ty {
+        let tys: Vec<Ty> = self.params.iter().map(|(_, t)| *t).collect();
+        Ty::function(self.ret, &tys, false)
+    }
+
+    /// What each parameter carries, in order, with its type.
+    pub(crate) fn params(&self) -> &[(Param, Ty)] {
+        &self.params
+    }
+
+    /// The position of the parameter carrying `p`.
+    pub(crate) fn param_index(&self, p: Param) -> Option<usize> {
+        self.params.iter().position(|(q, _)| *q == p)
+    }
+
+    /// What each field of the returned struct carries, in order.
+    pub(crate) fn fields(&self) -> &[(Field, Ty)] {
+        &self.fields
+    }
+
+    /// The position of the returned field carrying `f`.
+    pub(crate) fn field_index(&self, f: Field) -> Option<u32> {
+        self.fields
+            .iter()
+            .position(|(g, _)| *g == f)
+            .map(|k| k as u32)
+    }
+
+    /// The return type (void or a literal struct of the fields).
+    pub(crate) fn return_type(&self) -> Ty {
+        self.ret
+    }
+
+    /// The argument list of a call to this function: `value` gives each
+    /// parameter's value (or an error, which stops the list).
+    pub(crate) fn arguments<E>(
+        &self,
+        mut value: impl FnMut(Param, Ty) -> Result<Value, E>,
+    ) -> Result<Vec<Value>, E> {
+        self.params.iter().map(|(p, t)| value(*p, *t)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;
