@@ -44,13 +44,14 @@ impl Diagnostic {
         }
     }
 
-    pub(crate) fn in_function(mut self, name: impl Into<String>) -> Diagnostic {
+    /// Names the function the problem is in.
+    pub fn in_function(mut self, name: impl Into<String>) -> Diagnostic {
         self.function = Some(name.into());
         self
     }
 
     /// Attaches an instruction and its source location.
-    pub(crate) fn at(mut self, inst: Value) -> Diagnostic {
+    pub fn at(mut self, inst: Value) -> Diagnostic {
         self.instruction = Some(inst.to_ir());
         self.location = inst.debug_location();
         self

@@ -8,18 +8,18 @@
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::types::{self, TypeAnalysis};
 use crate::diag::Diagnostic;
-use crate::ir::{TyKind, Value};
-use crate::pipeline::{inactive_functions, user_global_shadows, Options};
+use crate::ir::{Module, TyKind, Value};
 use crate::preprocess::preprocess;
+use crate::session::{SessionOptions, UserFacts};
 use std::fmt::Write;
 
 fn with_preprocessed<T>(
-    module: &inkwell::module::Module,
+    m: Module,
     name: &str,
-    opts: &Options,
+    opts: SessionOptions,
+    facts: &UserFacts,
     f: impl FnOnce(Value, &std::collections::HashSet<Value>) -> T,
 ) -> Result<T, Diagnostic> {
-    let m = module.as_mut_ptr();
     let Some(func) = crate::ir::named_function(m, name) else {
         return Err(Diagnostic::new(format!(
             "no function named `{name}` in the module"
@@ -30,21 +30,22 @@ fn with_preprocessed<T>(
             "`{name}` is declared but not defined in the module"
         )));
     }
-    let inactive = inactive_functions(m);
+    let inactive = &facts.inactive;
     let prep =
-        preprocess(func, opts.preopt, opts.inline, &inactive).map_err(|d| d.in_function(name))?;
-    let out = f(prep, &inactive);
+        preprocess(func, opts.preopt, opts.inline, inactive).map_err(|d| d.in_function(name))?;
+    let out = f(prep, inactive);
     prep.delete_function();
     Ok(out)
 }
 
 /// Type analysis of function `name`, one value per line.
 pub fn print_type_analysis(
-    module: &inkwell::module::Module,
+    module: Module,
     name: &str,
-    opts: &Options,
+    opts: SessionOptions,
+    facts: &UserFacts,
 ) -> Result<String, Diagnostic> {
-    with_preprocessed(module, name, opts, |prep, _| {
+    with_preprocessed(module, name, opts, facts, |prep, _| {
         let ta = TypeAnalysis::analyse(prep);
         let mut s = format!("type analysis of `{name}` (after preprocessing):\n");
         s.push_str(&types::print(prep, &ta));
@@ -59,12 +60,13 @@ pub fn print_type_analysis(
 /// (floating parameters active, pointers with shadows, integers constant,
 /// a floating return active), one value per line.
 pub fn print_activity(
-    module: &inkwell::module::Module,
+    module: Module,
     name: &str,
-    opts: &Options,
+    opts: SessionOptions,
+    facts: &UserFacts,
 ) -> Result<String, Diagnostic> {
-    with_preprocessed(module, name, opts, |prep, inactive| {
-        let facts: Vec<ArgFact> = prep
+    with_preprocessed(module, name, opts, facts, |prep, inactive| {
+        let args: Vec<ArgFact> = prep
             .params()
             .iter()
             .map(|p| match p.ty().kind() {
@@ -77,14 +79,11 @@ pub fn print_activity(
         let act = Activity::analyse(
             prep,
             &ActivityInputs {
-                args: &facts,
+                args: &args,
                 ret_active,
                 ret_shadowed: false,
                 inactive_fns: inactive,
-                shadowed_globals: &user_global_shadows(module.as_mut_ptr())
-                    .keys()
-                    .copied()
-                    .collect(),
+                shadowed_globals: &facts.global_shadows.keys().copied().collect(),
             },
         );
         let mut s = format!(
@@ -127,9 +126,9 @@ fn describe(act: &Activity, v: Value) -> &'static str {
 /// The canonical derivative signatures of function `name` (see
 /// `signature.rs`): what each function of its combined, split and forward
 /// derivatives takes and returns when every activity follows from the type.
-pub fn print_abi(module: &inkwell::module::Module, name: &str) -> Result<String, Diagnostic> {
+pub fn print_abi(module: Module, name: &str) -> Result<String, Diagnostic> {
     use crate::signature::{Field, Kind, Mode, Param, Request};
-    let Some(func) = crate::ir::named_function(module.as_mut_ptr(), name) else {
+    let Some(func) = crate::ir::named_function(module, name) else {
         return Err(Diagnostic::new(format!(
             "no function named `{name}` in the module"
         )));

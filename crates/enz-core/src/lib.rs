@@ -1,53 +1,47 @@
-//! enz-core: automatic differentiation of LLVM IR.
+//! enz-core: the AD crate of enz-rs, automatic differentiation of LLVM IR.
 //!
-//! Bitcode in, bitcode with derivatives out: every call to an `__enzyme_*`
-//! entry point is replaced by a call to a synthesised derivative function.
-//! The one entry point is [`differentiate_module`]; everything else is
-//! internal. Data flows one way:
+//! Its API is front-end neutral: a front end (the Enzyme C API crate,
+//! `enz-enzyme-api`; later the pass plugin and the Rust front end) opens a
+//! [`Session`] over a module with what the user declared ([`UserFacts`]),
+//! asks for derivatives by [`Request`] (function, activity of each
+//! parameter and of the return, mode), and calls them through the one
+//! [`Signature`] of each (the derivative ABI, `signature.rs`). The session
+//! declares, synthesises and finally commits or abandons them. Inside,
+//! data flows one way:
 //!
 //! ```text
-//!   pipeline: callsite (markers) ─► lower (per entry point) ─► registry
-//!     ─► preprocess ─► analysis (cfg, loops, activity, types, writes)
-//!     ─► synth (rules; reverse, forward, custom, gpu) ─► verify ─► opt
+//!   Session ─► registry (declare; worklist of callees' derivatives)
+//!     ─► preprocess (clone, inline, clean up, sanitize)
+//!     ─► analysis (cfg, loops, activity, types, writes)
+//!     ─► synth (rules; reverse, forward, custom, gpu) ─► commit
 //! ```
 #![deny(missing_docs)]
+// `unsafe` lives in the enz-ir crate only (the layer over the LLVM C API);
+// the compiler refuses it here.
+#![forbid(unsafe_code)]
 
-// `unsafe` lives in `ir` only (the layer over the LLVM C API); the
-// compiler refuses it everywhere else.
-#[forbid(unsafe_code)]
-mod abi;
-#[forbid(unsafe_code)]
 mod analysis;
-#[forbid(unsafe_code)]
-mod callsite;
-#[forbid(unsafe_code)]
 mod diag;
-#[forbid(unsafe_code)]
 mod gpu;
-#[forbid(unsafe_code)]
 mod inspect;
-mod ir;
-#[forbid(unsafe_code)]
-mod lower;
-#[forbid(unsafe_code)]
+/// The IR layer (its own crate, the only one with `unsafe`), under the
+/// name the modules of this crate use for it.
+use enz_ir as ir;
 mod names;
-#[forbid(unsafe_code)]
-mod pipeline;
-#[forbid(unsafe_code)]
 mod preprocess;
-#[forbid(unsafe_code)]
+mod session;
 mod signature;
-#[forbid(unsafe_code)]
 mod synth;
-#[forbid(unsafe_code)]
 mod timing;
 
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_type_analysis};
-pub use ir::{install_fatal_error_handler, limit_address_space};
-pub use pipeline::{differentiate_module, Options, Report};
-pub use timing::Timings;
+pub use names::{is_api_symbol, EntryPoint, Marker};
+pub use session::{Derivative, Session, SessionOptions, UserFacts};
+pub use signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
+pub use synth::registry::CustomRules;
+pub use timing::{timed, Timings};
 
 /// The inkwell version enz-core is built against, for callers that load and
 /// write modules.

@@ -6,7 +6,7 @@
 
 /// A user-facing entry point, matched by a callee name that *contains* it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum EntryPoint {
+pub enum EntryPoint {
     /// `__enzyme_autodiff`: combined reverse mode.
     Autodiff,
     /// `__enzyme_fwddiff`: forward (tangent) mode.
@@ -26,14 +26,15 @@ impl EntryPoint {
     ];
 
     /// The entry point a callee name designates, if any.
-    pub(crate) fn from_callee(name: &str) -> Option<EntryPoint> {
+    pub fn from_callee(name: &str) -> Option<EntryPoint> {
         Self::ALL
             .iter()
             .find(|(_, s)| name.contains(s))
             .map(|(e, _)| *e)
     }
 
-    pub(crate) fn name(self) -> &'static str {
+    /// The spelling: the entry point's or the marker's global name.
+    pub fn name(self) -> &'static str {
         Self::ALL
             .iter()
             .find(|(e, _)| *e == self)
@@ -44,20 +45,28 @@ impl EntryPoint {
 
 /// Whether `name` belongs to the `__enzyme_*` / `enzyme_*` API: a
 /// declaration of it left in an output would fail at link time.
-pub(crate) fn is_api_symbol(name: &str) -> bool {
+pub fn is_api_symbol(name: &str) -> bool {
     name.contains("__enzyme_") || name.starts_with("enzyme_")
 }
 
 /// An activity marker argument (`enzyme_dup`, ...).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Marker {
+pub enum Marker {
+    /// `enzyme_dup`: the next value is followed by its shadow.
     Dup,
+    /// `enzyme_dupnoneed`: like `Dup`, the primal result is not needed.
     DupNoNeed,
+    /// `enzyme_out`: the next value's adjoint is returned.
     Out,
+    /// `enzyme_const`: the next value has no derivative.
     Const,
+    /// `enzyme_allocated`: the size of the caller's tape buffer follows.
     Allocated,
+    /// `enzyme_tape`: the caller's tape buffer follows.
     Tape,
+    /// `enzyme_width`: the vector width of forward mode follows.
     Width,
+    /// `enzyme_scalar`: recognised, not supported (a diagnostic).
     Scalar,
 }
 
@@ -74,11 +83,12 @@ impl Marker {
     ];
 
     /// The marker a global (or metadata string) name designates.
-    pub(crate) fn from_name(name: &str) -> Option<Marker> {
+    pub fn from_name(name: &str) -> Option<Marker> {
         Self::ALL.iter().find(|(_, s)| *s == name).map(|(m, _)| *m)
     }
 
-    pub(crate) fn name(self) -> &'static str {
+    /// The spelling: the entry point's or the marker's global name.
+    pub fn name(self) -> &'static str {
         Self::ALL
             .iter()
             .find(|(m, _)| *m == self)
@@ -87,7 +97,7 @@ impl Marker {
     }
 
     /// Whether a global of this name is a marker global.
-    pub(crate) fn is_marker_global(name: &str) -> bool {
+    pub fn is_marker_global(name: &str) -> bool {
         Self::from_name(name).is_some()
     }
 }
@@ -414,21 +424,6 @@ impl MemFn {
             _ if name.starts_with("llvm.memset") => MemFn::Memset,
             _ => return None,
         })
-    }
-
-    /// The C name to call to perform it (for the functions enz-rs emits).
-    pub(crate) fn c_name(self) -> &'static str {
-        match self {
-            MemFn::Malloc | MemFn::New => "malloc",
-            MemFn::Calloc => "calloc",
-            MemFn::Realloc => "realloc",
-            MemFn::AlignedAlloc => "aligned_alloc",
-            MemFn::Valloc => "valloc",
-            MemFn::Free | MemFn::Delete => "free",
-            MemFn::Memcpy => "memcpy",
-            MemFn::Memmove => "memmove",
-            MemFn::Memset => "memset",
-        }
     }
 
     /// Whether it returns a fresh block (or, for realloc, a moved one).

@@ -31,7 +31,7 @@ use crate::ir::{Ty, TyKind, Value};
 
 /// Activity of one parameter of a differentiated function.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum ArgActivity {
+pub enum ArgActivity {
     /// No derivative.
     Const,
     /// A floating input whose adjoint is returned.
@@ -44,40 +44,44 @@ pub(crate) enum ArgActivity {
 
 impl ArgActivity {
     /// Whether the parameter is followed by its shadow(s).
-    pub(crate) fn has_shadow(self) -> bool {
+    pub fn has_shadow(self) -> bool {
         matches!(self, ArgActivity::Dup | ArgActivity::DupNoNeed)
     }
 }
 
 /// Which derivatives a request asks for.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Mode {
+pub enum Mode {
     /// One gradient function holding both sweeps.
     Combined,
     /// An augmented forward function and a reverse function.
     Split,
     /// A forward (tangent) function with `width` tangents per value.
-    Forward { width: u32 },
+    Forward {
+        /// Tangents per value.
+        width: u32,
+    },
 }
 
 /// A derivative request: what to differentiate and how.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Request {
+pub struct Request {
     /// The user's function.
-    pub(crate) function: Value,
+    pub function: Value,
     /// Activity of each parameter.
-    pub(crate) args: Vec<ArgActivity>,
+    pub args: Vec<ArgActivity>,
     /// Whether the floating return is active (its adjoint is an input).
-    pub(crate) ret_active: bool,
+    pub ret_active: bool,
     /// Whether a returned pointer needs a shadow.
-    pub(crate) ret_shadowed: bool,
-    pub(crate) mode: Mode,
+    pub ret_shadowed: bool,
+    /// Which derivatives.
+    pub mode: Mode,
 }
 
 impl Request {
     /// The canonical request for `function` in `mode`: every activity
     /// follows from the function's type (see the module documentation).
-    pub(crate) fn canonical(function: Value, mode: Mode) -> Request {
+    pub fn canonical(function: Value, mode: Mode) -> Request {
         let fty = function.function_type();
         let args = fty
             .param_types()
@@ -102,7 +106,7 @@ impl Request {
     }
 
     /// The signature of one function of this request (see [`Kind`]).
-    pub(crate) fn signature(&self, kind: Kind) -> Signature {
+    pub fn signature(&self, kind: Kind) -> Signature {
         Signature::new(
             kind,
             self.function.function_type(),
@@ -114,7 +118,7 @@ impl Request {
 
 /// One function of a derivative.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Kind {
+pub enum Kind {
     /// `diffe_f`: both sweeps of combined reverse mode.
     Gradient,
     /// `augmented_f`: the forward sweep of split mode.
@@ -122,16 +126,24 @@ pub(crate) enum Kind {
     /// `reverse_f`: the reverse sweep of split mode.
     Reverse,
     /// `fwddiffe_f`: forward mode with `width` tangents.
-    Forward { width: u32 },
+    Forward {
+        /// Tangents per value.
+        width: u32,
+    },
 }
 
 /// What one parameter of a derivative function carries.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Param {
+pub enum Param {
     /// Primal parameter `k`.
     Primal(usize),
     /// A shadow (forward mode: tangent) of primal parameter `of`.
-    Shadow { of: usize, lane: u32 },
+    Shadow {
+        /// The primal parameter.
+        of: usize,
+        /// Which of the `width` shadows.
+        lane: u32,
+    },
     /// The adjoint of the primal return (split reverse function).
     ReturnAdjoint,
     /// The tape (split reverse function).
@@ -140,20 +152,23 @@ pub(crate) enum Param {
 
 /// What one field of a derivative function's returned struct carries.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum Field {
+pub enum Field {
     /// The tape (augmented function).
     Tape,
     /// The primal return value.
     Return,
     /// A shadow (forward mode: tangent) of the primal return.
-    ReturnShadow { lane: u32 },
+    ReturnShadow {
+        /// Which of the `width` shadows.
+        lane: u32,
+    },
     /// The adjoint of primal parameter `k` (an `out` parameter).
     Adjoint(usize),
 }
 
 /// The parameters and return of one derivative function.
 #[derive(Clone, Debug)]
-pub(crate) struct Signature {
+pub struct Signature {
     params: Vec<(Param, Ty)>,
     fields: Vec<(Field, Ty)>,
     /// The return type: void, or the literal struct of `fields`.
@@ -163,7 +178,7 @@ pub(crate) struct Signature {
 impl Signature {
     /// The signature of the `kind` function of the derivative of a function
     /// of type `fty` with parameter activities `args`.
-    pub(crate) fn new(kind: Kind, fty: Ty, args: &[ArgActivity], ret_active: bool) -> Signature {
+    pub fn new(kind: Kind, fty: Ty, args: &[ArgActivity], ret_active: bool) -> Signature {
         let ctx = fty.context();
         let lanes = match kind {
             Kind::Forward { width } => width,
@@ -231,28 +246,28 @@ impl Signature {
     }
 
     /// The derivative function's type.
-    pub(crate) fn function_type(&self) -> Ty {
+    pub fn function_type(&self) -> Ty {
         let tys: Vec<Ty> = self.params.iter().map(|(_, t)| *t).collect();
         Ty::function(self.ret, &tys, false)
     }
 
     /// What each parameter carries, in order, with its type.
-    pub(crate) fn params(&self) -> &[(Param, Ty)] {
+    pub fn params(&self) -> &[(Param, Ty)] {
         &self.params
     }
 
     /// The position of the parameter carrying `p`.
-    pub(crate) fn param_index(&self, p: Param) -> Option<usize> {
+    pub fn param_index(&self, p: Param) -> Option<usize> {
         self.params.iter().position(|(q, _)| *q == p)
     }
 
     /// What each field of the returned struct carries, in order.
-    pub(crate) fn fields(&self) -> &[(Field, Ty)] {
+    pub fn fields(&self) -> &[(Field, Ty)] {
         &self.fields
     }
 
     /// The position of the returned field carrying `f`.
-    pub(crate) fn field_index(&self, f: Field) -> Option<u32> {
+    pub fn field_index(&self, f: Field) -> Option<u32> {
         self.fields
             .iter()
             .position(|(g, _)| *g == f)
@@ -260,13 +275,13 @@ impl Signature {
     }
 
     /// The return type (void or a literal struct of the fields).
-    pub(crate) fn return_type(&self) -> Ty {
+    pub fn return_type(&self) -> Ty {
         self.ret
     }
 
     /// The argument list of a call to this function: `value` gives each
     /// parameter's value (or an error, which stops the list).
-    pub(crate) fn arguments<E>(
+    pub fn arguments<E>(
         &self,
         mut value: impl FnMut(Param, Ty) -> Result<Value, E>,
     ) -> Result<Vec<Value>, E> {

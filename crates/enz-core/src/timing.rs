@@ -18,7 +18,7 @@ pub struct Timings {
 }
 
 /// Runs `f`, adding its duration to `slot`.
-pub(crate) fn timed<T>(slot: &mut Duration, f: impl FnOnce() -> T) -> T {
+pub fn timed<T>(slot: &mut Duration, f: impl FnOnce() -> T) -> T {
     let start = Instant::now();
     let out = f();
     *slot += start.elapsed();

@@ -2,6 +2,7 @@
 //! module or a wrong gradient, and classify every case. The `enz-fuzz`
 //! binary runs them from the command line; the test suite runs small
 //! fixed-seed slices of each through [`run_campaign`].
+#![forbid(unsafe_code)]
 
 pub mod diff;
 pub mod exec;

@@ -2,7 +2,7 @@
 //! module.
 //!
 //! Only this crate touches argv and files. It reads bitcode or textual IR,
-//! hands the module to `enz_core::differentiate_module`, and writes the
+//! hands the module to `enz_enzyme_api::differentiate_module`, and writes the
 //! result through a temporary file renamed into place, so that a failed run
 //! never leaves a partial output.
 //!
@@ -12,14 +12,15 @@
 //! hang LLVM's reader give a diagnostic, not a crash (see `untrusted.rs`).
 //! LLVM's fatal errors exit with status 2; writing to a closed stdout or
 //! stderr is never an error.
+#![forbid(unsafe_code)]
 
 mod untrusted;
 
 use clap::Parser;
-use enz_core::inkwell::context::Context;
-use enz_core::inkwell::memory_buffer::MemoryBuffer;
-use enz_core::inkwell::module::Module;
-use enz_core::{
+use enz_enzyme_api::inkwell::context::Context;
+use enz_enzyme_api::inkwell::memory_buffer::MemoryBuffer;
+use enz_enzyme_api::inkwell::module::Module;
+use enz_enzyme_api::{
     differentiate_module, print_abi, print_activity, print_type_analysis, retarget_to_host,
     Diagnostic, Options, Report,
 };
@@ -97,7 +98,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    enz_core::install_fatal_error_handler();
+    enz_enzyme_api::install_fatal_error_handler();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -155,6 +156,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             e.to_string().trim()
         ))]);
     }
+    let ir_module = enz_enzyme_api::Module::of(&module);
     let opts = Options {
         preopt: !cli.no_preopt,
         opt_level: cli.opt_level,
@@ -164,18 +166,18 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         keep_module_on_error: false,
     };
     if let Some(f) = &cli.print_type_analysis {
-        say_out(&print_type_analysis(&module, f, &opts).map_err(|d| vec![d])?);
+        say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);
     }
     if let Some(f) = &cli.print_activity {
-        say_out(&print_activity(&module, f, &opts).map_err(|d| vec![d])?);
+        say_out(&print_activity(ir_module, f, &opts).map_err(|d| vec![d])?);
     }
     if let Some(f) = &cli.print_abi {
-        say_out(&print_abi(&module, f).map_err(|d| vec![d])?);
+        say_out(&print_abi(ir_module, f).map_err(|d| vec![d])?);
     }
     let Some(out) = &cli.output else {
         return Ok(());
     };
-    let report = differentiate_module(&module, &opts).inspect_err(|errors| {
+    let report = differentiate_module(ir_module, &opts).inspect_err(|errors| {
         // Debugging aid: the module that enz-rs itself made invalid.
         if let Some(path) = std::env::var_os("ENZ_DUMP_INVALID") {
             if errors.iter().any(|e| e.internal) {

@@ -6,8 +6,8 @@
 //! cleanly is parsed here. A child that dies, runs out of memory or time
 //! becomes an ordinary diagnostic (exit 1, no output).
 
-use enz_core::inkwell::context::Context;
-use enz_core::Diagnostic;
+use enz_enzyme_api::inkwell::context::Context;
+use enz_enzyme_api::Diagnostic;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -114,7 +114,7 @@ pub(crate) fn read_check_child(path: &Path) -> ExitCode {
     let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let (memory, _) = limits(len);
     // Without the cap the child still protects the parent from crashes.
-    let _ = enz_core::limit_address_space(memory);
+    let _ = enz_enzyme_api::limit_address_space(memory);
     let context = Context::create();
     let result = crate::read_module(&context, path).and_then(|m| {
         m.verify().map_err(|e| {

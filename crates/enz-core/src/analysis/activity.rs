@@ -14,9 +14,9 @@
 //! Integers, comparisons and calls to known-inactive functions are never
 //! active.
 
+use crate::ir::LLVMOpcode;
 use crate::ir::{TyKind, Value};
 use crate::names::{is_known_inactive, MathFn, MemFn};
-use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
 /// How a parameter enters the analysis.

@@ -35,7 +35,7 @@ impl Cfg {
                 graph.add_edge(index[b], index[&s], ());
                 preds.entry(s).or_default().push(*b);
             }
-            if b.terminator().and_then(|t| t.opcode()) == Some(llvm_sys::LLVMOpcode::LLVMRet) {
+            if b.terminator().and_then(|t| t.opcode()) == Some(crate::ir::LLVMOpcode::LLVMRet) {
                 exits.push(*b);
             }
         }

@@ -9,7 +9,7 @@
 
 use super::cfg::Cfg;
 use crate::ir::{Block, Value};
-use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
+use crate::ir::{LLVMIntPredicate, LLVMOpcode};
 use std::collections::{HashMap, HashSet};
 
 /// Index of a loop in a [`LoopNest`].

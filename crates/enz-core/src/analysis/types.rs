@@ -48,9 +48,9 @@ mod tree;
 #[allow(unused_imports)] // FloatKind: synthesis matches on it next.
 pub(crate) use tree::{ConcreteType, FloatKind, TypeTree};
 
+use crate::ir::LLVMOpcode;
 use crate::ir::{TyKind, Value};
 use crate::names::Marker;
-use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 

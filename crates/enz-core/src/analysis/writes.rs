@@ -12,9 +12,9 @@
 //! global.
 
 use super::activity::is_allocation;
+use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Value};
 use crate::names::{is_known_inactive, is_libm_without_side_effects, MathFn, MemFn};
-use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.

@@ -97,7 +97,7 @@ fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), Strin
                 let Some(callee) = i.called_function() else {
                     continue;
                 };
-                if i.opcode() != Some(llvm_sys::LLVMOpcode::LLVMCall)
+                if i.opcode() != Some(crate::ir::LLVMOpcode::LLVMCall)
                     || callee.is_declaration()
                     || callee.intrinsic_id() != 0
                     || callee == func

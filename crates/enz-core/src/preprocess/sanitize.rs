@@ -28,8 +28,8 @@
 //!   the caches and type analysis need: they are refused with a diagnostic.
 
 use crate::diag::Diagnostic;
+use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Ty, TyKind, Value};
-use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
 /// Applies every rewrite to `func` (the preprocessed clone), or refuses it.

@@ -4,7 +4,6 @@
 use super::*;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
-use inkwell::values::AsValueRef;
 
 const IR: &str = r#"
 define double @f(double %x, ptr %p, i32 %n) {
@@ -23,7 +22,7 @@ fn with_functions(check: impl FnOnce(&dyn Fn(&str) -> Value)) {
     let ctx = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
-    let get = |name: &str| Value(module.get_function(name).expect("function").as_value_ref());
+    let get = |name: &str| Value::of(&module.get_function(name).expect("function"));
     check(&get);
 }
 

@@ -22,10 +22,10 @@ use crate::analysis::activity::{
 };
 use crate::analysis::cfg::Cfg;
 use crate::diag::Diagnostic;
+use crate::ir::LLVMOpcode;
 use crate::ir::{clone_body, Builder, TyKind, Value, ValueMap};
 use crate::names::{is_known_inactive, MathFn, MemFn};
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
-use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 
 /// What to differentiate in forward mode.

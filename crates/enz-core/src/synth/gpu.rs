@@ -13,8 +13,8 @@
 //!   memory and one thread adds the total with one atomic;
 //! - [`Accumulate::Atomic`] — `atomicrmw fadd`, always legal.
 
+use crate::ir::LLVMOpcode;
 use crate::ir::{add_internal_global, named_global, Builder, Ty, TyKind, Value};
-use llvm_sys::LLVMOpcode;
 use std::collections::HashSet;
 
 /// How an adjoint is added to shadow memory.
@@ -244,7 +244,7 @@ pub(crate) fn block_reduce_add(b: &Builder, ptr: Value, v: Value) {
     let sum_loop = mk("block_sum_loop");
     let sum_done = mk("block_sum_done");
     let after = mk("block_sum_after");
-    let is_first = b.icmp(llvm_sys::LLVMIntPredicate::LLVMIntEQ, tid, zero);
+    let is_first = b.icmp(crate::ir::LLVMIntPredicate::LLVMIntEQ, tid, zero);
     b.cond_br(is_first, sum_head, after);
     b.position_at_end(sum_head);
     b.br(sum_loop);
@@ -258,7 +258,7 @@ pub(crate) fn block_reduce_add(b: &Builder, ptr: Value, v: Value) {
     k.add_incoming(k2, sum_loop);
     acc.add_incoming(b.zero(v.ty()), sum_head);
     acc.add_incoming(acc2, sum_loop);
-    let more = b.icmp(llvm_sys::LLVMIntPredicate::LLVMIntULT, k2, n);
+    let more = b.icmp(crate::ir::LLVMIntPredicate::LLVMIntULT, k2, n);
     b.cond_br(more, sum_loop, sum_done);
     b.position_at_end(sum_done);
     atomic_add(b, ptr, acc2);
@@ -310,7 +310,7 @@ pub(crate) fn zero_shared(b: &Builder, s: Value, bytes: u64) {
     let body = mk("zero_shared");
     let done = mk("zero_shared_done");
     let total = b.const_int(i32t, bytes as i64);
-    let any = b.icmp(llvm_sys::LLVMIntPredicate::LLVMIntULT, tid, total);
+    let any = b.icmp(crate::ir::LLVMIntPredicate::LLVMIntULT, tid, total);
     b.cond_br(any, body, done);
     b.position_at_end(body);
     let k = b.phi(i32t, "k");
@@ -319,7 +319,7 @@ pub(crate) fn zero_shared(b: &Builder, s: Value, bytes: u64) {
     let k2 = b.add(k, n);
     k.add_incoming(tid, head);
     k.add_incoming(k2, body);
-    let more = b.icmp(llvm_sys::LLVMIntPredicate::LLVMIntULT, k2, total);
+    let more = b.icmp(crate::ir::LLVMIntPredicate::LLVMIntULT, k2, total);
     b.cond_br(more, body, done);
     b.position_at_end(done);
     barrier(b);

@@ -52,7 +52,7 @@ pub(crate) fn float_carried_in_integer(
     v: crate::ir::Value,
     act: &crate::analysis::activity::Activity,
 ) -> Option<crate::ir::Value> {
-    use llvm_sys::LLVMOpcode::*;
+    use crate::ir::LLVMOpcode::*;
     let mut stack = vec![(v, 0usize)];
     while let Some((x, depth)) = stack.pop() {
         match x.opcode() {
@@ -76,7 +76,7 @@ pub(crate) fn float_carried_in_integer(
 /// Whether floating-point values are taken out of the integer `v`
 /// (`bitcast` of `v`, or of a `trunc`/`lshr` of it, to a float type).
 fn floats_taken_out_of(v: crate::ir::Value) -> bool {
-    use llvm_sys::LLVMOpcode::*;
+    use crate::ir::LLVMOpcode::*;
     let mut stack = vec![(v, 0usize)];
     while let Some((x, depth)) = stack.pop() {
         for u in x.users() {

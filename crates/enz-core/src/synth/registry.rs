@@ -16,11 +16,11 @@ pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
 /// A user's derivative functions registered through
 /// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
 #[derive(Copy, Clone, Debug, Default)]
-pub(crate) struct CustomRules {
+pub struct CustomRules {
     /// (augmented forward, reverse) for reverse mode.
-    pub(crate) gradient: Option<(Value, Value)>,
+    pub gradient: Option<(Value, Value)>,
     /// The tangent function for forward mode.
-    pub(crate) forward: Option<Value>,
+    pub forward: Option<Value>,
 }
 
 /// Derivatives and shared state of one module.
@@ -44,7 +44,7 @@ pub(crate) struct Registry {
 
 impl Registry {
     pub(crate) fn new(
-        opts: &crate::pipeline::Options,
+        opts: crate::session::SessionOptions,
         inactive_fns: HashSet<Value>,
         custom: HashMap<Value, CustomRules>,
         user_global_shadows: HashMap<Value, Value>,
@@ -201,11 +201,16 @@ impl Registry {
     /// The zero-initialised shadows enz-rs made for globals (not the
     /// block-shared ones, which each gradient clears itself).
     pub(crate) fn private_shadow_globals(&self) -> Vec<Value> {
-        self.shadow_globals
+        let mut out: Vec<Value> = self
+            .shadow_globals
             .values()
             .filter(|s| s.ty().address_space() != SHARED_ADDRESS_SPACE)
             .copied()
-            .collect()
+            .collect();
+        // By name (unique in a module): the same input gives the same
+        // output, whatever the map's order.
+        out.sort_by_cached_key(|g| g.name());
+        out
     }
 
     /// Deletes the preprocessed clones (they are only synthesis input).

@@ -8,8 +8,8 @@
 //! entry gives a cheaper one. Rules are pure data: choosing one builds no IR
 //! (see `synth::emit` for that).
 
+use crate::ir::{LLVMOpcode, LLVMRealPredicate};
 use crate::names::MathFn;
-use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
 use std::ops::{Add, Div, Mul, Neg, Sub};
 use std::sync::OnceLock;
 

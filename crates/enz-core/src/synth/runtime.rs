@@ -2,9 +2,9 @@
 //! (internal, once per module and type) so that the output links with
 //! nothing but libc and libm.
 
+use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Builder, Ty, TyKind, Value};
 use crate::names::MALLOC_USABLE_SIZE;
-use llvm_sys::LLVMIntPredicate;
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.

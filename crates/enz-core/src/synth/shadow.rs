@@ -9,9 +9,9 @@
 use super::registry::Registry;
 use super::runtime;
 use crate::analysis::activity::{is_allocation, Activity};
+use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Ty, TyKind, Value, ValueMap};
 use crate::names::MemFn;
-use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 
 /// What [`ShadowMap::mirror`] did with an instruction.

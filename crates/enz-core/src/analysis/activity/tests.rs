@@ -11,7 +11,6 @@
 use super::*;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
-use inkwell::values::AsValueRef;
 use std::fmt::Write;
 
 const HEADER: &str = r#"
@@ -79,21 +78,15 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
     if let Err(e) = module.verify() {
         panic!("test IR does not verify: {e}");
     }
-    let f = Value(
-        module
-            .get_function(func)
-            .expect("function in test IR")
-            .as_value_ref(),
-    );
+    let f = Value::of(&module.get_function(func).expect("function in test IR"));
     let inactive_fns: HashSet<Value> = sig
         .inactive
         .iter()
         .map(|n| {
-            Value(
-                module
+            Value::of(
+                &module
                     .get_function(n)
-                    .unwrap_or_else(|| panic!("no function @{n} in test IR"))
-                    .as_value_ref(),
+                    .unwrap_or_else(|| panic!("no function @{n} in test IR")),
             )
         })
         .collect();
@@ -130,7 +123,7 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
         let gv = module
             .get_global(g)
             .unwrap_or_else(|| panic!("no global @{g} in test IR"));
-        let _ = writeln!(s, "@{g}: {}", state(&act, Value(gv.as_value_ref())));
+        let _ = writeln!(s, "@{g}: {}", state(&act, Value::of(&gv)));
     }
     s
 }

@@ -18,9 +18,9 @@ use super::known::tbaa_type;
 use super::tree::{ConcreteType, TreeConflict, TypeTree};
 use super::Conflict;
 use crate::analysis::cfg::Cfg;
+use crate::ir::LLVMOpcode;
+use crate::ir::Module;
 use crate::ir::{Block, Ty, TyKind, Value};
-use llvm_sys::prelude::LLVMModuleRef;
-use llvm_sys::LLVMOpcode;
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -39,7 +39,7 @@ pub(super) struct Solved {
 /// The state of the fixed point over one function.
 pub(super) struct Solver<'c> {
     func: Value,
-    module: LLVMModuleRef,
+    module: Module,
     trees: HashMap<Value, TypeTree>,
     ret: TypeTree,
     rets: Vec<Value>,
@@ -158,7 +158,7 @@ fn has_integer_rule(i: Value) -> bool {
 
 /// What a value's LLVM type (and, for stack slots and globals of scalar
 /// type, the allocated type) says by itself.
-pub(super) fn seed(v: Value, module: LLVMModuleRef) -> TypeTree {
+pub(super) fn seed(v: Value, module: Module) -> TypeTree {
     let mut t = TypeTree::from_type(ConcreteType::from_ty(v.ty()));
     let slot = if v.opcode() == Some(LLVMOpcode::LLVMAlloca) {
         Some(v.allocated_type())
@@ -191,8 +191,8 @@ pub(super) fn is_scalar(ty: Ty) -> bool {
 /// The memory layout of an LLVM type as pointee facts: `[o]: T` for each
 /// float or pointer leaf at byte `o` (integers stay unknown: they may be
 /// copies of anything). Large arrays are cut after a few entries.
-pub(super) fn layout(ty: Ty, module: LLVMModuleRef) -> TypeTree {
-    fn walk(ty: Ty, module: LLVMModuleRef, base: i64, out: &mut Vec<(i64, ConcreteType)>) {
+pub(super) fn layout(ty: Ty, module: Module) -> TypeTree {
+    fn walk(ty: Ty, module: Module, base: i64, out: &mut Vec<(i64, ConcreteType)>) {
         if out.len() >= MAX_LAYOUT_ENTRIES || base > super::tree::MAX_OFFSET {
             return;
         }

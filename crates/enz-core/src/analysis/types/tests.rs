@@ -3,7 +3,6 @@
 use super::*;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
-use inkwell::values::AsValueRef;
 
 const HEADER: &str = r#"
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
@@ -20,7 +19,7 @@ fn with_analysis<R>(ir: &str, func: &str, check: impl FnOnce(Value, &TypeAnalysi
         .create_module_from_ir(buf)
         .unwrap_or_else(|e| panic!("bad test IR: {e}"));
     let f = module.get_function(func).expect("function in test IR");
-    let v = Value(f.as_value_ref());
+    let v = Value::of(&f);
     let ta = TypeAnalysis::analyse(v);
     check(v, &ta)
 }
@@ -56,7 +55,7 @@ fn debug_dump() {
             if f.count_basic_blocks() == 0 {
                 continue;
             }
-            let v = Value(f.as_value_ref());
+            let v = Value::of(&f);
             let t0 = std::time::Instant::now();
             let ta = TypeAnalysis::analyse(v);
             let t1 = t0.elapsed();

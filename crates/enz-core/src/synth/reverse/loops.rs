@@ -26,10 +26,10 @@
 
 use super::{Mode, Reverse};
 use crate::analysis::loops::{LoopId, TripBound};
+use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Block, Builder, Ty, Value};
 use crate::names::REALLOC;
 use crate::synth::tape::Slot;
-use llvm_sys::LLVMIntPredicate;
 use std::collections::HashMap;
 
 /// The forward and reverse bookkeeping of one loop.
@@ -262,7 +262,7 @@ impl Reverse<'_> {
                 };
                 let pos = self.loop_states[&l].pos;
                 let fb = Builder::new(ctx);
-                if gv.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI)
+                if gv.opcode() == Some(crate::ir::LLVMOpcode::LLVMPHI)
                     && gv.parent_block() == pos.parent_block()
                 {
                     // The header's phis: after `pos`, which follows them.

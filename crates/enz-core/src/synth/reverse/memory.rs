@@ -13,12 +13,12 @@
 use super::{Mode, Reverse};
 use crate::analysis::activity::{is_allocation, is_mem_transfer};
 use crate::analysis::types::{ConcreteType, FloatKind};
+use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::names::MemFn;
 use crate::synth::registry::Registry;
 use crate::synth::shadow::Mirror;
 use crate::synth::{gpu, runtime};
-use llvm_sys::LLVMOpcode;
 
 impl Reverse<'_> {
     /// Adds the forward-sweep work for primal instruction `i`: its shadow
@@ -243,8 +243,8 @@ impl Reverse<'_> {
         }
         if !matches!(
             i.atomic_rmw_op(),
-            llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
-                | llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub
+            crate::ir::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
+                | crate::ir::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub
         ) {
             return self.unsupported(i, "only atomic fadd and fsub can be differentiated");
         }
@@ -258,7 +258,7 @@ impl Reverse<'_> {
             return self.no_shadow(i);
         };
         let ds = self.b.load(v.ty(), s);
-        let ds = if i.atomic_rmw_op() == llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub {
+        let ds = if i.atomic_rmw_op() == crate::ir::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFSub {
             self.b.fneg(ds)
         } else {
             ds

@@ -36,11 +36,11 @@ use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
 use crate::diag::Diagnostic;
+use crate::ir::LLVMOpcode;
 use crate::ir::{add_internal_function, clone_body, Block, Builder, Ty, Value, ValueMap};
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
-use llvm_sys::LLVMOpcode;
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
 
@@ -71,11 +71,11 @@ pub(crate) struct GradientRequest<'a> {
 
 /// The functions a request produces.
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct Derivative {
+pub struct Derivative {
     /// The function holding the forward sweep (`diffe_f` or `augmented_f`).
-    pub(crate) forward: Value,
+    pub forward: Value,
     /// The function holding the reverse sweep (the same in combined mode).
-    pub(crate) reverse: Value,
+    pub reverse: Value,
 }
 
 /// The parameters of `f`, a derivative of `prep` with signature `sig`:

@@ -16,8 +16,8 @@
 
 use super::{Mode, Reverse};
 use crate::analysis::loops::{AffineIv, LoopId};
+use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Ty, Value};
-use llvm_sys::LLVMOpcode;
 
 /// How deep recomputation may recurse before caching instead.
 const MAX_RECOMPUTE_DEPTH: u32 = 6;

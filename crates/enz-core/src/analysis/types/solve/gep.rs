@@ -11,8 +11,8 @@
 
 use super::{is_scalar, Solver};
 use crate::analysis::types::tree::{ConcreteType, TypeTree, MAX_OFFSET};
+use crate::ir::LLVMOpcode;
 use crate::ir::{Ty, TyKind, Value};
-use llvm_sys::LLVMOpcode;
 use std::collections::HashSet;
 
 /// Most explicit offsets one fact is laid out over; beyond that only the
@@ -77,7 +77,7 @@ fn split_index(ix: Value, depth: u32) -> (i64, i64) {
 }
 
 /// Size of the innermost scalar of an array/vector type.
-fn leaf_size(ty: Ty, module: llvm_sys::prelude::LLVMModuleRef) -> Option<i64> {
+fn leaf_size(ty: Ty, module: crate::ir::Module) -> Option<i64> {
     let mut t = ty;
     while matches!(t.kind(), TyKind::Array | TyKind::Vector) && !t.is_scalable_vector() {
         t = t.element();

@@ -2,30 +2,30 @@
 //! a function, copies of instructions, and function attributes.
 
 use super::{cstr, Block, Ty, Value};
+use crate::{Context, Module};
 use llvm_sys::core::*;
-use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMLinkage;
 
 /// The context `module` lives in.
-pub(crate) fn module_context(module: LLVMModuleRef) -> llvm_sys::prelude::LLVMContextRef {
+pub fn module_context(module: Module) -> Context {
     // SAFETY: `module` is valid.
-    unsafe { LLVMGetModuleContext(module) }
+    Context(unsafe { LLVMGetModuleContext(module.0) })
 }
 
 /// A copy of a module, in the same context, disposed of when dropped: a
 /// scratch space where work that may fail is tried before the module the
 /// caller owns is touched.
-pub(crate) struct ScratchModule(LLVMModuleRef);
+pub struct ScratchModule(Module);
 
 impl ScratchModule {
     /// A copy of `module`.
-    pub(crate) fn copy_of(module: LLVMModuleRef) -> ScratchModule {
+    pub fn copy_of(module: Module) -> ScratchModule {
         // SAFETY: cloning a valid module gives a new module we own.
-        ScratchModule(unsafe { LLVMCloneModule(module) })
+        ScratchModule(Module(unsafe { LLVMCloneModule(module.0) }))
     }
 
     /// The copy (valid while `self` lives).
-    pub(crate) fn module(&self) -> LLVMModuleRef {
+    pub fn module(&self) -> Module {
         self.0
     }
 }
@@ -33,23 +33,23 @@ impl ScratchModule {
 impl Drop for ScratchModule {
     fn drop(&mut self) {
         // SAFETY: the module is ours and nothing of it outlives `self`.
-        unsafe { LLVMDisposeModule(self.0) }
+        unsafe { LLVMDisposeModule(self.0 .0) }
     }
 }
 
 /// The function named `name` in `module`, if any.
-pub(crate) fn named_function(module: LLVMModuleRef, name: &str) -> Option<Value> {
+pub fn named_function(module: Module, name: &str) -> Option<Value> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
-    let f = unsafe { LLVMGetNamedFunction(module, c.as_ptr()) };
+    let f = unsafe { LLVMGetNamedFunction(module.0, c.as_ptr()) };
     (!f.is_null()).then_some(Value(f))
 }
 
 /// The functions of `module`, in order (a snapshot: safe to delete from).
-pub(crate) fn functions(module: LLVMModuleRef) -> Vec<Value> {
+pub fn functions(module: Module) -> Vec<Value> {
     let mut out = Vec::new();
     // SAFETY: walks the module's own function list.
-    let mut f = unsafe { LLVMGetFirstFunction(module) };
+    let mut f = unsafe { LLVMGetFirstFunction(module.0) };
     while !f.is_null() {
         out.push(Value(f));
         f = unsafe { LLVMGetNextFunction(f) };
@@ -59,10 +59,10 @@ pub(crate) fn functions(module: LLVMModuleRef) -> Vec<Value> {
 
 /// The global variables of `module`, in order (a snapshot: safe to
 /// delete from).
-pub(crate) fn globals(module: LLVMModuleRef) -> Vec<Value> {
+pub fn globals(module: Module) -> Vec<Value> {
     let mut out = Vec::new();
     // SAFETY: walks the module's own global list.
-    let mut g = unsafe { LLVMGetFirstGlobal(module) };
+    let mut g = unsafe { LLVMGetFirstGlobal(module.0) };
     while !g.is_null() {
         out.push(Value(g));
         g = unsafe { LLVMGetNextGlobal(g) };
@@ -71,13 +71,13 @@ pub(crate) fn globals(module: LLVMModuleRef) -> Vec<Value> {
 }
 
 /// Runs the verifier on `module`; its message when it fails.
-pub(crate) fn verify_module(module: LLVMModuleRef) -> Result<(), String> {
+pub fn verify_module(module: Module) -> Result<(), String> {
     use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
     let mut msg = std::ptr::null_mut();
     // SAFETY: verification only reads the module; the message is ours.
     let failed = unsafe {
         LLVMVerifyModule(
-            module,
+            module.0,
             LLVMVerifierFailureAction::LLVMReturnStatusAction,
             &mut msg,
         )
@@ -91,26 +91,26 @@ pub(crate) fn verify_module(module: LLVMModuleRef) -> Result<(), String> {
 }
 
 /// The global variable named `name` in `module`, if any.
-pub(crate) fn named_global(module: LLVMModuleRef, name: &str) -> Option<Value> {
+pub fn named_global(module: Module, name: &str) -> Option<Value> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
-    let g = unsafe { LLVMGetNamedGlobal(module, c.as_ptr()) };
+    let g = unsafe { LLVMGetNamedGlobal(module.0, c.as_ptr()) };
     (!g.is_null()).then_some(Value(g))
 }
 
 /// A new function with internal linkage (no body yet).
-pub(crate) fn add_internal_function(module: LLVMModuleRef, name: &str, fty: Ty) -> Value {
+pub fn add_internal_function(module: Module, name: &str, fty: Ty) -> Value {
     let c = cstr(name);
     // SAFETY: adds a declaration to a valid module.
-    let f = Value(unsafe { LLVMAddFunction(module, c.as_ptr(), fty.0) });
+    let f = Value(unsafe { LLVMAddFunction(module.0, c.as_ptr(), fty.0) });
     f.set_internal_linkage();
     f
 }
 
 /// A new internal global of type `ty` in the address space `space`,
 /// initialised with `init`, aligned to `align`.
-pub(crate) fn add_internal_global(
-    module: LLVMModuleRef,
+pub fn add_internal_global(
+    module: Module,
     name: &str,
     ty: Ty,
     space: u32,
@@ -120,7 +120,7 @@ pub(crate) fn add_internal_global(
     let c = cstr(name);
     // SAFETY: adds a global to a valid module and sets its properties.
     unsafe {
-        let g = LLVMAddGlobalInAddressSpace(module, ty.0, c.as_ptr(), space);
+        let g = LLVMAddGlobalInAddressSpace(module.0, ty.0, c.as_ptr(), space);
         LLVMSetInitializer(g, init.0);
         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
         LLVMSetAlignment(g, align);
@@ -130,41 +130,41 @@ pub(crate) fn add_internal_global(
 
 impl Value {
     /// Gives a function or global internal linkage.
-    pub(crate) fn set_internal_linkage(self) {
+    pub fn set_internal_linkage(self) {
         // SAFETY: `self` is a global value.
         unsafe { LLVMSetLinkage(self.0, LLVMLinkage::LLVMInternalLinkage) }
     }
 
     /// Appends a new basic block named `name` to this function.
-    pub(crate) fn append_block(self, name: &str) -> Block {
+    pub fn append_block(self, name: &str) -> Block {
         let c = cstr(name);
         // SAFETY: `self` is a function of a live module.
-        Block(unsafe { LLVMAppendBasicBlockInContext(self.context(), self.0, c.as_ptr()) })
+        Block(unsafe { LLVMAppendBasicBlockInContext(self.context().0, self.0, c.as_ptr()) })
     }
 
     /// A copy of this instruction, not yet inserted anywhere (insert it
     /// with `Builder::insert`), with the same operands.
-    pub(crate) fn clone_instruction(self) -> Value {
+    pub fn clone_instruction(self) -> Value {
         // SAFETY: `self` is an instruction.
         Value(unsafe { LLVMInstructionClone(self.0) })
     }
 
     /// Adds the enum attribute `name` (e.g. `alwaysinline`) to this function.
-    pub(crate) fn add_function_attribute(self, name: &str) {
+    pub fn add_function_attribute(self, name: &str) {
         // SAFETY: `self` is a function; the attribute is created in its context.
         unsafe {
             let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
             LLVMAddAttributeAtIndex(
                 self.0,
                 llvm_sys::LLVMAttributeFunctionIndex,
-                LLVMCreateEnumAttribute(self.context(), kind, 0),
+                LLVMCreateEnumAttribute(self.context().0, kind, 0),
             );
         }
     }
 
     /// Copies function attributes: string attributes always, enum attributes
     /// whose name `keep_enum` accepts.
-    pub(crate) fn copy_function_attributes_to(self, to: Value, keep_enum: impl Fn(&str) -> bool) {
+    pub fn copy_function_attributes_to(self, to: Value, keep_enum: impl Fn(&str) -> bool) {
         let from = self;
         const ENUMS: &[&str] = &[
             "optnone",
@@ -213,17 +213,17 @@ impl Value {
     }
 
     /// Adds the enum attribute `name` to a call site's function attributes.
-    pub(crate) fn add_call_site_attribute(self, name: &str) {
+    pub fn add_call_site_attribute(self, name: &str) {
         // SAFETY: `self` is a call; the attribute is created in its context.
         unsafe {
             let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
-            let attr = LLVMCreateEnumAttribute(self.context(), kind, 0);
+            let attr = LLVMCreateEnumAttribute(self.context().0, kind, 0);
             LLVMAddCallSiteAttribute(self.0, llvm_sys::LLVMAttributeFunctionIndex, attr);
         }
     }
 
     /// A global variable's initializer (`None` for a declaration).
-    pub(crate) fn initializer(self) -> Option<Value> {
+    pub fn initializer(self) -> Option<Value> {
         // SAFETY: `self` is a global variable.
         let init = unsafe { LLVMGetInitializer(self.0) };
         (!init.is_null()).then_some(Value(init))
@@ -231,7 +231,7 @@ impl Value {
 
     /// Turns a declared global into a weak definition initialised to zero
     /// (so that a module still using it links).
-    pub(crate) fn define_weak_zero(self) {
+    pub fn define_weak_zero(self) {
         // SAFETY: `self` is a global variable.
         unsafe {
             LLVMSetInitializer(self.0, LLVMConstNull(LLVMGlobalGetValueType(self.0)));
@@ -240,13 +240,13 @@ impl Value {
     }
 
     /// Deletes a global variable (it must have no uses).
-    pub(crate) fn delete_global(self) {
+    pub fn delete_global(self) {
         // SAFETY: `self` is an unused global variable.
         unsafe { LLVMDeleteGlobal(self.0) }
     }
 
     /// The address space of a global's pointer.
-    pub(crate) fn global_address_space(self) -> u32 {
+    pub fn global_address_space(self) -> u32 {
         // SAFETY: `self` is a global value (a pointer).
         unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(self.0)) }
     }
@@ -254,7 +254,7 @@ impl Value {
     /// For a constant expression `addrspacecast`, `bitcast` or
     /// `getelementptr` of some base: the same expression on `base`
     /// instead; `None` for anything else.
-    pub(crate) fn rebase_constant_expr(self, base: Value) -> Option<Value> {
+    pub fn rebase_constant_expr(self, base: Value) -> Option<Value> {
         use llvm_sys::LLVMOpcode::*;
         // SAFETY: `self` is checked to be a constant expression; the new
         // constant is built from its own operands and types.
@@ -283,13 +283,13 @@ impl Value {
     }
 
     /// Whether this is a constant expression.
-    pub(crate) fn is_constant_expr(self) -> bool {
+    pub fn is_constant_expr(self) -> bool {
         // SAFETY: a type query on a valid value.
         !unsafe { LLVMIsAConstantExpr(self.0) }.is_null()
     }
 
     /// The alignment recorded on a global (0: none).
-    pub(crate) fn global_alignment(self) -> u32 {
+    pub fn global_alignment(self) -> u32 {
         // SAFETY: `self` is a global value.
         unsafe { LLVMGetAlignment(self.0) }
     }
@@ -298,31 +298,33 @@ impl Value {
 impl Block {
     /// A new block named `name` inserted just before this one (in the same
     /// function).
-    pub(crate) fn insert_block_before(self, name: &str) -> Block {
+    pub fn insert_block_before(self, name: &str) -> Block {
         let c = cstr(name);
         // SAFETY: `self` is a block of a live function.
-        Block(unsafe { LLVMInsertBasicBlockInContext(self.parent().context(), self.0, c.as_ptr()) })
+        Block(unsafe {
+            LLVMInsertBasicBlockInContext(self.parent().context().0, self.0, c.as_ptr())
+        })
     }
 }
 
 impl Ty {
     /// ABI size in bytes under `module`'s data layout (any sized type).
-    pub(crate) fn abi_size(self, module: LLVMModuleRef) -> u64 {
+    pub fn abi_size(self, module: Module) -> u64 {
         // SAFETY: the module's own data layout, a sized type.
         unsafe {
             llvm_sys::target::LLVMABISizeOfType(
-                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                llvm_sys::target::LLVMGetModuleDataLayout(module.0),
                 self.0,
             )
         }
     }
 
     /// Byte offset of field `k` of this struct type under `module`'s layout.
-    pub(crate) fn offset_of(self, module: LLVMModuleRef, k: u32) -> u64 {
+    pub fn offset_of(self, module: Module, k: u32) -> u64 {
         // SAFETY: the module's own data layout, a struct type with field k.
         unsafe {
             llvm_sys::target::LLVMOffsetOfElement(
-                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                llvm_sys::target::LLVMGetModuleDataLayout(module.0),
                 self.0,
                 k,
             )
@@ -330,19 +332,19 @@ impl Ty {
     }
 
     /// `[n x self]`.
-    pub(crate) fn array(self, n: u64) -> Ty {
+    pub fn array(self, n: u64) -> Ty {
         // SAFETY: an array type of a valid element type.
         Ty(unsafe { LLVMArrayType2(self.0, n) })
     }
 
     /// The all-zero constant of this type.
-    pub(crate) fn null_constant(self) -> Value {
+    pub fn null_constant(self) -> Value {
         // SAFETY: a constant of a valid type.
         Value(unsafe { LLVMConstNull(self.0) })
     }
 
     /// The `undef` constant of this type.
-    pub(crate) fn undef_constant(self) -> Value {
+    pub fn undef_constant(self) -> Value {
         // SAFETY: a constant of a valid type.
         Value(unsafe { LLVMGetUndef(self.0) })
     }

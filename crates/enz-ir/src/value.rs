@@ -1,67 +1,74 @@
 //! LLVM values and basic blocks: identity, inspection and navigation.
 
 use super::{cstr, take_message, Ty};
+use crate::{Context, Module};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 
 /// An LLVM value (instruction, argument, constant, function, global...).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Value(pub(crate) LLVMValueRef);
+pub struct Value(pub(crate) LLVMValueRef);
 
 /// An LLVM basic block.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub(crate) struct Block(pub(crate) LLVMBasicBlockRef);
+pub struct Block(pub(crate) LLVMBasicBlockRef);
 
 impl Value {
-    pub(crate) fn ty(self) -> Ty {
+    /// The value inkwell holds (a function, global, instruction or
+    /// constant; valid while its module lives).
+    pub fn of(v: &impl inkwell::values::AsValueRef) -> Value {
+        Value(v.as_value_ref())
+    }
+
+    pub fn ty(self) -> Ty {
         Ty(unsafe { LLVMTypeOf(self.0) })
     }
 
-    pub(crate) fn is_instruction(self) -> bool {
+    pub fn is_instruction(self) -> bool {
         !unsafe { LLVMIsAInstruction(self.0) }.is_null()
     }
 
-    pub(crate) fn is_argument(self) -> bool {
+    pub fn is_argument(self) -> bool {
         !unsafe { LLVMIsAArgument(self.0) }.is_null()
     }
 
-    pub(crate) fn is_function(self) -> bool {
+    pub fn is_function(self) -> bool {
         !unsafe { LLVMIsAFunction(self.0) }.is_null()
     }
 
-    pub(crate) fn is_global_variable(self) -> bool {
+    pub fn is_global_variable(self) -> bool {
         !unsafe { LLVMIsAGlobalVariable(self.0) }.is_null()
     }
 
-    pub(crate) fn is_block_value(self) -> bool {
+    pub fn is_block_value(self) -> bool {
         unsafe { LLVMValueIsBasicBlock(self.0) != 0 }
     }
 
     /// Opcode of an instruction, `None` for other values.
-    pub(crate) fn opcode(self) -> Option<LLVMOpcode> {
+    pub fn opcode(self) -> Option<LLVMOpcode> {
         self.is_instruction()
             .then(|| unsafe { LLVMGetInstructionOpcode(self.0) })
     }
 
-    pub(crate) fn num_operands(self) -> u32 {
+    pub fn num_operands(self) -> u32 {
         let n = unsafe { LLVMGetNumOperands(self.0) };
         u32::try_from(n).unwrap_or(0)
     }
 
-    pub(crate) fn operand(self, i: u32) -> Value {
+    pub fn operand(self, i: u32) -> Value {
         Value(unsafe { LLVMGetOperand(self.0, i) })
     }
 
-    pub(crate) fn operands(self) -> Vec<Value> {
+    pub fn operands(self) -> Vec<Value> {
         (0..self.num_operands()).map(|i| self.operand(i)).collect()
     }
 
-    pub(crate) fn set_operand(self, i: u32, v: Value) {
+    pub fn set_operand(self, i: u32, v: Value) {
         unsafe { LLVMSetOperand(self.0, i, v.0) }
     }
 
-    pub(crate) fn name(self) -> String {
+    pub fn name(self) -> String {
         let mut len = 0usize;
         let p = unsafe { LLVMGetValueName2(self.0, &mut len) };
         if p.is_null() {
@@ -71,13 +78,13 @@ impl Value {
         String::from_utf8_lossy(bytes).into_owned()
     }
 
-    pub(crate) fn set_name(self, name: &str) {
+    pub fn set_name(self, name: &str) {
         let c = cstr(name);
         unsafe { LLVMSetValueName2(self.0, c.as_ptr(), name.len()) }
     }
 
     /// The value printed as in an IR dump (one line, trimmed).
-    pub(crate) fn to_ir(self) -> String {
+    pub fn to_ir(self) -> String {
         let s = take_message(unsafe { LLVMPrintValueToString(self.0) });
         let first = s.lines().next().unwrap_or("").trim();
         // Drop trailing metadata attachments such as `, !dbg !42`.
@@ -88,12 +95,12 @@ impl Value {
     }
 
     /// Block containing an instruction.
-    pub(crate) fn parent_block(self) -> Block {
+    pub fn parent_block(self) -> Block {
         Block(unsafe { LLVMGetInstructionParent(self.0) })
     }
 
     /// Source location `file:line[:col]` of an instruction, when debug info has it.
-    pub(crate) fn debug_location(self) -> Option<String> {
+    pub fn debug_location(self) -> Option<String> {
         if !self.is_instruction() {
             return None;
         }
@@ -123,33 +130,33 @@ impl Value {
     }
 
     /// Drops the instruction's `!dbg` location.
-    pub(crate) fn clear_debug_loc(self) {
+    pub fn clear_debug_loc(self) {
         unsafe { llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut()) }
     }
 
     /// Copies the `!dbg` location of `from` onto this instruction.
-    pub(crate) fn copy_debug_loc(self, from: Value) {
+    pub fn copy_debug_loc(self, from: Value) {
         unsafe {
             let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from.0);
             llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, loc);
         }
     }
 
-    pub(crate) fn next_instruction(self) -> Option<Value> {
+    pub fn next_instruction(self) -> Option<Value> {
         let n = unsafe { LLVMGetNextInstruction(self.0) };
         (!n.is_null()).then_some(Value(n))
     }
 
-    pub(crate) fn erase(self) {
+    pub fn erase(self) {
         unsafe { LLVMInstructionEraseFromParent(self.0) }
     }
 
-    pub(crate) fn replace_all_uses_with(self, with: Value) {
+    pub fn replace_all_uses_with(self, with: Value) {
         unsafe { LLVMReplaceAllUsesWith(self.0, with.0) }
     }
 
     /// Users of this value (one entry per use).
-    pub(crate) fn users(self) -> Vec<Value> {
+    pub fn users(self) -> Vec<Value> {
         let mut out = Vec::new();
         let mut u = unsafe { LLVMGetFirstUse(self.0) };
         while !u.is_null() {
@@ -159,12 +166,12 @@ impl Value {
         out
     }
 
-    pub(crate) fn has_uses(self) -> bool {
+    pub fn has_uses(self) -> bool {
         !unsafe { LLVMGetFirstUse(self.0) }.is_null()
     }
 
     /// The callee operand of a call, `None` for other values.
-    pub(crate) fn called_value(self) -> Option<Value> {
+    pub fn called_value(self) -> Option<Value> {
         if unsafe { LLVMIsACallInst(self.0) }.is_null() {
             return None;
         }
@@ -173,7 +180,7 @@ impl Value {
 
     /// The function a call *or invoke* calls, seen through pointer casts
     /// and aliases (the other accessors see calls only).
-    pub(crate) fn called_function_of_call_or_invoke(self) -> Option<Value> {
+    pub fn called_function_of_call_or_invoke(self) -> Option<Value> {
         if unsafe { LLVMIsACallInst(self.0) }.is_null()
             && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
         {
@@ -186,7 +193,7 @@ impl Value {
     /// `None` when the call's function type differs from the function's
     /// own (LLVM leaves such a call undefined): synthesis then sees an
     /// unknown callee and never builds a derivative call of the wrong type.
-    pub(crate) fn called_function(self) -> Option<Value> {
+    pub fn called_function(self) -> Option<Value> {
         self.called_value()
             .and_then(|v| v.strip_to_function())
             .filter(|f| f.function_type() == self.call_function_type())
@@ -194,14 +201,14 @@ impl Value {
 
     /// The function a call names but calls through a different function
     /// type, `None` for other values (for diagnostics).
-    pub(crate) fn callee_with_other_type(self) -> Option<Value> {
+    pub fn callee_with_other_type(self) -> Option<Value> {
         self.called_value()
             .and_then(|v| v.strip_to_function())
             .filter(|f| f.function_type() != self.call_function_type())
     }
 
     /// Strips pointer casts and global aliases; `Some` if a function remains.
-    pub(crate) fn strip_to_function(self) -> Option<Value> {
+    pub fn strip_to_function(self) -> Option<Value> {
         let mut v = self;
         for _ in 0..16 {
             if v.is_function() {
@@ -226,17 +233,17 @@ impl Value {
     }
 
     /// Function type of a call instruction.
-    pub(crate) fn call_function_type(self) -> Ty {
+    pub fn call_function_type(self) -> Ty {
         Ty(unsafe { LLVMGetCalledFunctionType(self.0) })
     }
 
     /// Number of call arguments (operands minus the callee and bundles).
-    pub(crate) fn call_num_args(self) -> u32 {
+    pub fn call_num_args(self) -> u32 {
         unsafe { LLVMGetNumArgOperands(self.0) }
     }
 
     /// Whether call argument `arg` carries the enum attribute `attr` (e.g. `sret`).
-    pub(crate) fn call_arg_has_attribute(self, arg: u32, attr: &str) -> bool {
+    pub fn call_arg_has_attribute(self, arg: u32, attr: &str) -> bool {
         unsafe {
             let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr() as *const _, attr.len());
             !LLVMGetCallSiteEnumAttribute(self.0, arg + 1, kind).is_null()
@@ -244,7 +251,7 @@ impl Value {
     }
 
     /// Indices of an extractvalue/insertvalue.
-    pub(crate) fn indices(self) -> Vec<u32> {
+    pub fn indices(self) -> Vec<u32> {
         let n = unsafe { LLVMGetNumIndices(self.0) } as usize;
         let p = unsafe { LLVMGetIndices(self.0) };
         if p.is_null() {
@@ -254,7 +261,7 @@ impl Value {
     }
 
     /// Incoming (value, block) pairs of a phi.
-    pub(crate) fn incoming(self) -> Vec<(Value, Block)> {
+    pub fn incoming(self) -> Vec<(Value, Block)> {
         let n = unsafe { LLVMCountIncoming(self.0) };
         (0..n)
             .map(|i| unsafe {
@@ -266,14 +273,14 @@ impl Value {
             .collect()
     }
 
-    pub(crate) fn add_incoming(self, v: Value, b: Block) {
+    pub fn add_incoming(self, v: Value, b: Block) {
         let mut vals = [v.0];
         let mut blocks = [b.0];
         unsafe { LLVMAddIncoming(self.0, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1) }
     }
 
     /// Mask of a shufflevector (`None` = undefined lane).
-    pub(crate) fn shuffle_mask(self) -> Vec<Option<u32>> {
+    pub fn shuffle_mask(self) -> Vec<Option<u32>> {
         let n = unsafe { LLVMGetNumMaskElements(self.0) };
         let undef = unsafe { LLVMGetUndefMaskElem() };
         (0..n)
@@ -285,14 +292,14 @@ impl Value {
     }
 
     /// Whether this is an `undef` or `poison` constant.
-    pub(crate) fn is_undef_or_poison(self) -> bool {
+    pub fn is_undef_or_poison(self) -> bool {
         unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 }
     }
 
     /// For a constant of fixed vector type with `undef`/`poison` lanes (or
     /// wholly undefined): the same constant with those lanes zero. `None`
     /// when there is nothing to replace.
-    pub(crate) fn vector_constant_with_defined_lanes(self) -> Option<Value> {
+    pub fn vector_constant_with_defined_lanes(self) -> Option<Value> {
         let ty = self.ty();
         if ty.kind() != super::TyKind::Vector || !self.is_constant() {
             return None;
@@ -319,27 +326,27 @@ impl Value {
     }
 
     /// Makes a call an ordinary call: no `tail`/`musttail`/`notail` marker.
-    pub(crate) fn clear_tail_call_kind(self) {
+    pub fn clear_tail_call_kind(self) {
         unsafe { LLVMSetTailCallKind(self.0, llvm_sys::LLVMTailCallKind::LLVMTailCallKindNone) }
     }
 
     /// Whether this is `undef`, `poison` or a null constant.
-    pub(crate) fn is_undef_or_null(self) -> bool {
+    pub fn is_undef_or_null(self) -> bool {
         unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 || LLVMIsNull(self.0) != 0 }
     }
 
     /// Source element type of a GEP.
-    pub(crate) fn gep_source_type(self) -> Ty {
+    pub fn gep_source_type(self) -> Ty {
         Ty(unsafe { LLVMGetGEPSourceElementType(self.0) })
     }
 
     /// Allocated type of an alloca.
-    pub(crate) fn allocated_type(self) -> Ty {
+    pub fn allocated_type(self) -> Ty {
         Ty(unsafe { LLVMGetAllocatedType(self.0) })
     }
 
     /// The instruction's module.
-    pub(crate) fn module(self) -> LLVMModuleRef {
+    pub fn module(self) -> Module {
         if self.is_instruction() {
             self.parent_block().parent().global_parent()
         } else if self.is_argument() {
@@ -350,7 +357,7 @@ impl Value {
     }
 
     /// Whether a function carries the string attribute `name`.
-    pub(crate) fn has_string_attribute(self, name: &str) -> bool {
+    pub fn has_string_attribute(self, name: &str) -> bool {
         unsafe {
             !LLVMGetStringAttributeAtIndex(
                 self.0,
@@ -363,29 +370,29 @@ impl Value {
     }
 
     /// Predicate of an `icmp`.
-    pub(crate) fn icmp_predicate(self) -> llvm_sys::LLVMIntPredicate {
+    pub fn icmp_predicate(self) -> llvm_sys::LLVMIntPredicate {
         unsafe { LLVMGetICmpPredicate(self.0) }
     }
 
     /// The operation of an `atomicrmw`.
-    pub(crate) fn atomic_rmw_op(self) -> llvm_sys::LLVMAtomicRMWBinOp {
+    pub fn atomic_rmw_op(self) -> llvm_sys::LLVMAtomicRMWBinOp {
         unsafe { LLVMGetAtomicRMWBinOp(self.0) }
     }
 
     /// Whether a load or store is volatile.
-    pub(crate) fn is_volatile(self) -> bool {
+    pub fn is_volatile(self) -> bool {
         unsafe { LLVMGetVolatile(self.0) != 0 }
     }
 
     /// Whether a load or store is neither volatile nor atomic.
-    pub(crate) fn is_simple_access(self) -> bool {
+    pub fn is_simple_access(self) -> bool {
         !self.is_volatile()
             && unsafe { LLVMGetOrdering(self.0) }
                 == llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
     }
 
     /// Whether an argument carries the `noalias` attribute.
-    pub(crate) fn param_has_noalias(self) -> bool {
+    pub fn param_has_noalias(self) -> bool {
         let f = Value(unsafe { LLVMGetParamParent(self.0) });
         let idx = f.params().iter().position(|p| *p == self).unwrap_or(0) as u32 + 1;
         unsafe {
@@ -397,7 +404,7 @@ impl Value {
     /// Alignment of a load, store or alloca. LLVM allows 2^32, which its C
     /// API truncates to 0; that reads as 2^31 here (a weaker alignment is
     /// still true), so 0 means "none recorded" only for globals.
-    pub(crate) fn alignment(self) -> u32 {
+    pub fn alignment(self) -> u32 {
         match unsafe { LLVMGetAlignment(self.0) } {
             0 if self.is_instruction() => 1 << 31,
             a => a,
@@ -406,19 +413,19 @@ impl Value {
 
     /// Sets the alignment of a load, store or alloca; 0 (no alignment
     /// known) leaves the instruction's own alignment.
-    pub(crate) fn set_alignment(self, align: u32) {
+    pub fn set_alignment(self, align: u32) {
         if align != 0 {
             unsafe { LLVMSetAlignment(self.0, align) }
         }
     }
 
     /// Intrinsic ID of a function (0 if not an intrinsic).
-    pub(crate) fn intrinsic_id(self) -> u32 {
+    pub fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0) }
     }
 
     /// The string of a `metadata !"..."` operand, if this is one.
-    pub(crate) fn metadata_string(self) -> Option<String> {
+    pub fn metadata_string(self) -> Option<String> {
         unsafe {
             if LLVMIsAMDString(self.0).is_null() {
                 return None;
@@ -437,14 +444,14 @@ impl Value {
 
     // ---- functions ----
 
-    pub(crate) fn params(self) -> Vec<Value> {
+    pub fn params(self) -> Vec<Value> {
         let n = unsafe { LLVMCountParams(self.0) };
         (0..n)
             .map(|i| Value(unsafe { LLVMGetParam(self.0, i) }))
             .collect()
     }
 
-    pub(crate) fn blocks(self) -> Vec<Block> {
+    pub fn blocks(self) -> Vec<Block> {
         let mut out = Vec::new();
         let mut b = unsafe { LLVMGetFirstBasicBlock(self.0) };
         while !b.is_null() {
@@ -454,35 +461,35 @@ impl Value {
         out
     }
 
-    pub(crate) fn entry_block(self) -> Block {
+    pub fn entry_block(self) -> Block {
         Block(unsafe { LLVMGetEntryBasicBlock(self.0) })
     }
 
-    pub(crate) fn is_declaration(self) -> bool {
+    pub fn is_declaration(self) -> bool {
         unsafe { LLVMIsDeclaration(self.0) != 0 }
     }
 
     /// Function type of a function value.
-    pub(crate) fn function_type(self) -> Ty {
+    pub fn function_type(self) -> Ty {
         Ty(unsafe { LLVMGlobalGetValueType(self.0) })
     }
 
-    pub(crate) fn global_parent(self) -> LLVMModuleRef {
-        unsafe { LLVMGetGlobalParent(self.0) }
+    pub fn global_parent(self) -> Module {
+        unsafe { Module(LLVMGetGlobalParent(self.0)) }
     }
 
-    pub(crate) fn delete_function(self) {
+    pub fn delete_function(self) {
         unsafe { LLVMDeleteFunction(self.0) }
     }
 
     /// The context this value lives in.
-    pub(crate) fn context(self) -> LLVMContextRef {
+    pub fn context(self) -> Context {
         self.ty().context()
     }
 }
 
 impl Block {
-    pub(crate) fn instructions(self) -> Vec<Value> {
+    pub fn instructions(self) -> Vec<Value> {
         let mut out = Vec::new();
         let mut i = unsafe { LLVMGetFirstInstruction(self.0) };
         while !i.is_null() {
@@ -492,19 +499,19 @@ impl Block {
         out
     }
 
-    pub(crate) fn first_instruction(self) -> Option<Value> {
+    pub fn first_instruction(self) -> Option<Value> {
         let i = unsafe { LLVMGetFirstInstruction(self.0) };
         (!i.is_null()).then_some(Value(i))
     }
 
     /// First instruction that is not a phi.
-    pub(crate) fn first_non_phi(self) -> Option<Value> {
+    pub fn first_non_phi(self) -> Option<Value> {
         self.instructions()
             .into_iter()
             .find(|i| i.opcode() != Some(LLVMOpcode::LLVMPHI))
     }
 
-    pub(crate) fn terminator(self) -> Option<Value> {
+    pub fn terminator(self) -> Option<Value> {
         let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
         (!t.is_null()).then_some(Value(t))
     }
@@ -512,7 +519,7 @@ impl Block {
     /// Removes `pred`'s entries from this block's phis (after the edge from
     /// `pred` was removed). The C API cannot remove a phi entry, so each
     /// affected phi is rebuilt without it.
-    pub(crate) fn remove_phi_incoming_from(self, pred: Block) {
+    pub fn remove_phi_incoming_from(self, pred: Block) {
         for phi in self.instructions() {
             if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
                 break;
@@ -532,7 +539,7 @@ impl Block {
         }
     }
 
-    pub(crate) fn successors(self) -> Vec<Block> {
+    pub fn successors(self) -> Vec<Block> {
         let Some(t) = self.terminator() else {
             return Vec::new();
         };
@@ -542,19 +549,19 @@ impl Block {
             .collect()
     }
 
-    pub(crate) fn as_value(self) -> Value {
+    pub fn as_value(self) -> Value {
         Value(unsafe { LLVMBasicBlockAsValue(self.0) })
     }
 
-    pub(crate) fn from_value(v: Value) -> Block {
+    pub fn from_value(v: Value) -> Block {
         Block(unsafe { LLVMValueAsBasicBlock(v.0) })
     }
 
-    pub(crate) fn name(self) -> String {
+    pub fn name(self) -> String {
         self.as_value().name()
     }
 
-    pub(crate) fn parent(self) -> Value {
+    pub fn parent(self) -> Value {
         Value(unsafe { LLVMGetBasicBlockParent(self.0) })
     }
 }
@@ -563,7 +570,7 @@ impl Block {
 impl Value {
     /// A constant integer of at most 64 bits, sign-extended; `None` for
     /// anything else (including wider integers, which cannot be read safely).
-    pub(crate) fn const_int_sext(self) -> Option<i64> {
+    pub fn const_int_sext(self) -> Option<i64> {
         unsafe {
             if LLVMIsAConstantInt(self.0).is_null() {
                 return None;
@@ -577,24 +584,24 @@ impl Value {
 
     /// Whether this value is a constant (including globals, functions and
     /// constant expressions).
-    pub(crate) fn is_constant(self) -> bool {
+    pub fn is_constant(self) -> bool {
         unsafe { LLVMIsConstant(self.0) != 0 }
     }
 
     /// The value type of a global variable or function.
-    pub(crate) fn global_value_type(self) -> Ty {
+    pub fn global_value_type(self) -> Ty {
         Ty(unsafe { LLVMGlobalGetValueType(self.0) })
     }
 
     /// The metadata node attached to an instruction under `kind` (e.g.
     /// `"tbaa"`), as a metadata value; `None` if absent or not a node.
-    pub(crate) fn metadata_node(self, kind: &str) -> Option<Value> {
+    pub fn metadata_node(self, kind: &str) -> Option<Value> {
         if !self.is_instruction() {
             return None;
         }
         unsafe {
             let id = LLVMGetMDKindIDInContext(
-                self.context(),
+                self.context().0,
                 kind.as_ptr() as *const _,
                 kind.len() as u32,
             );
@@ -609,7 +616,7 @@ impl Value {
     /// Operands of a metadata node value (see [`Value::metadata_node`]).
     /// Nested nodes and strings come back as metadata values, constants as
     /// the constants themselves; missing operands are left out.
-    pub(crate) fn md_node_operands(self) -> Vec<Value> {
+    pub fn md_node_operands(self) -> Vec<Value> {
         unsafe {
             if LLVMIsAMDNode(self.0).is_null() {
                 return Vec::new();
@@ -624,7 +631,7 @@ impl Value {
     /// The value printed as in an IR dump, every line (a function: its
     /// whole definition). One call numbers the function's values once,
     /// where [`Value::to_ir`] on each instruction would number them each time.
-    pub(crate) fn to_ir_full(self) -> String {
+    pub fn to_ir_full(self) -> String {
         take_message(unsafe { LLVMPrintValueToString(self.0) })
     }
 }

@@ -11,14 +11,11 @@
 
 use crate::abi;
 use crate::callsite::CallSite;
-use crate::diag::Diagnostic;
 use crate::ir::{Builder, Ty, TyKind, Value};
-use crate::names::EntryPoint;
-use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
-use crate::synth::forward::{synthesize_forward, ForwardRequest};
-use crate::synth::registry::Registry;
-use crate::synth::reverse::{self, new_function, synthesize, Derivative, GradientRequest};
-use std::collections::HashMap;
+use enz_core::Diagnostic;
+use enz_core::EntryPoint;
+use enz_core::Session;
+use enz_core::{Field, Kind, Mode, Param, Request, Signature};
 
 /// A size operand to set once the tape of `key` is known.
 struct TapePatch {
@@ -32,25 +29,15 @@ struct TapePatch {
 /// State of the lowering of one module's call sites.
 #[derive(Default)]
 pub(crate) struct Lowering {
-    gradients: HashMap<Request, Value>,
-    tape_sizes: HashMap<Request, u64>,
-    /// Forward derivatives called from `__enzyme_fwddiff` sites.
-    forwards: Vec<Value>,
     patches: Vec<TapePatch>,
-    made: usize,
 }
 
 impl Lowering {
-    /// Derivatives synthesised so far.
-    pub(crate) fn derivatives(&self) -> usize {
-        self.made
-    }
-
     /// Replaces one call site.
     pub(crate) fn lower(
         &mut self,
         cs: &CallSite,
-        registry: &mut Registry,
+        session: &mut Session,
     ) -> Result<(), Vec<Diagnostic>> {
         if cs.function.function_type().is_vararg() {
             return Err(vec![Diagnostic::new(format!(
@@ -69,7 +56,7 @@ impl Lowering {
         match cs.entry {
             EntryPoint::Autodiff => {
                 let req = request(cs, Mode::Combined);
-                let g = self.gradient_for(cs, &req, registry)?;
+                let g = session.gradient(&req)?;
                 let b = builder_at(cs.call);
                 let sig = req.signature(Kind::Gradient);
                 let args = call_args(&b, cs, &sig);
@@ -81,10 +68,7 @@ impl Lowering {
             EntryPoint::FwdDiff => {
                 let width = cs.width;
                 let req = request(cs, Mode::Forward { width });
-                let f = registry.forward(&req).map_err(|d| vec![d.at(cs.call)])?;
-                if !self.forwards.contains(&f) {
-                    self.forwards.push(f);
-                }
+                let f = session.forward(&req).map_err(|d| vec![d.at(cs.call)])?;
                 let b = builder_at(cs.call);
                 let sig = req.signature(Kind::Forward { width });
                 let args = call_args(&b, cs, &sig);
@@ -98,53 +82,14 @@ impl Lowering {
                 });
                 finish_call(&b, cs, &outs)
             }
-            EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, registry),
+            EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, session),
         }
     }
 
-    /// The gradient (combined reverse mode), once per request.
-    fn gradient_for(
-        &mut self,
-        cs: &CallSite,
-        key: &Request,
-        registry: &mut Registry,
-    ) -> Result<Value, Vec<Diagnostic>> {
-        let name = cs.function.name();
-        if let Some(g) = self.gradients.get(key) {
-            return Ok(*g);
-        }
-        let prep = registry.prep(cs.function).map_err(|d| vec![d])?;
-        let fty = key.signature(Kind::Gradient).function_type();
-        let g = new_function(prep, &format!("diffe_{name}"), fty);
-        let req = GradientRequest {
-            prep,
-            name: &name,
-            args: &key.args,
-            ret_active: key.ret_active,
-            ret_shadowed: key.ret_shadowed,
-            mode: reverse::Mode::Combined,
-        };
-        let fns = Derivative {
-            forward: g,
-            reverse: g,
-        };
-        if let Err(d) = synthesize(&req, fns, registry) {
-            g.delete_function();
-            return Err(d);
-        }
-        self.made += 1;
-        self.gradients.insert(key.clone(), g);
-        Ok(g)
-    }
-
-    fn lower_split(
-        &mut self,
-        cs: &CallSite,
-        registry: &mut Registry,
-    ) -> Result<(), Vec<Diagnostic>> {
+    fn lower_split(&mut self, cs: &CallSite, session: &mut Session) -> Result<(), Vec<Diagnostic>> {
         let ret = cs.function.function_type().return_type();
         let key = request(cs, Mode::Split);
-        let fns = registry.split(&key).map_err(|d| vec![d.at(cs.call)])?;
+        let fns = session.split(&key).map_err(|d| vec![d.at(cs.call)])?;
         let err = |m: &str| {
             vec![Diagnostic::new(m.to_string())
                 .in_function(cs.call.parent_block().parent().name())
@@ -244,86 +189,10 @@ impl Lowering {
         finish_call(&b, cs, &outs)
     }
 
-    /// Builds every derivative declared but not yet synthesised.
-    pub(crate) fn synthesize_pending(
-        &mut self,
-        registry: &mut Registry,
-    ) -> Result<(), Vec<Diagnostic>> {
-        let mut diags = Vec::new();
-        loop {
-            if let Some((key, fns)) = registry.take_pending() {
-                let name = key.function.name();
-                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
-                let req = GradientRequest {
-                    prep,
-                    name: &name,
-                    args: &key.args,
-                    ret_active: key.ret_active,
-                    ret_shadowed: key.ret_shadowed,
-                    mode: reverse::Mode::Split,
-                };
-                match synthesize(&req, fns, registry) {
-                    Ok(size) => {
-                        self.tape_sizes.insert(key, size);
-                        self.made += 1;
-                    }
-                    Err(mut d) => diags.append(&mut d),
-                }
-            } else if let Some((key, f)) = registry.take_pending_forward() {
-                let name = key.function.name();
-                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
-                let Mode::Forward { width } = key.mode else {
-                    return Err(vec![Diagnostic::internal(
-                        "a pending forward derivative has a reverse-mode request",
-                    )]);
-                };
-                let req = ForwardRequest {
-                    prep,
-                    name: &name,
-                    args: &key.args,
-                    width,
-                };
-                match synthesize_forward(&req, f, registry) {
-                    Ok(()) => self.made += 1,
-                    Err(mut d) => diags.append(&mut d),
-                }
-            } else {
-                break;
-            }
-        }
-        if diags.is_empty() {
-            Ok(())
-        } else {
-            Err(diags)
-        }
-    }
-
-    /// Makes every top-level derivative start with zeroed shadow globals,
-    /// so that no adjoint or tangent survives from one call to the next.
-    pub(crate) fn zero_shadow_globals_on_entry(&self, registry: &Registry) {
-        let globals = registry.private_shadow_globals();
-        if globals.is_empty() {
-            return;
-        }
-        let mut entries: Vec<Value> = self.gradients.values().copied().collect();
-        entries.extend(self.forwards.iter().copied());
-        for f in entries {
-            let Some(first) = f.entry_block().first_instruction() else {
-                continue;
-            };
-            let b = builder_at(first);
-            for g in &globals {
-                let ty = g.global_value_type();
-                let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
-                b.memset_zero(*g, bytes);
-            }
-        }
-    }
-
     /// Sets the tape sizes of copies into and out of caller buffers.
-    pub(crate) fn patch_tape_sizes(&self) -> Result<(), Diagnostic> {
+    pub(crate) fn patch_tape_sizes(&self, session: &Session) -> Result<(), Diagnostic> {
         for p in &self.patches {
-            let size = self.tape_sizes.get(&p.key).copied().unwrap_or(8);
+            let size = session.tape_size(&p.key).unwrap_or(8);
             if let Some(n) = p.allocated.and_then(|a| a.const_int_sext()) {
                 if (n as u64) < size {
                     return Err(Diagnostic::new(format!(
@@ -409,7 +278,7 @@ fn finish_call(b: &Builder, cs: &CallSite, outs: &[Value]) -> Result<(), Vec<Dia
     if let Some(v) = abi::pack_return(b, &entry, outs, declared, cs.sret) {
         cs.call.replace_all_uses_with(v);
     }
-    if cs.call.opcode() == Some(llvm_sys::LLVMOpcode::LLVMInvoke) {
+    if cs.call.opcode() == Some(crate::ir::LLVMOpcode::LLVMInvoke) {
         let successors = cs.call.parent_block().successors();
         let (normal, unwind) = (successors[0], successors[1]);
         b.br(normal);

@@ -47,11 +47,7 @@ pub(crate) fn convertible(from: Ty, to: Ty) -> bool {
 /// `outs` (the adjoints or tangents it must return), if it cannot: an
 /// integer or pointer would get their bit pattern, a type smaller than
 /// their natural C struct would truncate them.
-pub(crate) fn check_return(
-    module: llvm_sys::prelude::LLVMModuleRef,
-    outs: &[Ty],
-    ret: Ty,
-) -> Result<(), String> {
+pub(crate) fn check_return(module: crate::ir::Module, outs: &[Ty], ret: Ty) -> Result<(), String> {
     if ret.is_void() || outs.is_empty() {
         return Ok(());
     }
@@ -123,7 +119,7 @@ pub(crate) fn pack_return(
     Some(b.load(ret, slot))
 }
 
-fn natural_struct(ctx: llvm_sys::prelude::LLVMContextRef, outs: &[Value]) -> Ty {
+fn natural_struct(ctx: crate::ir::Context, outs: &[Value]) -> Ty {
     let tys: Vec<Ty> = outs.iter().map(|v| v.ty()).collect();
     Ty::literal_struct(ctx, &tys)
 }

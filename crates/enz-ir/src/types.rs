@@ -1,16 +1,17 @@
 //! LLVM types: kind queries and construction of the types synthesis needs.
 
+use crate::{Context, Module};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMTypeKind;
 
 /// An LLVM type.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Ty(pub(crate) LLVMTypeRef);
+pub struct Ty(pub(crate) LLVMTypeRef);
 
 /// The coarse shape of a type, as analyses care about it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum TyKind {
+pub enum TyKind {
     Void,
     Half,
     Float,
@@ -25,7 +26,7 @@ pub(crate) enum TyKind {
 }
 
 impl Ty {
-    pub(crate) fn kind(self) -> TyKind {
+    pub fn kind(self) -> TyKind {
         // SAFETY: the type reference is valid for the context's lifetime.
         match unsafe { LLVMGetTypeKind(self.0) } {
             LLVMTypeKind::LLVMVoidTypeKind => TyKind::Void,
@@ -50,7 +51,7 @@ impl Ty {
     }
 
     /// A scalar floating-point type (half, float, double, ...).
-    pub(crate) fn is_fp_scalar(self) -> bool {
+    pub fn is_fp_scalar(self) -> bool {
         matches!(
             self.kind(),
             TyKind::Half | TyKind::Float | TyKind::Double | TyKind::OtherFloat
@@ -58,13 +59,13 @@ impl Ty {
     }
 
     /// A floating-point scalar or a vector of them.
-    pub(crate) fn is_fp_or_fp_vector(self) -> bool {
+    pub fn is_fp_or_fp_vector(self) -> bool {
         self.is_fp_scalar() || (self.kind() == TyKind::Vector && self.element().is_fp_scalar())
     }
 
     /// Whether values of this type can carry a derivative: floats, vectors of
     /// floats and aggregates containing them.
-    pub(crate) fn carries_float(self) -> bool {
+    pub fn carries_float(self) -> bool {
         match self.kind() {
             TyKind::Half | TyKind::Float | TyKind::Double | TyKind::OtherFloat => true,
             TyKind::Vector | TyKind::Array => self.element().carries_float(),
@@ -73,21 +74,26 @@ impl Ty {
         }
     }
 
-    pub(crate) fn is_integer(self) -> bool {
+    pub fn is_integer(self) -> bool {
         matches!(self.kind(), TyKind::Integer(_))
     }
 
-    pub(crate) fn is_void(self) -> bool {
+    pub fn is_void(self) -> bool {
         self.kind() == TyKind::Void
     }
 
     /// Element type of an array or vector.
-    pub(crate) fn element(self) -> Ty {
+    pub fn element(self) -> Ty {
         Ty(unsafe { LLVMGetElementType(self.0) })
     }
 
     /// Number of elements of an array or fixed vector.
-    pub(crate) fn len(self) -> u64 {
+    /// Whether an array, vector or struct type has no elements.
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn len(self) -> u64 {
         match self.kind() {
             TyKind::Array => unsafe { LLVMGetArrayLength2(self.0) },
             TyKind::Vector => u64::from(unsafe { LLVMGetVectorSize(self.0) }),
@@ -96,7 +102,7 @@ impl Ty {
         }
     }
 
-    pub(crate) fn struct_fields(self) -> Vec<Ty> {
+    pub fn struct_fields(self) -> Vec<Ty> {
         let n = unsafe { LLVMCountStructElementTypes(self.0) } as usize;
         let mut v: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
         unsafe { LLVMGetStructElementTypes(self.0, v.as_mut_ptr()) };
@@ -104,54 +110,54 @@ impl Ty {
     }
 
     /// Type of member `i` of a struct, array or vector.
-    pub(crate) fn member(self, i: u32) -> Ty {
+    pub fn member(self, i: u32) -> Ty {
         match self.kind() {
             TyKind::Struct => Ty(unsafe { LLVMStructGetTypeAtIndex(self.0, i) }),
             _ => self.element(),
         }
     }
 
-    pub(crate) fn context(self) -> LLVMContextRef {
-        unsafe { LLVMGetTypeContext(self.0) }
+    pub fn context(self) -> Context {
+        unsafe { Context(LLVMGetTypeContext(self.0)) }
     }
 
-    pub(crate) fn int(ctx: LLVMContextRef, bits: u32) -> Ty {
-        Ty(unsafe { LLVMIntTypeInContext(ctx, bits) })
+    pub fn int(ctx: Context, bits: u32) -> Ty {
+        Ty(unsafe { LLVMIntTypeInContext(ctx.0, bits) })
     }
 
-    pub(crate) fn void(ctx: LLVMContextRef) -> Ty {
-        Ty(unsafe { LLVMVoidTypeInContext(ctx) })
+    pub fn void(ctx: Context) -> Ty {
+        Ty(unsafe { LLVMVoidTypeInContext(ctx.0) })
     }
 
-    pub(crate) fn double(ctx: LLVMContextRef) -> Ty {
-        Ty(unsafe { LLVMDoubleTypeInContext(ctx) })
+    pub fn double(ctx: Context) -> Ty {
+        Ty(unsafe { LLVMDoubleTypeInContext(ctx.0) })
     }
 
-    pub(crate) fn float(ctx: LLVMContextRef) -> Ty {
-        Ty(unsafe { LLVMFloatTypeInContext(ctx) })
+    pub fn float(ctx: Context) -> Ty {
+        Ty(unsafe { LLVMFloatTypeInContext(ctx.0) })
     }
 
-    pub(crate) fn ptr(ctx: LLVMContextRef) -> Ty {
-        Ty(unsafe { LLVMPointerTypeInContext(ctx, 0) })
+    pub fn ptr(ctx: Context) -> Ty {
+        Ty(unsafe { LLVMPointerTypeInContext(ctx.0, 0) })
     }
 
     /// Size in bytes of a value of this type in `module`'s data layout.
-    pub(crate) fn alloc_size(self, module: LLVMModuleRef) -> u64 {
+    pub fn alloc_size(self, module: Module) -> u64 {
         unsafe {
             llvm_sys::target::LLVMABISizeOfType(
-                llvm_sys::target::LLVMGetModuleDataLayout(module),
+                llvm_sys::target::LLVMGetModuleDataLayout(module.0),
                 self.0,
             )
         }
     }
 
     /// A literal (unnamed) struct of `fields`.
-    pub(crate) fn literal_struct(ctx: LLVMContextRef, fields: &[Ty]) -> Ty {
+    pub fn literal_struct(ctx: Context, fields: &[Ty]) -> Ty {
         let mut raw: Vec<LLVMTypeRef> = fields.iter().map(|t| t.0).collect();
-        Ty(unsafe { LLVMStructTypeInContext(ctx, raw.as_mut_ptr(), raw.len() as u32, 0) })
+        Ty(unsafe { LLVMStructTypeInContext(ctx.0, raw.as_mut_ptr(), raw.len() as u32, 0) })
     }
 
-    pub(crate) fn function(ret: Ty, params: &[Ty], vararg: bool) -> Ty {
+    pub fn function(ret: Ty, params: &[Ty], vararg: bool) -> Ty {
         let mut raw: Vec<LLVMTypeRef> = params.iter().map(|t| t.0).collect();
         Ty(unsafe {
             LLVMFunctionType(ret.0, raw.as_mut_ptr(), raw.len() as u32, i32::from(vararg))
@@ -159,34 +165,34 @@ impl Ty {
     }
 
     /// Return type of a function type.
-    pub(crate) fn return_type(self) -> Ty {
+    pub fn return_type(self) -> Ty {
         Ty(unsafe { LLVMGetReturnType(self.0) })
     }
 
     /// Address space of a pointer type.
-    pub(crate) fn address_space(self) -> u32 {
+    pub fn address_space(self) -> u32 {
         unsafe { LLVMGetPointerAddressSpace(self.0) }
     }
 
     /// Number of parameters of a function type.
-    pub(crate) fn params_len(self) -> usize {
+    pub fn params_len(self) -> usize {
         unsafe { LLVMCountParamTypes(self.0) as usize }
     }
 
     /// Parameter types of a function type.
-    pub(crate) fn param_types(self) -> Vec<Ty> {
+    pub fn param_types(self) -> Vec<Ty> {
         let n = self.params_len();
         let mut raw: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
         unsafe { LLVMGetParamTypes(self.0, raw.as_mut_ptr()) };
         raw.into_iter().map(Ty).collect()
     }
 
-    pub(crate) fn is_vararg(self) -> bool {
+    pub fn is_vararg(self) -> bool {
         unsafe { LLVMIsFunctionVarArg(self.0) != 0 }
     }
 
     /// Printed form, as in IR dumps.
-    pub(crate) fn to_ir(self) -> String {
+    pub fn to_ir(self) -> String {
         super::take_message(unsafe { LLVMPrintTypeToString(self.0) })
     }
 }
@@ -224,36 +230,36 @@ impl Ty {
 
     /// Allocation size in bytes (the GEP stride of this type) under the data
     /// layout of `module`; `None` for unsized or scalable types.
-    pub(crate) fn layout_size(self, module: LLVMModuleRef) -> Option<u64> {
+    pub fn layout_size(self, module: Module) -> Option<u64> {
         if !self.safely_sized() {
             return None;
         }
         unsafe {
-            let dl = llvm_sys::target::LLVMGetModuleDataLayout(module);
+            let dl = llvm_sys::target::LLVMGetModuleDataLayout(module.0);
             Some(llvm_sys::target::LLVMABISizeOfType(dl, self.0))
         }
     }
 
     /// Byte offset of field `i` of a struct type under `module`'s data
     /// layout; `None` if not a sized struct or `i` is out of range.
-    pub(crate) fn field_offset(self, module: LLVMModuleRef, i: u32) -> Option<u64> {
+    pub fn field_offset(self, module: Module, i: u32) -> Option<u64> {
         if self.kind() != TyKind::Struct || !self.safely_sized() || u64::from(i) >= self.len() {
             return None;
         }
         unsafe {
-            let dl = llvm_sys::target::LLVMGetModuleDataLayout(module);
+            let dl = llvm_sys::target::LLVMGetModuleDataLayout(module.0);
             Some(llvm_sys::target::LLVMOffsetOfElement(dl, self.0, i))
         }
     }
 
     /// Whether this is a scalable vector (which has no fixed layout).
-    pub(crate) fn is_scalable_vector(self) -> bool {
+    pub fn is_scalable_vector(self) -> bool {
         unsafe { LLVMGetTypeKind(self.0) == LLVMTypeKind::LLVMScalableVectorTypeKind }
     }
 
     /// Whether this type is, or holds (as a struct field or array
     /// element), a scalable vector.
-    pub(crate) fn contains_scalable_vector(self) -> bool {
+    pub fn contains_scalable_vector(self) -> bool {
         match self.kind() {
             TyKind::Struct => self
                 .struct_fields()

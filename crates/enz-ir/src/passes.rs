@@ -2,10 +2,11 @@
 //! function or a whole module.
 
 use super::{cstr, Value};
+use crate::Module;
 use llvm_sys::transforms::pass_builder::*;
 
 /// Runs a function pass pipeline on one function.
-pub(crate) fn run_function_passes(func: Value, pipeline: &str) -> Result<(), String> {
+pub fn run_function_passes(func: Value, pipeline: &str) -> Result<(), String> {
     let p = cstr(pipeline);
     unsafe {
         let opts = LLVMCreatePassBuilderOptions();
@@ -16,14 +17,11 @@ pub(crate) fn run_function_passes(func: Value, pipeline: &str) -> Result<(), Str
 }
 
 /// Runs a module pass pipeline.
-pub(crate) fn run_module_passes(
-    module: llvm_sys::prelude::LLVMModuleRef,
-    pipeline: &str,
-) -> Result<(), String> {
+pub fn run_module_passes(module: Module, pipeline: &str) -> Result<(), String> {
     let p = cstr(pipeline);
     unsafe {
         let opts = LLVMCreatePassBuilderOptions();
-        let err = LLVMRunPasses(module, p.as_ptr(), std::ptr::null_mut(), opts);
+        let err = LLVMRunPasses(module.0, p.as_ptr(), std::ptr::null_mut(), opts);
         LLVMDisposePassBuilderOptions(opts);
         check_error(err)
     }

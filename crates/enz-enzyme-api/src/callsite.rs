@@ -1,11 +1,11 @@
 //! Reading `__enzyme_*` call sites: the function to differentiate, and for
 //! each of its parameters the activity and the values passed.
 
-use crate::diag::Diagnostic;
+use crate::ir::LLVMOpcode;
 use crate::ir::Value;
-use crate::names::{EntryPoint, Marker};
-pub(crate) use crate::signature::ArgActivity;
-use llvm_sys::LLVMOpcode;
+pub(crate) use enz_core::ArgActivity;
+use enz_core::Diagnostic;
+use enz_core::{EntryPoint, Marker};
 
 /// One parameter's values at a call site.
 #[derive(Clone, Debug)]

@@ -9,15 +9,16 @@
 //! ```
 
 use crate::callsite::{self, CallSite};
-use crate::diag::Diagnostic;
+use crate::ir::Module;
 use crate::ir::{
     functions, globals, run_module_passes, verify_module as verify, ScratchModule, Value,
 };
 use crate::lower::Lowering;
-use crate::names::{is_api_symbol, EntryPoint, Marker};
-use crate::synth::registry::{CustomRules, Registry};
-use crate::timing::{timed, Timings};
-use llvm_sys::prelude::LLVMModuleRef;
+use enz_core::CustomRules;
+use enz_core::Diagnostic;
+use enz_core::{is_api_symbol, EntryPoint, Marker};
+use enz_core::{timed, Timings};
+use enz_core::{Session, SessionOptions, UserFacts};
 use std::collections::{HashMap, HashSet};
 
 /// What the caller wants done.
@@ -72,11 +73,7 @@ pub struct Report {
 /// On error the module is left exactly as it was when
 /// [`Options::keep_module_on_error`] is set (the default); otherwise it may
 /// be partly changed, and the caller must discard it.
-pub fn differentiate_module(
-    module: &inkwell::module::Module,
-    opts: &Options,
-) -> Result<Report, Vec<Diagnostic>> {
-    let m = module.as_mut_ptr();
+pub fn differentiate_module(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
     if opts.keep_module_on_error {
         // Plan on a copy: everything up to verification, no optimisation.
         let scratch = ScratchModule::copy_of(m);
@@ -91,7 +88,7 @@ pub fn differentiate_module(
 }
 
 /// The pipeline on `m`, changing it as it goes.
-fn differentiate(m: LLVMModuleRef, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
+fn differentiate(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
     let triple = crate::ir::module_triple(m);
     if !triple.is_empty() && !crate::ir::triple_is_known(&triple) {
         return Err(vec![Diagnostic::new(format!(
@@ -119,12 +116,12 @@ fn differentiate(m: LLVMModuleRef, opts: &Options) -> Result<Report, Vec<Diagnos
     if !diags.is_empty() {
         return Err(diags);
     }
-    let mut registry = Registry::new(
-        opts,
-        inactive_functions(m),
-        custom_rules(m),
-        user_global_shadows(m),
-    );
+    let facts = user_facts(m);
+    let session_opts = SessionOptions {
+        preopt: opts.preopt,
+        inline: opts.inline,
+    };
+    let mut session = Session::new(session_opts, facts);
     let synthesis_start = std::time::Instant::now();
     let mut lowering = Lowering::default();
     let mut report = Report::default();
@@ -157,27 +154,27 @@ fn differentiate(m: LLVMModuleRef, opts: &Options) -> Result<Report, Vec<Diagnos
                     continue;
                 }
             };
-            match lowering.lower(&cs, &mut registry) {
+            match lowering.lower(&cs, &mut session) {
                 Ok(()) => report.call_sites += 1,
                 Err(mut d) => diags.append(&mut d),
             }
         }
-        if let Err(mut d) = lowering.synthesize_pending(&mut registry) {
+        if let Err(mut d) = session.synthesize_pending() {
             diags.append(&mut d);
         }
     }
-    registry.delete_clones();
     if !diags.is_empty() {
-        registry.delete_derivatives();
+        session.abandon();
         return Err(diags);
     }
-    lowering.zero_shadow_globals_on_entry(&registry);
-    if let Err(d) = lowering.patch_tape_sizes() {
+    if let Err(d) = lowering.patch_tape_sizes(&session) {
+        session.abandon();
         return Err(vec![d]);
     }
-    report.derivatives = lowering.derivatives();
+    report.derivatives = session.derivatives();
     report.instructions_before = instructions_before;
-    report.timings = registry.timings.clone();
+    report.timings = session.timings().clone();
+    session.commit();
     // What is left of the synthesis clock once preprocessing and analyses,
     // which ran inside it, are taken out.
     report.timings.synthesis = synthesis_start
@@ -228,7 +225,7 @@ fn differentiate(m: LLVMModuleRef, opts: &Options) -> Result<Report, Vec<Diagnos
 }
 
 /// Instructions in all function bodies of the module.
-fn count_instructions(m: LLVMModuleRef) -> usize {
+fn count_instructions(m: Module) -> usize {
     functions(m)
         .iter()
         .flat_map(|f| f.blocks())
@@ -261,9 +258,18 @@ fn reaches_any(f: Value, targets: &HashSet<Value>) -> bool {
     false
 }
 
+/// What the user declared through the API's globals and attributes.
+pub(crate) fn user_facts(m: Module) -> UserFacts {
+    UserFacts {
+        inactive: inactive_functions(m),
+        custom: custom_rules(m),
+        global_shadows: user_global_shadows(m),
+    }
+}
+
 /// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
 /// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
-fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
+fn custom_rules(m: Module) -> HashMap<Value, CustomRules> {
     let mut out: HashMap<Value, CustomRules> = HashMap::new();
     for gv in globals(m) {
         let name = gv.name();
@@ -287,7 +293,7 @@ fn custom_rules(m: LLVMModuleRef) -> HashMap<Value, CustomRules> {
 
 /// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
 /// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
-pub(crate) fn user_global_shadows(m: LLVMModuleRef) -> HashMap<Value, Value> {
+fn user_global_shadows(m: Module) -> HashMap<Value, Value> {
     let mut out = HashMap::new();
     for gv in globals(m) {
         let init = gv.initializer();
@@ -311,7 +317,7 @@ pub(crate) fn user_global_shadows(m: LLVMModuleRef) -> HashMap<Value, Value> {
 
 /// Functions the user declared inactive: listed in a global array
 /// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
-pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
+fn inactive_functions(m: Module) -> HashSet<Value> {
     let mut out = HashSet::new();
     for gv in globals(m) {
         if gv.name().contains("__enzyme_inactivefn") {
@@ -339,7 +345,7 @@ pub(crate) fn inactive_functions(m: LLVMModuleRef) -> HashSet<Value> {
 /// Removes what the `__enzyme_*` API leaves behind: dead marker loads,
 /// unused marker globals and entry-point declarations. A marker global still
 /// in use gets a weak definition so that the module links.
-fn clean_up_api_symbols(m: LLVMModuleRef) {
+fn clean_up_api_symbols(m: Module) {
     for gv in globals(m) {
         if Marker::is_marker_global(&gv.name()) {
             remove_dead_users(gv);
@@ -380,7 +386,7 @@ fn unsupported_api_call(i: Value, caller: &str) -> Option<Diagnostic> {
 /// uses after lowering (a function pointer to `__enzyme_autodiff`, an
 /// unknown marker): each would be an undefined symbol at link time, so
 /// each is a diagnostic naming its first user.
-fn leftover_api_references(m: LLVMModuleRef) -> Vec<Diagnostic> {
+fn leftover_api_references(m: Module) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut report = |g: Value| {
         let name = g.name();
@@ -429,7 +435,7 @@ fn remove_dead_users(v: Value) {
     for u in v.users() {
         if u.is_instruction() {
             remove_dead_users(u);
-            if !u.has_uses() && u.opcode() == Some(llvm_sys::LLVMOpcode::LLVMLoad) {
+            if !u.has_uses() && u.opcode() == Some(crate::ir::LLVMOpcode::LLVMLoad) {
                 u.erase();
             }
         }

@@ -1,15 +1,15 @@
 //! An instruction builder: a thin owner of `LLVMBuilderRef` with typed helpers.
 
 use super::{cstr, Block, Ty, TyKind, Value};
-use crate::names::MemFn;
+use crate::{Context, Module};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
 
 /// Builds instructions at a position; disposed on drop.
-pub(crate) struct Builder {
+pub struct Builder {
     raw: LLVMBuilderRef,
-    ctx: LLVMContextRef,
+    ctx: Context,
 }
 
 impl Drop for Builder {
@@ -19,27 +19,27 @@ impl Drop for Builder {
 }
 
 impl Builder {
-    pub(crate) fn new(ctx: LLVMContextRef) -> Builder {
+    pub fn new(ctx: Context) -> Builder {
         Builder {
-            raw: unsafe { LLVMCreateBuilderInContext(ctx) },
+            raw: unsafe { LLVMCreateBuilderInContext(ctx.0) },
             ctx,
         }
     }
 
-    pub(crate) fn ctx(&self) -> LLVMContextRef {
+    pub fn ctx(&self) -> Context {
         self.ctx
     }
 
-    pub(crate) fn position_at_end(&self, b: Block) {
+    pub fn position_at_end(&self, b: Block) {
         unsafe { LLVMPositionBuilderAtEnd(self.raw, b.0) }
     }
 
-    pub(crate) fn position_before(&self, i: Value) {
+    pub fn position_before(&self, i: Value) {
         unsafe { LLVMPositionBuilderBefore(self.raw, i.0) }
     }
 
     /// Positions right after instruction `i` (after all phis if `i` is a phi).
-    pub(crate) fn position_after(&self, i: Value) {
+    pub fn position_after(&self, i: Value) {
         let b = i.parent_block();
         let next = if i.opcode() == Some(llvm_sys::LLVMOpcode::LLVMPHI) {
             b.first_non_phi()
@@ -52,23 +52,23 @@ impl Builder {
         }
     }
 
-    pub(crate) fn insert_block(&self) -> Block {
+    pub fn insert_block(&self) -> Block {
         Block(unsafe { LLVMGetInsertBlock(self.raw) })
     }
 
-    fn module(&self) -> LLVMModuleRef {
+    fn module(&self) -> Module {
         self.insert_block().parent().global_parent()
     }
 
     /// Inserts an already created (cloned) instruction at the position.
-    pub(crate) fn insert(&self, i: Value) {
+    pub fn insert(&self, i: Value) {
         unsafe { LLVMInsertIntoBuilder(self.raw, i.0) }
     }
 
     // ---- constants ----
 
     /// `v` as a constant of float type `ty` (splatted for vectors).
-    pub(crate) fn const_float(&self, ty: Ty, v: f64) -> Value {
+    pub fn const_float(&self, ty: Ty, v: f64) -> Value {
         if ty.kind() == TyKind::Vector {
             let e = self.const_float(ty.element(), v);
             let n = ty.len() as usize;
@@ -78,27 +78,27 @@ impl Builder {
         Value(unsafe { LLVMConstReal(ty.0, v) })
     }
 
-    pub(crate) fn const_int(&self, ty: Ty, v: i64) -> Value {
+    pub fn const_int(&self, ty: Ty, v: i64) -> Value {
         Value(unsafe { LLVMConstInt(ty.0, v as u64, 1) })
     }
 
-    pub(crate) fn i32(&self, v: i64) -> Value {
+    pub fn i32(&self, v: i64) -> Value {
         self.const_int(Ty::int(self.ctx, 32), v)
     }
 
-    pub(crate) fn zero(&self, ty: Ty) -> Value {
+    pub fn zero(&self, ty: Ty) -> Value {
         Value(unsafe { LLVMConstNull(ty.0) })
     }
 
-    pub(crate) fn poison(&self, ty: Ty) -> Value {
+    pub fn poison(&self, ty: Ty) -> Value {
         Value(unsafe { LLVMGetPoison(ty.0) })
     }
 
     // ---- arithmetic ----
 
     /// `shufflevector a, b, mask` with every mask lane defined.
-    pub(crate) fn shuffle_vector(&self, a: Value, b: Value, mask: &[u32]) -> Value {
-        let i32t = unsafe { LLVMInt32TypeInContext(self.ctx()) };
+    pub fn shuffle_vector(&self, a: Value, b: Value, mask: &[u32]) -> Value {
+        let i32t = unsafe { LLVMInt32TypeInContext(self.ctx().0) };
         let mut lanes: Vec<LLVMValueRef> = mask
             .iter()
             .map(|m| unsafe { LLVMConstInt(i32t, u64::from(*m), 0) })
@@ -107,66 +107,66 @@ impl Builder {
         Value(unsafe { LLVMBuildShuffleVector(self.raw, a.0, b.0, mask, c"".as_ptr()) })
     }
 
-    pub(crate) fn fadd(&self, a: Value, b: Value) -> Value {
+    pub fn fadd(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildFAdd(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn fsub(&self, a: Value, b: Value) -> Value {
+    pub fn fsub(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildFSub(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn fmul(&self, a: Value, b: Value) -> Value {
+    pub fn fmul(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildFMul(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn fdiv(&self, a: Value, b: Value) -> Value {
+    pub fn fdiv(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildFDiv(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn fneg(&self, a: Value) -> Value {
+    pub fn fneg(&self, a: Value) -> Value {
         Value(unsafe { LLVMBuildFNeg(self.raw, a.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn add(&self, a: Value, b: Value) -> Value {
+    pub fn add(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildAdd(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn fcmp(&self, pred: LLVMRealPredicate, a: Value, b: Value) -> Value {
+    pub fn fcmp(&self, pred: LLVMRealPredicate, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildFCmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn select(&self, c: Value, a: Value, b: Value) -> Value {
+    pub fn select(&self, c: Value, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildSelect(self.raw, c.0, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn fp_cast(&self, v: Value, to: Ty) -> Value {
+    pub fn fp_cast(&self, v: Value, to: Ty) -> Value {
         Value(unsafe { LLVMBuildFPCast(self.raw, v.0, to.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn si_to_fp(&self, v: Value, to: Ty) -> Value {
+    pub fn si_to_fp(&self, v: Value, to: Ty) -> Value {
         Value(unsafe { LLVMBuildSIToFP(self.raw, v.0, to.0, c"".as_ptr()) })
     }
 
     // ---- aggregates ----
 
-    pub(crate) fn extract_value(&self, agg: Value, idx: u32) -> Value {
+    pub fn extract_value(&self, agg: Value, idx: u32) -> Value {
         Value(unsafe { LLVMBuildExtractValue(self.raw, agg.0, idx, c"".as_ptr()) })
     }
 
-    pub(crate) fn insert_value(&self, agg: Value, v: Value, idx: u32) -> Value {
+    pub fn insert_value(&self, agg: Value, v: Value, idx: u32) -> Value {
         Value(unsafe { LLVMBuildInsertValue(self.raw, agg.0, v.0, idx, c"".as_ptr()) })
     }
 
-    pub(crate) fn extract_element(&self, vec: Value, idx: Value) -> Value {
+    pub fn extract_element(&self, vec: Value, idx: Value) -> Value {
         Value(unsafe { LLVMBuildExtractElement(self.raw, vec.0, idx.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn insert_element(&self, vec: Value, v: Value, idx: Value) -> Value {
+    pub fn insert_element(&self, vec: Value, v: Value, idx: Value) -> Value {
         Value(unsafe { LLVMBuildInsertElement(self.raw, vec.0, v.0, idx.0, c"".as_ptr()) })
     }
 
     /// Extracts member `idx` of a struct/array (extractvalue) or vector (extractelement).
-    pub(crate) fn extract_member(&self, agg: Value, idx: u32) -> Value {
+    pub fn extract_member(&self, agg: Value, idx: u32) -> Value {
         if agg.ty().kind() == TyKind::Vector {
             self.extract_element(agg, self.i32(i64::from(idx)))
         } else {
@@ -175,7 +175,7 @@ impl Builder {
     }
 
     /// Inserts member `idx` of a struct/array (insertvalue) or vector (insertelement).
-    pub(crate) fn insert_member(&self, agg: Value, v: Value, idx: u32) -> Value {
+    pub fn insert_member(&self, agg: Value, v: Value, idx: u32) -> Value {
         if agg.ty().kind() == TyKind::Vector {
             self.insert_element(agg, v, self.i32(i64::from(idx)))
         } else {
@@ -185,26 +185,26 @@ impl Builder {
 
     // ---- memory ----
 
-    pub(crate) fn alloca(&self, ty: Ty, name: &str) -> Value {
+    pub fn alloca(&self, ty: Ty, name: &str) -> Value {
         let n = cstr(name);
         Value(unsafe { LLVMBuildAlloca(self.raw, ty.0, n.as_ptr()) })
     }
 
     /// `alloca ty, i64 n` (a dynamic array on the stack).
-    pub(crate) fn array_alloca(&self, ty: Ty, n: Value) -> Value {
+    pub fn array_alloca(&self, ty: Ty, n: Value) -> Value {
         Value(unsafe { LLVMBuildArrayAlloca(self.raw, ty.0, n.0, c"cache".as_ptr()) })
     }
 
-    pub(crate) fn load(&self, ty: Ty, ptr: Value) -> Value {
+    pub fn load(&self, ty: Ty, ptr: Value) -> Value {
         Value(unsafe { LLVMBuildLoad2(self.raw, ty.0, ptr.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn store(&self, v: Value, ptr: Value) -> Value {
+    pub fn store(&self, v: Value, ptr: Value) -> Value {
         Value(unsafe { LLVMBuildStore(self.raw, v.0, ptr.0) })
     }
 
     /// `getelementptr inbounds i8, ptr, i64 offset`.
-    pub(crate) fn byte_gep(&self, ptr: Value, offset: u64) -> Value {
+    pub fn byte_gep(&self, ptr: Value, offset: u64) -> Value {
         let i8t = Ty::int(self.ctx, 8);
         let mut idx = [self.const_int(Ty::int(self.ctx, 64), offset as i64).0];
         Value(unsafe {
@@ -213,23 +213,23 @@ impl Builder {
     }
 
     /// `memset(ptr, 0, bytes)`.
-    pub(crate) fn memset_zero(&self, ptr: Value, bytes: Value) -> Value {
+    pub fn memset_zero(&self, ptr: Value, bytes: Value) -> Value {
         let zero = self.const_int(Ty::int(self.ctx, 8), 0);
         Value(unsafe { LLVMBuildMemSet(self.raw, ptr.0, zero.0, bytes.0, 1) })
     }
 
     /// `memcpy(dst, src, bytes)`.
-    pub(crate) fn memcpy(&self, dst: Value, src: Value, bytes: Value) -> Value {
+    pub fn memcpy(&self, dst: Value, src: Value, bytes: Value) -> Value {
         Value(unsafe { LLVMBuildMemCpy(self.raw, dst.0, 1, src.0, 1, bytes.0) })
     }
 
     /// `addrspacecast v to ty`.
-    pub(crate) fn addrspace_cast(&self, v: Value, ty: Ty) -> Value {
+    pub fn addrspace_cast(&self, v: Value, ty: Ty) -> Value {
         Value(unsafe { LLVMBuildAddrSpaceCast(self.raw, v.0, ty.0, c"".as_ptr()) })
     }
 
     /// `atomicrmw fadd ptr, v monotonic` (relaxed: only the sum matters).
-    pub(crate) fn atomic_fadd(&self, ptr: Value, v: Value) -> Value {
+    pub fn atomic_fadd(&self, ptr: Value, v: Value) -> Value {
         Value(unsafe {
             LLVMBuildAtomicRMW(
                 self.raw,
@@ -243,27 +243,27 @@ impl Builder {
     }
 
     /// `memmove(dst, src, bytes)`.
-    pub(crate) fn memmove(&self, dst: Value, src: Value, bytes: Value) -> Value {
+    pub fn memmove(&self, dst: Value, src: Value, bytes: Value) -> Value {
         Value(unsafe { LLVMBuildMemMove(self.raw, dst.0, 1, src.0, 1, bytes.0) })
     }
 
     /// `malloc(bytes)` (bytes: i64).
-    pub(crate) fn malloc(&self, bytes: Value) -> Value {
-        let ptr = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });
+    pub fn malloc(&self, bytes: Value) -> Value {
+        let ptr = Ty(unsafe { LLVMPointerTypeInContext(self.ctx.0, 0) });
         let fty = Ty::function(ptr, &[Ty::int(self.ctx, 64)], false);
         let b = self.int_cast(bytes, Ty::int(self.ctx, 64));
-        self.call_named(MemFn::Malloc.c_name(), fty, &[b])
+        self.call_named("malloc", fty, &[b])
     }
 
     /// `free(ptr)`.
-    pub(crate) fn free(&self, ptr: Value) -> Value {
-        let pty = Ty(unsafe { LLVMPointerTypeInContext(self.ctx, 0) });
+    pub fn free(&self, ptr: Value) -> Value {
+        let pty = Ty(unsafe { LLVMPointerTypeInContext(self.ctx.0, 0) });
         let fty = Ty::function(Ty::void(self.ctx), &[pty], false);
-        self.call_named(MemFn::Free.c_name(), fty, &[ptr])
+        self.call_named("free", fty, &[ptr])
     }
 
     /// Integer resize (zero-extending).
-    pub(crate) fn int_cast(&self, v: Value, to: Ty) -> Value {
+    pub fn int_cast(&self, v: Value, to: Ty) -> Value {
         if v.ty() == to {
             return v;
         }
@@ -271,36 +271,36 @@ impl Builder {
     }
 
     /// An integer width change that sign-extends when it widens.
-    pub(crate) fn signed_int_cast(&self, v: Value, to: Ty) -> Value {
+    pub fn signed_int_cast(&self, v: Value, to: Ty) -> Value {
         Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })
     }
 
-    pub(crate) fn sub(&self, a: Value, b: Value) -> Value {
+    pub fn sub(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildSub(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
     /// Integer resize (sign-extending).
-    pub(crate) fn sext(&self, v: Value, to: Ty) -> Value {
+    pub fn sext(&self, v: Value, to: Ty) -> Value {
         if v.ty() == to {
             return v;
         }
         Value(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })
     }
 
-    pub(crate) fn mul(&self, a: Value, b: Value) -> Value {
+    pub fn mul(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildMul(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn udiv(&self, a: Value, b: Value) -> Value {
+    pub fn udiv(&self, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildUDiv(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
-    pub(crate) fn icmp(&self, pred: LLVMIntPredicate, a: Value, b: Value) -> Value {
+    pub fn icmp(&self, pred: LLVMIntPredicate, a: Value, b: Value) -> Value {
         Value(unsafe { LLVMBuildICmp(self.raw, pred, a.0, b.0, c"".as_ptr()) })
     }
 
     /// `getelementptr ty, ptr, indices...`.
-    pub(crate) fn gep(&self, ty: Ty, ptr: Value, indices: &[Value]) -> Value {
+    pub fn gep(&self, ty: Ty, ptr: Value, indices: &[Value]) -> Value {
         let mut idx: Vec<LLVMValueRef> = indices.iter().map(|v| v.0).collect();
         Value(unsafe {
             LLVMBuildGEP2(
@@ -316,15 +316,15 @@ impl Builder {
 
     // ---- control flow ----
 
-    pub(crate) fn cond_br(&self, c: Value, t: Block, f: Block) -> Value {
+    pub fn cond_br(&self, c: Value, t: Block, f: Block) -> Value {
         Value(unsafe { LLVMBuildCondBr(self.raw, c.0, t.0, f.0) })
     }
 
-    pub(crate) fn br(&self, to: Block) -> Value {
+    pub fn br(&self, to: Block) -> Value {
         Value(unsafe { LLVMBuildBr(self.raw, to.0) })
     }
 
-    pub(crate) fn switch(&self, v: Value, default: Block, cases: &[(Value, Block)]) -> Value {
+    pub fn switch(&self, v: Value, default: Block, cases: &[(Value, Block)]) -> Value {
         let s = unsafe { LLVMBuildSwitch(self.raw, v.0, default.0, cases.len() as u32) };
         for (c, b) in cases {
             unsafe { LLVMAddCase(s, c.0, b.0) };
@@ -332,25 +332,25 @@ impl Builder {
         Value(s)
     }
 
-    pub(crate) fn ret(&self, v: Option<Value>) -> Value {
+    pub fn ret(&self, v: Option<Value>) -> Value {
         Value(match v {
             Some(v) => unsafe { LLVMBuildRet(self.raw, v.0) },
             None => unsafe { LLVMBuildRetVoid(self.raw) },
         })
     }
 
-    pub(crate) fn unreachable(&self) -> Value {
+    pub fn unreachable(&self) -> Value {
         Value(unsafe { LLVMBuildUnreachable(self.raw) })
     }
 
-    pub(crate) fn phi(&self, ty: Ty, name: &str) -> Value {
+    pub fn phi(&self, ty: Ty, name: &str) -> Value {
         let n = cstr(name);
         Value(unsafe { LLVMBuildPhi(self.raw, ty.0, n.as_ptr()) })
     }
 
     // ---- calls ----
 
-    pub(crate) fn call(&self, fn_ty: Ty, callee: Value, args: &[Value]) -> Value {
+    pub fn call(&self, fn_ty: Ty, callee: Value, args: &[Value]) -> Value {
         let mut raw: Vec<LLVMValueRef> = args.iter().map(|a| a.0).collect();
         Value(unsafe {
             LLVMBuildCall2(
@@ -365,23 +365,24 @@ impl Builder {
     }
 
     /// Calls the intrinsic `name` (e.g. `llvm.cos`) overloaded on `overload`.
-    pub(crate) fn call_intrinsic(&self, name: &str, overload: &[Ty], args: &[Value]) -> Value {
+    pub fn call_intrinsic(&self, name: &str, overload: &[Ty], args: &[Value]) -> Value {
         let id = unsafe { LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len()) };
         assert!(id != 0, "unknown intrinsic {name}");
         let mut tys: Vec<LLVMTypeRef> = overload.iter().map(|t| t.0).collect();
-        let decl =
-            unsafe { LLVMGetIntrinsicDeclaration(self.module(), id, tys.as_mut_ptr(), tys.len()) };
-        let fty = unsafe { LLVMIntrinsicGetType(self.ctx, id, tys.as_mut_ptr(), tys.len()) };
+        let decl = unsafe {
+            LLVMGetIntrinsicDeclaration(self.module().0, id, tys.as_mut_ptr(), tys.len())
+        };
+        let fty = unsafe { LLVMIntrinsicGetType(self.ctx.0, id, tys.as_mut_ptr(), tys.len()) };
         self.call(Ty(fty), Value(decl), args)
     }
 
     /// Calls the external function `name` of type `fn_ty`, declaring it if needed.
-    pub(crate) fn call_named(&self, name: &str, fn_ty: Ty, args: &[Value]) -> Value {
+    pub fn call_named(&self, name: &str, fn_ty: Ty, args: &[Value]) -> Value {
         let m = self.module();
         let c = cstr(name);
-        let mut f = unsafe { LLVMGetNamedFunction(m, c.as_ptr()) };
+        let mut f = unsafe { LLVMGetNamedFunction(m.0, c.as_ptr()) };
         if f.is_null() {
-            f = unsafe { LLVMAddFunction(m, c.as_ptr(), fn_ty.0) };
+            f = unsafe { LLVMAddFunction(m.0, c.as_ptr(), fn_ty.0) };
         }
         self.call(fn_ty, Value(f), args)
     }

@@ -11,18 +11,18 @@ use std::collections::HashMap;
 
 /// Maps values (and blocks, as values) of a source function to a clone.
 #[derive(Default, Debug)]
-pub(crate) struct ValueMap {
+pub struct ValueMap {
     map: HashMap<Value, Value>,
     blocks: HashMap<Block, Block>,
 }
 
 impl ValueMap {
-    pub(crate) fn insert(&mut self, from: Value, to: Value) {
+    pub fn insert(&mut self, from: Value, to: Value) {
         self.map.insert(from, to);
     }
 
     /// The clone of `v`; constants and globals map to themselves.
-    pub(crate) fn get(&self, v: Value) -> Value {
+    pub fn get(&self, v: Value) -> Value {
         if let Some(t) = self.map.get(&v) {
             return *t;
         }
@@ -34,20 +34,20 @@ impl ValueMap {
         v
     }
 
-    pub(crate) fn block(&self, b: Block) -> Block {
+    pub fn block(&self, b: Block) -> Block {
         self.blocks[&b]
     }
 }
 
 /// Clones the body of `src` to the end of `dst`. `map` must already map
 /// `src`'s parameters. With `strip_debug`, clones carry no `!dbg`.
-pub(crate) fn clone_body(src: Value, dst: Value, map: &mut ValueMap, strip_debug: bool) {
+pub fn clone_body(src: Value, dst: Value, map: &mut ValueMap, strip_debug: bool) {
     let ctx = dst.context();
     let builder = Builder::new(ctx);
     let src_blocks = src.blocks();
     for b in &src_blocks {
         let name = super::cstr(&b.name());
-        let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx, dst.0, name.as_ptr()) });
+        let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx.0, dst.0, name.as_ptr()) });
         map.blocks.insert(*b, nb);
     }
     let mut cloned: Vec<(Value, Value)> = Vec::new();

@@ -1,0 +1,221 @@
+//! A differentiation session over one module: the front-end-neutral API
+//! of the AD crate.
+//!
+//! A front end (today the Enzyme C API lowering of `__enzyme_*` call
+//! sites) asks for derivatives by [`Request`]; the session declares them,
+//! synthesises their bodies (and those of the callees' derivatives they
+//! need, from a worklist), and owns what it added to the module until the
+//! front end either [commits](Session::commit) or
+//! [abandons](Session::abandon) the session. The front end never sees the
+//! registry, the preprocessed clones or the synthesis requests.
+
+use crate::diag::Diagnostic;
+use crate::ir::{Builder, Ty, Value};
+use crate::signature::{Kind, Mode, Request};
+use crate::synth::forward::{synthesize_forward, ForwardRequest};
+use crate::synth::registry::{CustomRules, Registry};
+use crate::synth::reverse::{self, new_function, synthesize, GradientRequest};
+use crate::timing::Timings;
+use std::collections::{HashMap, HashSet};
+
+pub use crate::synth::reverse::Derivative;
+
+/// How the functions to differentiate are prepared.
+#[derive(Copy, Clone, Debug)]
+pub struct SessionOptions {
+    /// Run the clean-up pipeline on each function's clone first.
+    pub preopt: bool,
+    /// Inline calls to the module's functions into the clone (the fast
+    /// path); without it every callee gets its own derivative.
+    pub inline: bool,
+}
+
+/// What the user declared about the module's functions and globals (read
+/// by the front end from its own spelling of them).
+#[derive(Clone, Debug, Default)]
+pub struct UserFacts {
+    /// Functions with no derivative (their results are constants).
+    pub inactive: HashSet<Value>,
+    /// Derivatives the user wrote, by function.
+    pub custom: HashMap<Value, CustomRules>,
+    /// Globals made active, with the user's shadow for each.
+    pub global_shadows: HashMap<Value, Value>,
+}
+
+/// The derivatives of one module.
+pub struct Session {
+    registry: Registry,
+    /// Combined-mode gradients, in the order they were made.
+    gradients: Vec<(Request, Value)>,
+    /// Forward derivatives asked for by the front end, in order.
+    forwards: Vec<Value>,
+    tape_sizes: HashMap<Request, u64>,
+    made: usize,
+}
+
+impl Session {
+    /// A session over the module of the functions it will be asked about.
+    pub fn new(opts: SessionOptions, facts: UserFacts) -> Session {
+        Session {
+            registry: Registry::new(opts, facts.inactive, facts.custom, facts.global_shadows),
+            gradients: Vec::new(),
+            forwards: Vec::new(),
+            tape_sizes: HashMap::new(),
+            made: 0,
+        }
+    }
+
+    /// The combined-mode gradient `diffe_f` for `req` (a [`Mode::Combined`]
+    /// request), synthesised now; made once per request.
+    pub fn gradient(&mut self, req: &Request) -> Result<Value, Vec<Diagnostic>> {
+        if let Some((_, g)) = self.gradients.iter().find(|(r, _)| r == req) {
+            return Ok(*g);
+        }
+        let name = req.function.name();
+        let prep = self.registry.prep(req.function).map_err(|d| vec![d])?;
+        let fty = req.signature(Kind::Gradient).function_type();
+        let g = new_function(prep, &format!("diffe_{name}"), fty);
+        let greq = GradientRequest {
+            prep,
+            name: &name,
+            args: &req.args,
+            ret_active: req.ret_active,
+            ret_shadowed: req.ret_shadowed,
+            mode: reverse::Mode::Combined,
+        };
+        let fns = Derivative {
+            forward: g,
+            reverse: g,
+        };
+        if let Err(d) = synthesize(&greq, fns, &mut self.registry) {
+            g.delete_function();
+            return Err(d);
+        }
+        self.made += 1;
+        self.gradients.push((req.clone(), g));
+        Ok(g)
+    }
+
+    /// The augmented forward and reverse functions for `req` (a
+    /// [`Mode::Split`] request): declared now, synthesised by
+    /// [`Session::synthesize_pending`].
+    pub fn split(&mut self, req: &Request) -> Result<Derivative, Diagnostic> {
+        self.registry.split(req)
+    }
+
+    /// The forward derivative for `req` (a [`Mode::Forward`] request) that
+    /// the front end calls: declared now, synthesised by
+    /// [`Session::synthesize_pending`].
+    pub fn forward(&mut self, req: &Request) -> Result<Value, Diagnostic> {
+        let f = self.registry.forward(req)?;
+        if !self.forwards.contains(&f) {
+            self.forwards.push(f);
+        }
+        Ok(f)
+    }
+
+    /// Builds every derivative declared but not yet synthesised.
+    pub fn synthesize_pending(&mut self) -> Result<(), Vec<Diagnostic>> {
+        let registry = &mut self.registry;
+        let mut diags = Vec::new();
+        loop {
+            if let Some((key, fns)) = registry.take_pending() {
+                let name = key.function.name();
+                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+                let req = GradientRequest {
+                    prep,
+                    name: &name,
+                    args: &key.args,
+                    ret_active: key.ret_active,
+                    ret_shadowed: key.ret_shadowed,
+                    mode: reverse::Mode::Split,
+                };
+                match synthesize(&req, fns, registry) {
+                    Ok(size) => {
+                        self.tape_sizes.insert(key, size);
+                        self.made += 1;
+                    }
+                    Err(mut d) => diags.append(&mut d),
+                }
+            } else if let Some((key, f)) = registry.take_pending_forward() {
+                let name = key.function.name();
+                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+                let Mode::Forward { width } = key.mode else {
+                    return Err(vec![Diagnostic::internal(
+                        "a pending forward derivative has a reverse-mode request",
+                    )]);
+                };
+                let req = ForwardRequest {
+                    prep,
+                    name: &name,
+                    args: &key.args,
+                    width,
+                };
+                match synthesize_forward(&req, f, registry) {
+                    Ok(()) => self.made += 1,
+                    Err(mut d) => diags.append(&mut d),
+                }
+            } else {
+                break;
+            }
+        }
+        if diags.is_empty() {
+            Ok(())
+        } else {
+            Err(diags)
+        }
+    }
+
+    /// The size in bytes of the tape of the split derivative of `req`,
+    /// once synthesised.
+    pub fn tape_size(&self, req: &Request) -> Option<u64> {
+        self.tape_sizes.get(req).copied()
+    }
+
+    /// Derivative functions synthesised so far.
+    pub fn derivatives(&self) -> usize {
+        self.made
+    }
+
+    /// Time spent in preprocessing and analyses so far.
+    pub fn timings(&self) -> &Timings {
+        &self.registry.timings
+    }
+
+    /// Ends a successful session: the preprocessed clones are deleted, and
+    /// every derivative the front end calls starts by zeroing the shadow
+    /// globals, so that no adjoint or tangent survives from one call to the
+    /// next.
+    pub fn commit(mut self) {
+        self.registry.delete_clones();
+        let globals = self.registry.private_shadow_globals();
+        if globals.is_empty() {
+            return;
+        }
+        let entries = self
+            .gradients
+            .iter()
+            .map(|(_, g)| *g)
+            .chain(self.forwards.iter().copied());
+        for f in entries {
+            let Some(first) = f.entry_block().first_instruction() else {
+                continue;
+            };
+            let b = Builder::new(first.context());
+            b.position_before(first);
+            for g in &globals {
+                let ty = g.global_value_type();
+                let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
+                b.memset_zero(*g, bytes);
+            }
+        }
+    }
+
+    /// Ends a failed session: the clones and the callees' derivatives are
+    /// deleted (combined-mode gradients stay, for call sites already
+    /// rewritten to them).
+    pub fn abandon(mut self) {
+        self.registry.delete_clones();
+        self.registry.delete_derivatives();
+    }
+}

@@ -1,0 +1,33 @@
+//! `--print-type-analysis FN` and `--print-activity FN` with what the user
+//! declared through the API (inactive functions, active globals) taken
+//! into account, as differentiation would.
+
+use crate::pipeline::{user_facts, Options};
+use enz_core::{Diagnostic, SessionOptions};
+use enz_ir::Module;
+
+fn session_options(opts: &Options) -> SessionOptions {
+    SessionOptions {
+        preopt: opts.preopt,
+        inline: opts.inline,
+    }
+}
+
+/// Type analysis of function `name` (after preprocessing), one value per
+/// line.
+pub fn print_type_analysis(
+    module: Module,
+    name: &str,
+    opts: &Options,
+) -> Result<String, Diagnostic> {
+    let facts = user_facts(module);
+    enz_core::print_type_analysis(module, name, session_options(opts), &facts)
+}
+
+/// Activity analysis of function `name` with the default activities
+/// (floating parameters active, pointers with shadows, integers constant,
+/// a floating return active), one value per line.
+pub fn print_activity(module: Module, name: &str, opts: &Options) -> Result<String, Diagnostic> {
+    let facts = user_facts(module);
+    enz_core::print_activity(module, name, session_options(opts), &facts)
+}

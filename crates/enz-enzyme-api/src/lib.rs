@@ -1,0 +1,36 @@
+//! enz-enzyme-api: the Enzyme C API front end of enz-rs.
+//!
+//! It finds the calls to the `__enzyme_*` entry points in a module and
+//! reads their activity markers (`callsite`), reads what the user declared
+//! through the API's globals and attributes (inactive functions, custom
+//! derivatives, active globals: `pipeline`), asks the AD crate's
+//! [`enz_core::Session`] for each call's derivative by
+//! [`enz_core::Request`], and rewrites the call to call it, converting
+//! arguments and packing results with the C ABI of the caller's
+//! declaration (`lower`, `abi`). Then it cleans up what the API leaves
+//! behind, verifies and post-optimises.
+//!
+//! ```text
+//!   pipeline: callsite (markers) ─► lower (per entry point) ─► Session
+//!     ─► (AD crate: preprocess ─► analyses ─► synthesis) ─► commit
+//!     ─► clean up API symbols ─► verify ─► post-optimise ─► verify
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod abi;
+mod callsite;
+mod inspect;
+mod lower;
+mod pipeline;
+
+/// The IR layer, under the name the modules of this crate use for it.
+use enz_ir as ir;
+
+pub use inspect::{print_activity, print_type_analysis};
+pub use pipeline::{differentiate_module, Options, Report};
+
+/// What the command line needs besides: diagnostics, the canonical ABI
+/// printer, host retargeting of GPU modules, process guards, inkwell.
+pub use enz_core::{inkwell, print_abi, retarget_to_host, Diagnostic, Timings};
+pub use enz_ir::{install_fatal_error_handler, limit_address_space, Module};

@@ -1,0 +1,58 @@
+//! enz-ir: the IR layer of enz-rs, small safe helpers over the LLVM C API
+//! (llvm-sys).
+//!
+//! The other crates talk to LLVM through these newtypes ([`Value`],
+//! [`Block`], [`Ty`]), the [`Builder`], module walks and pass pipelines;
+//! this is the only crate with `unsafe` code and the only one that calls
+//! llvm-sys. The helpers only read or build IR, they hold no analysis
+//! state.
+//!
+//! The plain enums of the C API that the other crates name (opcodes,
+//! predicates) are re-exported here, so that they need no llvm-sys of
+//! their own; modules and contexts are [`Module`] and [`Context`]
+//! handles, never raw pointers.
+
+mod builder;
+mod clone;
+mod handles;
+mod module;
+mod passes;
+mod process;
+mod target;
+mod types;
+mod value;
+
+pub use builder::Builder;
+pub use clone::{clone_body, ValueMap};
+pub use module::{
+    add_internal_function, add_internal_global, functions, globals, module_context, named_function,
+    named_global, verify_module, ScratchModule,
+};
+pub use passes::{run_function_passes, run_module_passes};
+pub use process::{install_fatal_error_handler, limit_address_space};
+pub use target::{is_little_endian, module_triple, triple_is_known};
+pub use types::{Ty, TyKind};
+pub use value::{Block, Value};
+
+pub use handles::{Context, Module};
+pub use llvm_sys::{LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate};
+
+use std::ffi::{CStr, CString};
+
+/// Converts an LLVM-owned message (freed with `LLVMDisposeMessage`) to a `String`.
+pub(crate) fn take_message(ptr: *mut std::os::raw::c_char) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM returns a NUL-terminated string that we own.
+    unsafe {
+        let s = CStr::from_ptr(ptr).to_string_lossy().into_owned();
+        llvm_sys::core::LLVMDisposeMessage(ptr);
+        s
+    }
+}
+
+/// A NUL-terminated copy of `s` for the C API (interior NULs are dropped).
+pub(crate) fn cstr(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).expect("no interior NUL")
+}
