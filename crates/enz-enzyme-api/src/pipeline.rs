@@ -31,9 +31,10 @@ pub struct Options {
     /// Inline calls to the module's functions before differentiating (the
     /// fast path); without it every callee gets its own derivative.
     pub inline: bool,
-    /// Print every function's IR to stderr after synthesis and clean-up,
-    /// before verification (a debugging aid).
-    pub trace_functions: bool,
+    /// Called with every function's IR, one line at a time, after
+    /// synthesis and clean-up, before verification (a debugging aid; the
+    /// library itself prints nothing).
+    pub trace_functions: Option<fn(&str)>,
     /// Leave the module exactly as it was when differentiation fails: the
     /// whole synthesis is first tried on a scratch copy, and the module is
     /// changed only once that has succeeded (preprocessing and synthesis
@@ -48,7 +49,7 @@ impl Default for Options {
             preopt: true,
             opt_level: 2,
             inline: true,
-            trace_functions: false,
+            trace_functions: None,
             keep_module_on_error: true,
         }
     }
@@ -79,7 +80,7 @@ pub fn differentiate_module(m: Module, opts: &Options) -> Result<Report, Vec<Dia
         let scratch = ScratchModule::copy_of(m);
         let trial = Options {
             opt_level: 0,
-            trace_functions: false,
+            trace_functions: None,
             ..opts.clone()
         };
         differentiate(scratch.module(), &trial)?;
@@ -185,12 +186,12 @@ fn differentiate(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
     if !leftovers.is_empty() {
         return Err(leftovers);
     }
-    if opts.trace_functions {
+    if let Some(trace) = opts.trace_functions {
         for f in functions(m) {
-            eprintln!("--- {}", f.name());
+            trace(&format!("--- {}", f.name()));
             for b in f.blocks() {
                 for i in b.instructions() {
-                    eprintln!("{}", i.to_ir());
+                    trace(&i.to_ir());
                 }
             }
         }

@@ -161,7 +161,9 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         preopt: !cli.no_preopt,
         opt_level: cli.opt_level,
         inline: !cli.no_inline,
-        trace_functions: std::env::var_os("ENZ_TRACE_FUNCTIONS").is_some(),
+        trace_functions: std::env::var_os("ENZ_TRACE_FUNCTIONS")
+            .is_some()
+            .then_some(|line: &str| eprintln!("{line}")),
         // The module is thrown away on error: no need to try on a copy.
         keep_module_on_error: false,
     };
