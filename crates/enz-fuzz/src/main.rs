@@ -10,6 +10,7 @@
 //! Each campaign prints one summary line (see [`outcome::Summary`]) and exits
 //! non-zero when any case was a crash, hang, verifier failure, left-over
 //! `__enzyme_*` reference or wrong gradient.
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use enz_fuzz::{run_campaign, CampaignKind, CommonArgs};
