@@ -11,7 +11,10 @@ pub(crate) struct Cfg {
     pub(crate) blocks: Vec<Block>,
     index: HashMap<Block, NodeIndex>,
     graph: DiGraph<Block, ()>,
-    doms: Dominators<NodeIndex>,
+    /// Pre- and post-order numbers of each reachable block in the dominator
+    /// tree: `a` dominates `b` iff `a`'s interval contains `b`'s, so a
+    /// dominance query is O(1) instead of a walk up the tree.
+    dom_interval: HashMap<NodeIndex, (u32, u32)>,
     /// Predecessors with multiplicity (one entry per CFG edge), in order.
     preds: HashMap<Block, Vec<Block>>,
     /// Blocks reachable from the entry.
@@ -47,11 +50,12 @@ impl Cfg {
             .copied()
             .collect::<HashSet<_>>();
         exits.retain(|e| reachable.contains(e));
+        let dom_interval = dominator_intervals(&graph, &doms, entry);
         Cfg {
             blocks,
             index,
             graph,
-            doms,
+            dom_interval,
             preds,
             reachable,
             exits,
@@ -83,9 +87,10 @@ impl Cfg {
         let (Some(ia), Some(ib)) = (self.index.get(&a), self.index.get(&b)) else {
             return false;
         };
-        self.doms
-            .dominators(*ib)
-            .is_some_and(|mut it| it.any(|d| d == *ia))
+        match (self.dom_interval.get(ia), self.dom_interval.get(ib)) {
+            (Some((pre_a, post_a)), Some((pre_b, post_b))) => pre_a <= pre_b && post_b <= post_a,
+            _ => false,
+        }
     }
 
     /// Whether `b` dominates every exit: values defined there are available
@@ -133,16 +138,13 @@ impl Cfg {
 
     /// Blocks that are reachable and from which some exit is reachable.
     pub(crate) fn live_blocks(&self) -> Vec<Block> {
+        // Backwards from the exits over predecessor edges: linear.
         let mut reaches_exit: HashSet<Block> = self.exits.iter().copied().collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in &self.blocks {
-                if !reaches_exit.contains(b)
-                    && b.successors().iter().any(|s| reaches_exit.contains(s))
-                {
-                    reaches_exit.insert(*b);
-                    changed = true;
+        let mut stack: Vec<Block> = self.exits.clone();
+        while let Some(b) = stack.pop() {
+            for p in self.preds(b) {
+                if reaches_exit.insert(*p) {
+                    stack.push(*p);
                 }
             }
         }
@@ -152,4 +154,38 @@ impl Cfg {
             .copied()
             .collect()
     }
+}
+
+/// Pre- and post-order numbers of the dominator tree rooted at `entry`
+/// (children in node order), for every block reachable from it.
+fn dominator_intervals(
+    graph: &DiGraph<Block, ()>,
+    doms: &Dominators<NodeIndex>,
+    entry: NodeIndex,
+) -> HashMap<NodeIndex, (u32, u32)> {
+    let mut children: HashMap<NodeIndex, Vec<NodeIndex>> = HashMap::new();
+    for n in graph.node_indices() {
+        if let Some(idom) = doms.immediate_dominator(n) {
+            children.entry(idom).or_default().push(n);
+        }
+    }
+    let mut out = HashMap::new();
+    let mut clock = 0u32;
+    // (node, whether its children were pushed)
+    let mut stack = vec![(entry, false)];
+    let mut pre: HashMap<NodeIndex, u32> = HashMap::new();
+    while let Some((n, expanded)) = stack.pop() {
+        if expanded {
+            out.insert(n, (pre[&n], clock));
+            clock += 1;
+            continue;
+        }
+        pre.insert(n, clock);
+        clock += 1;
+        stack.push((n, true));
+        for c in children.get(&n).into_iter().flatten().rev() {
+            stack.push((*c, false));
+        }
+    }
+    out
 }
