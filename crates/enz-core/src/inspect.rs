@@ -82,7 +82,10 @@ pub fn print_activity(
                 args: &args,
                 ret_active,
                 ret_shadowed: false,
-                inactive_fns: inactive,
+                calls: crate::analysis::calls::CallFacts {
+                    inactive,
+                    custom: &facts.custom,
+                },
                 shadowed_globals: &facts.global_shadows.keys().copied().collect(),
             },
         );

@@ -395,6 +395,12 @@ pub(crate) enum MemFn {
 impl MemFn {
     /// The memory function a callee name designates.
     pub(crate) fn from_callee(name: &str) -> Option<MemFn> {
+        // `llvm.memcpy` and its overloads (`llvm.memcpy.p0.p0.i64`,
+        // `llvm.memcpy.inline.*`), not `llvm.memcpyx`.
+        let intrinsic = |base: &str| {
+            name.strip_prefix(base)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        };
         Some(match name {
             "malloc" => MemFn::Malloc,
             "calloc" => MemFn::Calloc,
@@ -419,11 +425,26 @@ impl MemFn {
             "memcpy" => MemFn::Memcpy,
             "memmove" => MemFn::Memmove,
             "memset" => MemFn::Memset,
-            _ if name.starts_with("llvm.memcpy") => MemFn::Memcpy,
-            _ if name.starts_with("llvm.memmove") => MemFn::Memmove,
-            _ if name.starts_with("llvm.memset") => MemFn::Memset,
+            _ if intrinsic("llvm.memcpy") => MemFn::Memcpy,
+            _ if intrinsic("llvm.memmove") => MemFn::Memmove,
+            _ if intrinsic("llvm.memset") => MemFn::Memset,
             _ => return None,
         })
+    }
+
+    /// The arguments that are integers (sizes, alignments, fill bytes):
+    /// facts for type analysis. Only those of integer LLVM type count (the
+    /// `nothrow` forms of `new` take a pointer second).
+    pub(crate) fn integer_arguments(self) -> &'static [u32] {
+        match self {
+            MemFn::Malloc | MemFn::Valloc => &[0],
+            MemFn::Calloc | MemFn::AlignedAlloc | MemFn::New => &[0, 1],
+            MemFn::Realloc => &[1],
+            MemFn::Delete => &[1, 2],
+            MemFn::Memset => &[1, 2],
+            // Copies are typed by what they copy (type analysis).
+            MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
+        }
     }
 
     /// Whether it returns a fresh block (or, for realloc, a moved one).
@@ -469,6 +490,11 @@ pub(crate) fn is_libm_without_side_effects(name: &str) -> bool {
         "j1f", "y0f", "y1f", "asinh", "acosh", "atanh", "asinhf", "acoshf", "atanhf",
     ];
     PURE.contains(&name)
+}
+
+/// Whether `name` is a GPU barrier (`__syncthreads` and its forms).
+pub(crate) fn is_barrier(name: &str) -> bool {
+    name.starts_with("llvm.nvvm.barrier") || name == "llvm.nvvm.bar.sync"
 }
 
 /// `realloc`'s spelling, for the helpers that call it.
@@ -537,6 +563,24 @@ mod tests {
         assert_eq!(MathFn::from_callee("llvm.maxnum.f32"), Some(MathFn::Max));
         assert_eq!(MathFn::from_callee("llvm.powi.f64.i32"), Some(MathFn::Powi));
         assert_eq!(MathFn::from_callee("sinl"), None);
+        assert_eq!(
+            MemFn::from_callee("llvm.memcpy.p0.p0.i64"),
+            Some(MemFn::Memcpy)
+        );
+        assert_eq!(
+            MemFn::from_callee("llvm.memcpy.inline.p0.p0.i64"),
+            Some(MemFn::Memcpy)
+        );
+        assert_eq!(
+            MemFn::from_callee("llvm.memset.p0.i64"),
+            Some(MemFn::Memset)
+        );
+        assert_eq!(MemFn::from_callee("llvm.memcpyx"), None);
+        assert_eq!(MemFn::from_callee("_ZnwmRKSt9nothrow_t"), Some(MemFn::New));
+        assert_eq!(
+            MemFn::from_callee("memalign").and_then(MemFn::size_argument),
+            Some(1)
+        );
         assert_eq!(MathFn::from_callee("my_sin"), None);
     }
 

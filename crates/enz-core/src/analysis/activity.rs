@@ -14,9 +14,10 @@
 //! Integers, comparisons and calls to known-inactive functions are never
 //! active.
 
+use super::calls::{CallFacts, CallKind, CallKinds, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{TyKind, Value};
-use crate::names::{is_known_inactive, MathFn, MemFn};
+use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
 
 /// How a parameter enters the analysis.
@@ -45,8 +46,8 @@ pub(crate) struct ActivityInputs<'a> {
     pub(crate) ret_active: bool,
     /// Whether returned pointers need shadows.
     pub(crate) ret_shadowed: bool,
-    /// Functions the user declared inactive.
-    pub(crate) inactive_fns: &'a HashSet<Value>,
+    /// What the user declared about functions, for classifying calls.
+    pub(crate) calls: CallFacts<'a>,
     /// Globals the user gave shadows (their memory carries derivatives).
     pub(crate) shadowed_globals: &'a HashSet<Value>,
 }
@@ -84,11 +85,13 @@ impl Activity {
                 }
             }
         }
+        // Every call classified once (the fixed points visit them often).
+        let kinds = CallKinds::of(func, inputs.calls, Direction::Reverse);
         let mut changed = true;
         while changed {
             changed = false;
             for i in &insts {
-                changed |= a.step_forward(*i, inputs.inactive_fns);
+                changed |= a.step_forward(*i, &kinds);
             }
         }
         if inputs.ret_active {
@@ -102,14 +105,14 @@ impl Activity {
         while changed {
             changed = false;
             for i in insts.iter().rev() {
-                changed |= a.step_backward(*i, inputs.inactive_fns);
+                changed |= a.step_backward(*i, &kinds);
             }
         }
         a
     }
 
     /// One forward transfer; returns whether anything changed.
-    fn step_forward(&mut self, i: Value, inactive: &HashSet<Value>) -> bool {
+    fn step_forward(&mut self, i: Value, kinds: &CallKinds) -> bool {
         use LLVMOpcode::*;
         let mut changed = false;
         match i.opcode() {
@@ -136,19 +139,19 @@ impl Activity {
                 }
             }
             Some(LLVMCall) => {
-                let callee = i.called_function();
-                let name = callee.map(|f| f.name()).unwrap_or_default();
-                if is_inactive_call(callee, &name, inactive) {
+                let kind = kinds.get(i);
+                if kind.is_inactive() {
                     return false;
                 }
                 let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
-                if is_mem_transfer(&name) {
+                let mem = kind.memory();
+                if mem.is_some_and(MemFn::transfers) {
                     if self.is_shadowed(args[1]) {
                         changed |= self.shadow(args[0]);
                     }
                     return changed;
                 }
-                if MemFn::from_callee(&name) == Some(MemFn::Realloc) {
+                if mem == Some(MemFn::Realloc) {
                     // The new block holds the old block's contents.
                     if self.is_shadowed(args[0]) {
                         changed |= self.shadow(i);
@@ -158,7 +161,7 @@ impl Activity {
                     }
                     return changed;
                 }
-                if MemFn::from_callee(&name).is_some() {
+                if mem.is_some() {
                     return false;
                 }
                 let any_active = args
@@ -170,7 +173,7 @@ impl Activity {
                 if i.ty().carries_float() {
                     changed |= self.varied.insert(i);
                 }
-                if MathFn::from_callee(&name).is_none() {
+                if !matches!(kind, CallKind::Math(_)) {
                     for a in &args {
                         if a.ty().kind() == TyKind::Pointer {
                             changed |= self.shadow(*a);
@@ -195,7 +198,7 @@ impl Activity {
     }
 
     /// One backward transfer; returns whether anything changed.
-    fn step_backward(&mut self, i: Value, inactive: &HashSet<Value>) -> bool {
+    fn step_backward(&mut self, i: Value, kinds: &CallKinds) -> bool {
         use LLVMOpcode::*;
         let mut changed = false;
         match i.opcode() {
@@ -211,13 +214,12 @@ impl Activity {
             }
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
             Some(LLVMCall) => {
-                let callee = i.called_function();
-                let name = callee.map(|f| f.name()).unwrap_or_default();
-                if is_inactive_call(callee, &name, inactive) || is_mem_transfer(&name) {
+                let kind = kinds.get(i);
+                if kind.is_inactive() || kind.memory().is_some_and(MemFn::transfers) {
                     return false;
                 }
                 let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
-                let math = MathFn::from_callee(&name).is_some();
+                let math = matches!(kind, CallKind::Math(_));
                 let writes_active = !math && args.iter().any(|a| self.is_shadowed(*a));
                 if self.useful.contains(&i) || writes_active {
                     for a in args {
@@ -264,19 +266,6 @@ impl Activity {
             .get(&v)
             .is_some_and(|f| self.shadowed_families.contains(f))
     }
-}
-
-/// Calls that never carry derivatives.
-fn is_inactive_call(callee: Option<Value>, name: &str, inactive: &HashSet<Value>) -> bool {
-    is_known_inactive(name) || callee.is_some_and(|f| inactive.contains(&f))
-}
-
-pub(crate) fn is_mem_transfer(name: &str) -> bool {
-    MemFn::from_callee(name).is_some_and(MemFn::transfers)
-}
-
-pub(crate) fn is_allocation(name: &str) -> bool {
-    MemFn::from_callee(name).is_some_and(MemFn::allocates)
 }
 
 /// Groups pointer values connected through GEPs, casts, phis, selects and

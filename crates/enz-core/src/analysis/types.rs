@@ -28,8 +28,9 @@
 //!
 //! **What it owns.** The lattice and trees (`tree.rs`), the fixed point, the
 //! facts API below used by synthesis, the undecided values the pipeline
-//! reports, and `--print-type-analysis` output ([`print`]). Names of library
-//! functions and TBAA types it matches are in `known.rs`.
+//! reports, and `--print-type-analysis` output ([`print`]). Library
+//! functions come from `names.rs` (`MemFn`, `MathFn`); TBAA type names are
+//! in `tbaa.rs`.
 //!
 //! **What it must not do.** Mutate IR, or panic on any input: instructions it
 //! does not know add no facts, and conflicting facts are recorded (the first
@@ -39,8 +40,8 @@
 #![allow(dead_code)]
 
 mod calls;
-mod known;
 mod solve;
+mod tbaa;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -48,10 +49,12 @@ mod tree;
 #[allow(unused_imports)] // FloatKind: synthesis matches on it next.
 pub(crate) use tree::{ConcreteType, FloatKind, TypeTree};
 
+use crate::analysis::calls::{classify_callee, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{TyKind, Value};
 use crate::names::Marker;
-use std::collections::HashMap;
+use crate::names::MemFn;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 /// Two facts that disagree about one place (e.g. `Float` vs `Pointer`).
@@ -232,9 +235,9 @@ impl TypeAnalysis {
 
     fn untyped_copy(&self, call: Value) -> Option<UndecidedKind> {
         let f = call.called_function()?;
-        if known::KnownFn::from_name(&f.name()) != Some(known::KnownFn::MemTransfer)
-            || call.call_num_args() < 3
-        {
+        let none = (HashSet::new(), HashMap::new());
+        let kind = classify_callee(f, Direction::Reverse, &none.0, &none.1);
+        if !kind.memory().is_some_and(MemFn::transfers) || call.call_num_args() < 3 {
             return None;
         }
         let n = calls::const_len(call.operand(2));

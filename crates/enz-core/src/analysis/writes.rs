@@ -11,10 +11,10 @@
 //! object the function creates cannot be reached through an argument or a
 //! global.
 
-use super::activity::is_allocation;
+use super::calls::{CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Value};
-use crate::names::{is_known_inactive, is_libm_without_side_effects, MathFn, MemFn};
+use crate::names::{is_libm_without_side_effects, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.
@@ -26,7 +26,11 @@ pub(crate) struct Rereadable {
 impl Rereadable {
     /// The calls in `deferred_frees` run only after the reverse sweep
     /// (combined mode), so they do not count as writes.
-    pub(crate) fn analyse(func: Value, deferred_frees: &HashSet<Value>) -> Rereadable {
+    pub(crate) fn analyse(
+        func: Value,
+        deferred_frees: &HashSet<Value>,
+        calls: CallFacts<'_>,
+    ) -> Rereadable {
         let insts: Vec<Value> = func
             .blocks()
             .into_iter()
@@ -41,20 +45,21 @@ impl Rereadable {
                     written.push((*i, roots(i.operand(0))))
                 }
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
-                    let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                    let mem = MemFn::from_callee(&name);
                     if deferred_frees.contains(i) {
-                    } else if mem.is_some_and(|m| m.transfers() || m.frees() || m == MemFn::Memset)
-                    {
-                        written.push((*i, roots(i.operand(0))));
-                    } else if is_allocation(&name)
-                        || MathFn::from_callee(&name).is_some()
-                        || is_libm_without_side_effects(&name)
-                        || is_known_inactive(&name)
-                    {
-                    } else {
-                        // An unknown call may write anything: nothing is re-read.
-                        return Rereadable::default();
+                        continue;
+                    }
+                    match calls.classify(*i, Direction::Reverse) {
+                        CallKind::Memory(m) if m.transfers() || m.frees() || m == MemFn::Memset => {
+                            written.push((*i, roots(i.operand(0))));
+                        }
+                        CallKind::Memory(_)
+                        | CallKind::Math(_)
+                        | CallKind::KnownInactive
+                        | CallKind::Barrier => {}
+                        CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {}
+                        // An unknown call (a user-inactive one too) may write
+                        // anything: nothing is re-read.
+                        _ => return Rereadable::default(),
                     }
                 }
                 _ => {}
@@ -162,9 +167,10 @@ fn roots(p: Value) -> HashSet<Value> {
 fn local_object(v: Value) -> bool {
     match v.opcode() {
         Some(LLVMOpcode::LLVMAlloca) => true,
-        Some(LLVMOpcode::LLVMCall) => v.called_function().is_some_and(|f| {
-            is_allocation(&f.name()) && MemFn::from_callee(&f.name()) != Some(MemFn::Realloc)
-        }),
+        Some(LLVMOpcode::LLVMCall) => v
+            .called_function()
+            .and_then(|f| MemFn::from_callee(&f.name()))
+            .is_some_and(|m| m.allocates() && m != MemFn::Realloc),
         _ => false,
     }
 }

@@ -10,12 +10,12 @@
 
 mod sanitize;
 
+use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::diag::Diagnostic;
 use crate::ir::{
     add_internal_function, clone_body, run_function_passes, run_module_passes, Value, ValueMap,
 };
-use crate::names::{EntryPoint, MathFn};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The function-local clean-up pipeline run on the clone. `instcombine`
 /// does not verify its fixpoint: in LLVM 22 a plain `instcombine` that needs
@@ -87,9 +87,12 @@ pub(crate) fn copy_derivative_attributes(from: Value, to: Value) {
 }
 
 /// Inlines, level by level, calls from `func` to functions defined in the
-/// module (not math functions, not entry points, not recursive ones, not
-/// those in `keep_calls_to`: the user's inactive functions).
+/// module: those the call classifier calls `Defined` (not math, memory or
+/// known-inactive functions, not entry points, not those in
+/// `keep_calls_to`: the user's inactive functions and those with custom
+/// derivatives), and not recursive ones.
 fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), String> {
+    let no_rules = HashMap::new();
     for _ in 0..INLINE_ROUNDS {
         let mut marked = false;
         for b in func.blocks() {
@@ -97,14 +100,11 @@ fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), Strin
                 let Some(callee) = i.called_function() else {
                     continue;
                 };
+                let kind = classify_callee(callee, Direction::Reverse, keep_calls_to, &no_rules);
                 if i.opcode() != Some(crate::ir::LLVMOpcode::LLVMCall)
-                    || callee.is_declaration()
-                    || callee.intrinsic_id() != 0
+                    || !matches!(kind, CallKind::Defined(_))
                     || callee == func
-                    || keep_calls_to.contains(&callee)
                     || is_recursive(callee)
-                    || MathFn::from_callee(&callee.name()).is_some()
-                    || EntryPoint::from_callee(&callee.name()).is_some()
                 {
                     continue;
                 }

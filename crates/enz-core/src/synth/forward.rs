@@ -17,14 +17,13 @@ use super::emit::{emit, Operands};
 use super::registry::Registry;
 use super::rules::{lookup, OpKey};
 use super::shadow::{position_at_top, Mirror, ShadowMap};
-use crate::analysis::activity::{
-    is_allocation, is_mem_transfer, Activity, ActivityInputs, ArgFact,
-};
+use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{clone_body, Builder, TyKind, Value, ValueMap};
-use crate::names::{is_known_inactive, MathFn, MemFn};
+use crate::names::MemFn;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
 use std::collections::HashMap;
 
@@ -68,7 +67,7 @@ pub(crate) fn synthesize_forward(
             args: &facts,
             ret_active: ret_ty.carries_float(),
             ret_shadowed: ret_ty.kind() == TyKind::Pointer,
-            inactive_fns: registry.inactive_fns(),
+            calls: registry.call_facts(),
             shadowed_globals: registry.user_shadowed_globals(),
         },
     );
@@ -100,6 +99,7 @@ pub(crate) fn synthesize_forward(
     let mut fw = Forward {
         req,
         act,
+        call_kinds: CallKinds::of(p, registry.call_facts(), Direction::Forward),
         map,
         tangents,
         shadows: lane_params.into_iter().map(ShadowMap::new).collect(),
@@ -122,6 +122,8 @@ pub(crate) fn synthesize_forward(
 struct Forward<'a> {
     req: &'a ForwardRequest<'a>,
     act: Activity,
+    /// The kind of every call of the primal.
+    call_kinds: CallKinds,
     map: ValueMap,
     tangents: HashMap<Value, Vec<Value>>,
     shadows: Vec<ShadowMap>,
@@ -153,7 +155,7 @@ impl Forward<'_> {
         let Some(op) = i.opcode() else { return };
         let gi = self.map.get(i);
         for lane in 0..self.lanes() {
-            match self.shadows[lane].mirror(i, gi, &self.act, false, registry) {
+            match self.shadows[lane].mirror(i, gi, &self.act, false, &self.call_kinds, registry) {
                 Mirror::Built if lane + 1 == self.lanes() => return,
                 Mirror::Built => {}
                 Mirror::Impossible => {
@@ -297,57 +299,16 @@ impl Forward<'_> {
     }
 
     fn call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
-        let callee = i.called_function();
-        let name = callee.map(|f| f.name()).unwrap_or_default();
+        let kind = self.call_kinds.get(i);
         let b = Builder::new(i.context());
         b.position_after(gi);
-        if is_allocation(&name) {
+        if let Some(m) = kind.memory() {
+            return self.memory_call(i, gi, m, &b);
+        }
+        if kind.is_inactive() {
             return;
         }
-        if MemFn::from_callee(&name).is_some_and(MemFn::frees) && !is_allocation(&name) {
-            for lane in 0..self.lanes() {
-                if let Some(s) = self.shadows[lane]
-                    .forward(i.operand(0))
-                    .filter(|_| self.act.is_shadowed(i.operand(0)))
-                {
-                    b.free(s);
-                }
-            }
-            return;
-        }
-        if is_mem_transfer(&name) || MemFn::from_callee(&name) == Some(MemFn::Memset) {
-            let d = i.operand(0);
-            if !self.act.is_shadowed(d) {
-                return;
-            }
-            let n = gi.operand(2);
-            for lane in 0..self.lanes() {
-                let Some(sd) = self.shadows[lane].forward(d) else {
-                    continue;
-                };
-                let src = is_mem_transfer(&name)
-                    .then(|| i.operand(1))
-                    .filter(|s| self.act.is_shadowed(*s))
-                    .and_then(|s| self.shadows[lane].forward(s));
-                match src {
-                    Some(ss) => {
-                        let c = gi.clone_instruction();
-                        b.insert(c);
-                        c.set_operand(0, sd);
-                        c.set_operand(1, ss);
-                    }
-                    None => {
-                        b.memset_zero(sd, n);
-                    }
-                }
-            }
-            return;
-        }
-        if is_known_inactive(&name) || callee.is_some_and(|f| registry.inactive_fns().contains(&f))
-        {
-            return;
-        }
-        if callee.is_some_and(|f| !f.is_declaration()) {
+        if matches!(kind, CallKind::Defined(_) | CallKind::Custom(_)) {
             if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
                 return self.diags.push(d);
             }
@@ -358,27 +319,74 @@ impl Forward<'_> {
         if !active.iter().any(|a| *a) && !any_shadow && !self.act.is_active(i) {
             return;
         }
-        // A derivative the user registered wins over the rule table (as in
-        // reverse mode).
-        let custom = callee.is_some_and(|f| registry.custom_forward(f).is_some());
-        if let Some(rule) = MathFn::from_callee(&name)
-            .filter(|_| !custom)
-            .and_then(|f| lookup(OpKey::Math(f)))
-        {
-            if self.act.is_active(i) {
-                let mapped: Vec<Value> = args.iter().map(|a| self.map.get(*a)).collect();
-                let lanes = self.apply(&b, i, gi, rule, &mapped, &active);
-                self.tangents.insert(i, lanes);
-            }
-            return;
-        }
-        match callee {
-            Some(f) if !f.is_declaration() || registry.custom_forward(f).is_some() => {
-                self.user_call(i, gi, f, registry)
-            }
+        match kind {
+            CallKind::Math(f) => match lookup(OpKey::Math(f)) {
+                Some(rule) => {
+                    if self.act.is_active(i) {
+                        let mapped: Vec<Value> = args.iter().map(|a| self.map.get(*a)).collect();
+                        let lanes = self.apply(&b, i, gi, rule, &mapped, &active);
+                        self.tangents.insert(i, lanes);
+                    }
+                }
+                None => match i.called_function() {
+                    Some(f) if !f.is_declaration() => self.user_call(i, gi, f, registry),
+                    _ => self
+                        .diags
+                        .push(crate::synth::undifferentiable_call(i, self.req.name)),
+                },
+            },
+            // A registered derivative (which wins over the rule table) or
+            // the body of a function of the module.
+            CallKind::Custom(f) | CallKind::Defined(f) => self.user_call(i, gi, f, registry),
             _ => self
                 .diags
                 .push(crate::synth::undifferentiable_call(i, self.req.name)),
+        }
+    }
+
+    /// Memory functions: allocations keep their primal (shadows were made
+    /// by `ShadowMap::mirror`), frees free the shadows too, copies and sets
+    /// are mirrored on the shadows.
+    fn memory_call(&mut self, i: Value, gi: Value, m: MemFn, b: &Builder) {
+        if m.allocates() {
+            return;
+        }
+        if m.frees() {
+            for lane in 0..self.lanes() {
+                if let Some(s) = self.shadows[lane]
+                    .forward(i.operand(0))
+                    .filter(|_| self.act.is_shadowed(i.operand(0)))
+                {
+                    b.free(s);
+                }
+            }
+            return;
+        }
+        let d = i.operand(0);
+        if !self.act.is_shadowed(d) {
+            return;
+        }
+        let n = gi.operand(2);
+        for lane in 0..self.lanes() {
+            let Some(sd) = self.shadows[lane].forward(d) else {
+                continue;
+            };
+            let src = m
+                .transfers()
+                .then(|| i.operand(1))
+                .filter(|s| self.act.is_shadowed(*s))
+                .and_then(|s| self.shadows[lane].forward(s));
+            match src {
+                Some(ss) => {
+                    let c = gi.clone_instruction();
+                    b.insert(c);
+                    c.set_operand(0, sd);
+                    c.set_operand(1, ss);
+                }
+                None => {
+                    b.memset_zero(sd, n);
+                }
+            }
         }
     }
 

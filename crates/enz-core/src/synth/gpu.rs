@@ -37,11 +37,6 @@ pub(crate) fn is_thread_index(v: Value) -> bool {
         .is_some_and(|f| f.name().starts_with("llvm.nvvm.read.ptx.sreg."))
 }
 
-/// Barriers (`__syncthreads` and the other `llvm.nvvm.barrier*` forms).
-pub(crate) fn is_barrier(name: &str) -> bool {
-    name.starts_with("llvm.nvvm.barrier") || name == "llvm.nvvm.bar.sync"
-}
-
 /// Whether `v` depends on the thread's id within the block.
 fn depends_on_thread(v: Value, seen: &mut HashSet<Value>) -> bool {
     if !v.is_instruction() || !seen.insert(v) {

@@ -4,6 +4,8 @@
 //! and the functions the user declared inactive.
 
 use super::reverse::{new_function, Derivative};
+use crate::analysis::calls::CallFacts;
+pub(crate) use crate::analysis::calls::CustomRules;
 use crate::diag::Diagnostic;
 use crate::ir::{add_internal_global, Value};
 use crate::preprocess::preprocess;
@@ -12,16 +14,6 @@ use std::collections::{HashMap, HashSet};
 
 /// NVPTX's address space of block-shared memory.
 pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
-
-/// A user's derivative functions registered through
-/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
-#[derive(Copy, Clone, Debug, Default)]
-pub struct CustomRules {
-    /// (augmented forward, reverse) for reverse mode.
-    pub gradient: Option<(Value, Value)>,
-    /// The tangent function for forward mode.
-    pub forward: Option<Value>,
-}
 
 /// Derivatives and shared state of one module.
 pub(crate) struct Registry {
@@ -66,8 +58,12 @@ impl Registry {
         }
     }
 
-    pub(crate) fn inactive_fns(&self) -> &HashSet<Value> {
-        &self.inactive_fns
+    /// What the user declared about functions, for classifying calls.
+    pub(crate) fn call_facts(&self) -> CallFacts<'_> {
+        CallFacts {
+            inactive: &self.inactive_fns,
+            custom: &self.custom,
+        }
     }
 
     /// Globals with a user-registered shadow.

@@ -8,7 +8,8 @@
 
 use super::registry::Registry;
 use super::runtime;
-use crate::analysis::activity::{is_allocation, Activity};
+use crate::analysis::activity::Activity;
+use crate::analysis::calls::CallKinds;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Ty, TyKind, Value, ValueMap};
 use crate::names::MemFn;
@@ -111,6 +112,7 @@ impl ShadowMap {
         gi: Value,
         act: &Activity,
         heap_allocas: bool,
+        kinds: &CallKinds,
         registry: &mut Registry,
     ) -> Mirror {
         use LLVMOpcode::*;
@@ -176,12 +178,11 @@ impl ShadowMap {
                 s
             }
             Some(LLVMCall) => {
-                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                if !is_allocation(&name) {
+                let mem = kinds.get(i).memory().filter(|m| m.allocates());
+                if mem.is_none() {
                     return Mirror::NotShadowed;
                 }
                 fb.position_after(gi);
-                let mem = MemFn::from_callee(&name);
                 if mem == Some(MemFn::Realloc) {
                     // A new zeroed block holding the old shadow's contents;
                     // the old shadow stays alive for the reverse sweep.

@@ -11,6 +11,7 @@
 use super::*;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 const HEADER: &str = r#"
@@ -101,7 +102,10 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
             args: sig.args,
             ret_active: sig.ret_active,
             ret_shadowed: sig.ret_shadowed,
-            inactive_fns: &inactive_fns,
+            calls: crate::analysis::calls::CallFacts {
+                inactive: &inactive_fns,
+                custom: &HashMap::new(),
+            },
             shadowed_globals: &HashSet::new(),
         },
     );

@@ -3,12 +3,12 @@
 //! functions, and calls to defined functions, analysed interprocedurally with
 //! the call's argument trees as seeds and a memo keyed by those seeds.
 
-use super::known::KnownFn;
 use super::solve::{self, tbaa_access, Solver};
 use super::tree::{TypeTree, MAX_OFFSET};
+use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::ir::Value;
-use crate::names::MathFn;
-use std::collections::HashMap;
+use crate::names::MemFn;
+use std::collections::{HashMap, HashSet};
 
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
 const MAX_CALL_DEPTH: usize = 5;
@@ -47,25 +47,23 @@ pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
     let Some(f) = call.called_function() else {
         return;
     };
-    let name = f.name();
-    if let Some(k) = KnownFn::from_name(&name) {
-        known(s, call, &args, k);
-        return;
-    }
-    if MathFn::from_callee(&name).is_some() {
-        // Float operands and result are typed by their LLVM types; the rest
-        // (powi's exponent) are integers.
-        for a in &args {
-            s.integer(*a);
+    // What the user declared does not change what a call does to types.
+    let none = (HashSet::new(), HashMap::new());
+    match classify_callee(f, Direction::Reverse, &none.0, &none.1) {
+        CallKind::Memory(m) => return memory(s, call, &args, m),
+        CallKind::Math(_) => {
+            // Float operands and result are typed by their LLVM types; the
+            // rest (powi's exponent) are integers.
+            for a in &args {
+                s.integer(*a);
+            }
+            return;
         }
-        return;
-    }
-    if f.intrinsic_id() != 0 {
-        return;
-    }
-    if !f.is_declaration() && !f.blocks().is_empty() {
-        interprocedural(s, call, f, &args);
-        return;
+        CallKind::Intrinsic(_) | CallKind::Barrier => return,
+        CallKind::Defined(f) if !f.blocks().is_empty() => {
+            return interprocedural(s, call, f, &args);
+        }
+        _ => {}
     }
     // An unknown external function: integers are integers.
     for a in &args {
@@ -74,25 +72,23 @@ pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
     s.integer(call);
 }
 
-fn known(s: &mut Solver<'_>, call: Value, args: &[Value], k: KnownFn) {
-    match k {
-        KnownFn::MemTransfer if args.len() >= 3 => mem_transfer(s, call, args[0], args[1], args[2]),
-        KnownFn::MemSet if args.len() >= 3 => {
-            s.integer(args[1]);
-            s.integer(args[2]);
+/// A memory function: copies carry their source's facts to their
+/// destination, `realloc`'s result holds what its argument held, and
+/// sizes, alignments and fill bytes are integers.
+fn memory(s: &mut Solver<'_>, call: Value, args: &[Value], m: MemFn) {
+    if m.transfers() {
+        if args.len() >= 3 {
+            mem_transfer(s, call, args[0], args[1], args[2]);
         }
-        KnownFn::Alloc(sizes) => {
-            for k in sizes {
-                if let Some(a) = args.get(*k as usize) {
-                    s.integer(*a);
-                }
-            }
+        return;
+    }
+    if m == MemFn::Realloc && !args.is_empty() {
+        s.flow(call, args[0]);
+    }
+    for k in m.integer_arguments() {
+        if let Some(a) = args.get(*k as usize).filter(|a| a.ty().is_integer()) {
+            s.integer(*a);
         }
-        KnownFn::Realloc if args.len() >= 2 => {
-            s.flow(call, args[0]);
-            s.integer(args[1]);
-        }
-        _ => {}
     }
 }
 

@@ -14,7 +14,7 @@
 //! Calls are in `calls.rs`. Nothing here changes the IR.
 
 use super::calls::{self, Interproc};
-use super::known::tbaa_type;
+use super::tbaa::tbaa_type;
 use super::tree::{ConcreteType, TreeConflict, TypeTree};
 use super::Conflict;
 use crate::analysis::cfg::Cfg;

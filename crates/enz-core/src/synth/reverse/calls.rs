@@ -1,8 +1,9 @@
 //! Calls in reverse mode.
 //!
-//! Math functions use their rule; allocation and memory intrinsics are in
-//! `memory`; barriers are mirrored; known-inactive and user-inactive calls
-//! are skipped. A call to another function of the module that carries
+//! Calls are taken by their `CallKind` (`analysis/calls.rs`, classified
+//! once per derivative): math functions use their rule; memory functions
+//! are in `memory`; barriers are mirrored; known-inactive and user-inactive
+//! calls are skipped. A call to another function of the module that carries
 //! derivatives (what preprocessing did not inline: recursion, everything
 //! under `--no-inline`) or to a function with a registered custom gradient
 //! is differentiated interprocedurally: the forward sweep calls its
@@ -10,8 +11,8 @@
 //! reverse sweep calls its reverse function with that tape.
 
 use super::Reverse;
+use crate::analysis::calls::CallKind;
 use crate::ir::{Builder, TyKind, Value};
-use crate::names::{is_known_inactive, MathFn};
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
 use crate::synth::registry::Registry;
 use crate::synth::rules::{lookup, OpKey};
@@ -38,20 +39,13 @@ impl Reverse<'_> {
 
     /// Forward sweep of a call to a user function: call its augmented
     /// primal instead, when anything about the call is active.
-    pub(super) fn augment_user_call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
-        let Some(callee) = i.called_function() else {
-            return;
-        };
-        let name = callee.name();
-        let custom = registry.custom_gradient(callee).is_some();
-        if (callee.is_declaration() && !custom)
-            || callee.intrinsic_id() != 0
-            || is_known_inactive(&name)
-            || registry.inactive_fns().contains(&callee)
-            || (MathFn::from_callee(&name).is_some() && !custom)
-        {
-            return;
-        }
+    pub(super) fn augment_user_call(
+        &mut self,
+        i: Value,
+        gi: Value,
+        callee: Value,
+        registry: &mut Registry,
+    ) {
         if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
             return self.diags.push(d);
         }
@@ -115,22 +109,16 @@ impl Reverse<'_> {
         if let Some((tape, key, rev)) = self.aug_calls.get(&i).cloned() {
             return self.reverse_user_call(i, tape, &key, rev);
         }
-        let callee = i.called_function();
-        let name = callee.map(|f| f.name()).unwrap_or_default();
-        if crate::synth::gpu::is_barrier(&name) {
+        match self.call_kinds.get(i) {
             // Mirrored: what came after the barrier is reversed before it.
-            crate::synth::gpu::barrier(&self.b);
-            return;
-        }
-        if self.reverse_memory_call(i, &name) {
-            return;
-        }
-        if !self.act.is_active(i) {
-            return;
-        }
-        match MathFn::from_callee(&name).and_then(|f| lookup(OpKey::Math(f))) {
-            Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
-            None => self.no_rule_for_call(i),
+            CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
+            CallKind::Memory(m) => self.reverse_memory_call(i, m),
+            _ if !self.act.is_active(i) => {}
+            CallKind::Math(f) => match lookup(OpKey::Math(f)) {
+                Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
+                None => self.no_rule_for_call(i),
+            },
+            _ => self.no_rule_for_call(i),
         }
     }
 

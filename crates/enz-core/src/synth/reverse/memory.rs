@@ -11,7 +11,7 @@
 //! - `memset(p)`: `shadow(p) = 0` in the reverse sweep.
 
 use super::{Mode, Reverse};
-use crate::analysis::activity::{is_allocation, is_mem_transfer};
+use crate::analysis::calls::CallKind;
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Ty, TyKind, Value};
@@ -28,7 +28,10 @@ impl Reverse<'_> {
         let Some(op) = i.opcode() else { return };
         let gi = self.map.get(i);
         let heap = self.req.mode == Mode::Split;
-        match self.shadows.mirror(i, gi, &self.act, heap, registry) {
+        match self
+            .shadows
+            .mirror(i, gi, &self.act, heap, &self.call_kinds, registry)
+        {
             Mirror::Built => return,
             Mirror::Impossible => return self.no_shadow(i),
             Mirror::NotShadowed => {}
@@ -46,8 +49,8 @@ impl Reverse<'_> {
                 }
             }
             LLVMOpcode::LLVMCall => {
-                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                if is_mem_transfer(&name) {
+                let kind = self.call_kinds.get(i);
+                if kind.memory().is_some_and(MemFn::transfers) {
                     let (d, s) = (i.operand(0), i.operand(1));
                     if self.act.is_shadowed(d) && self.act.is_shadowed(s) && self.holds_pointers(d)
                     {
@@ -65,8 +68,8 @@ impl Reverse<'_> {
                     // The reverse sweep may re-read this memory: free it there.
                     self.deferred_frees.push(i);
                     gi.erase();
-                } else if !is_allocation(&name) {
-                    self.augment_user_call(i, gi, registry);
+                } else if let CallKind::Custom(f) | CallKind::Defined(f) = kind {
+                    self.augment_user_call(i, gi, f, registry);
                 }
             }
             _ => {}
@@ -291,15 +294,14 @@ impl Reverse<'_> {
         self.accumulate(v, ds);
     }
 
-    /// Reverse of an allocation or memory intrinsic; returns false if `i`
-    /// is none of those.
-    pub(super) fn reverse_memory_call(&mut self, i: Value, name: &str) -> bool {
-        if is_allocation(name) {
+    /// Reverse of a call to the memory function `m`.
+    pub(super) fn reverse_memory_call(&mut self, i: Value, m: MemFn) {
+        if m.allocates() {
             if i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i) {
                 let Some(s) = self.shadow_rev(i) else {
-                    return true;
+                    return;
                 };
-                if MemFn::from_callee(name) == Some(MemFn::Realloc) {
+                if m == MemFn::Realloc {
                     let old = self.shadow_rev(i.operand(0));
                     if let (Some(old), Some(ty)) = (old, self.float_elem(i)) {
                         let bytes = self.primal(i.operand(1));
@@ -310,12 +312,12 @@ impl Reverse<'_> {
                 }
                 self.b.free(s);
             }
-            return true;
+            return;
         }
-        if is_mem_transfer(name) {
+        if m.transfers() {
             let (d, src) = (i.operand(0), i.operand(1));
             if !self.act.is_shadowed(d) {
-                return true;
+                return;
             }
             if self.holds_pointers(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
@@ -326,7 +328,7 @@ impl Reverse<'_> {
                     };
                     self.reverse_mixed_copy(i, sd, ss);
                 }
-                return true;
+                return;
             }
             if let Some(ty) = self.float_elem(d) {
                 let sd = self.shadow_rev(d);
@@ -344,9 +346,9 @@ impl Reverse<'_> {
                     _ => {}
                 }
             }
-            return true;
+            return;
         }
-        if MemFn::from_callee(name) == Some(MemFn::Memset) {
+        if m == MemFn::Memset {
             let d = i.operand(0);
             if self.act.is_shadowed(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
@@ -354,9 +356,9 @@ impl Reverse<'_> {
                     self.b.memset_zero(sd, n);
                 }
             }
-            return true;
         }
-        MemFn::from_callee(name).is_some_and(MemFn::frees)
+        // A free frees the primal only: the shadow of its memory was freed
+        // where the allocation is undone.
     }
 
     /// Reverse of an alloca: split mode frees its heap shadow.

@@ -31,6 +31,7 @@ use super::rules::{lookup, Expr, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::types::TypeAnalysis;
@@ -149,7 +150,7 @@ pub(crate) fn synthesize(
             args: &facts,
             ret_active: req.ret_active,
             ret_shadowed: req.ret_shadowed,
-            inactive_fns: registry.inactive_fns(),
+            calls: registry.call_facts(),
             shadowed_globals: registry.user_shadowed_globals(),
         },
     );
@@ -163,16 +164,21 @@ pub(crate) fn synthesize(
             .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
             .flat_map(|b| b.instructions())
             .filter(|i| {
-                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                matches!(MemFn::from_callee(&name), Some(MemFn::Free | MemFn::Delete))
+                i.opcode() == Some(LLVMOpcode::LLVMCall)
+                    && matches!(
+                        registry.call_facts().classify(*i, Direction::Reverse),
+                        CallKind::Memory(MemFn::Free | MemFn::Delete)
+                    )
             })
             .collect()
     } else {
         HashSet::new()
     };
-    let rereadable = Rereadable::analyse(req.prep, &deferred_frees);
+    let rereadable = Rereadable::analyse(req.prep, &deferred_frees, registry.call_facts());
+    let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, cfg, activity, types, loops, rereadable);
+    r.call_kinds = call_kinds;
     r.deferrable_frees = deferred_frees;
     r.build(registry);
     if r.diags.is_empty() {
@@ -214,6 +220,8 @@ pub(super) struct Reverse<'a> {
     cache_slots: HashMap<Value, Slot>,
     /// What values and memory hold, for memory intrinsics.
     types: TypeAnalysis,
+    /// The kind of every call of the primal.
+    call_kinds: CallKinds,
     /// Loads that may be repeated in the reverse sweep (combined mode).
     rereadable: Rereadable,
     loops: LoopNest,
@@ -308,6 +316,7 @@ impl<'a> Reverse<'a> {
             aug_calls: HashMap::new(),
             cache_slots: HashMap::new(),
             types,
+            call_kinds: CallKinds::default(),
             rereadable,
             affine: loops
                 .ids()

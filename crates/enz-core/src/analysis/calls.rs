@@ -1,0 +1,183 @@
+//! One classification of every call, with one precedence, asked by the
+//! analyses (activity, re-readable loads, types) and by both synthesis
+//! modes, so that a call means the same thing everywhere.
+//!
+//! Precedence, first match wins ([`CallFacts::classify`]):
+//!
+//! 1. no callee (through a pointer, or through a function type other than
+//!    the callee's): [`CallKind::Indirect`];
+//! 2. an `__enzyme_*` entry point (nested differentiation, lowered first);
+//! 3. a function the user declared inactive (wins over everything the
+//!    user or the tables say about it);
+//! 4. a function with a derivative the user registered for this direction
+//!    (wins over the rule table and the body);
+//! 5. a memory function (allocation, free, copy, set), by name, defined or
+//!    not, as LLVM's library info treats them;
+//! 6. a GPU barrier;
+//! 7. a known-inactive function (I/O, clocks, random numbers, markers);
+//! 8. a math function of the rule table;
+//! 9. any other intrinsic;
+//! 10. a function defined in the module (differentiated through its body);
+//! 11. a declaration without a rule.
+
+use crate::ir::Value;
+use crate::names::{is_barrier, is_known_inactive, EntryPoint, MathFn, MemFn};
+use std::collections::{HashMap, HashSet};
+
+/// A user's derivative functions registered through
+/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct CustomRules {
+    /// (augmented forward, reverse) for reverse mode.
+    pub gradient: Option<(Value, Value)>,
+    /// The tangent function for forward mode.
+    pub forward: Option<Value>,
+}
+
+/// Which derivative a custom rule must provide to count.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Direction {
+    /// Forward mode (tangents): a registered tangent function.
+    Forward,
+    /// Reverse mode (adjoints), and analyses shared by both modes: a
+    /// registered augmented-forward/reverse pair.
+    Reverse,
+}
+
+/// What a call is.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum CallKind {
+    /// Through a pointer, or through another function type than the
+    /// callee's (see `Value::callee_with_other_type`).
+    Indirect,
+    /// A call to an `__enzyme_*` entry point.
+    EntryPoint(EntryPoint),
+    /// A function the user declared inactive.
+    UserInactive,
+    /// A function with a user-registered derivative for the direction.
+    Custom(Value),
+    /// A memory function.
+    Memory(MemFn),
+    /// A GPU barrier (`__syncthreads`).
+    Barrier,
+    /// A function known to carry no derivative.
+    KnownInactive,
+    /// A math function of the rule table.
+    Math(MathFn),
+    /// Another intrinsic (no derivative known).
+    Intrinsic(Value),
+    /// A function defined in the module.
+    Defined(Value),
+    /// A declaration without a rule.
+    External(Value),
+}
+
+impl CallKind {
+    /// Whether derivatives never flow through the call (its results are
+    /// constants and it writes no active memory).
+    pub(crate) fn is_inactive(self) -> bool {
+        matches!(
+            self,
+            CallKind::UserInactive | CallKind::KnownInactive | CallKind::Barrier
+        )
+    }
+
+    /// The memory function, if the call is one.
+    pub(crate) fn memory(self) -> Option<MemFn> {
+        match self {
+            CallKind::Memory(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// What the user declared that decides how calls are classified.
+#[derive(Copy, Clone)]
+pub(crate) struct CallFacts<'a> {
+    /// Functions declared inactive.
+    pub(crate) inactive: &'a HashSet<Value>,
+    /// Registered custom derivatives, by function.
+    pub(crate) custom: &'a HashMap<Value, CustomRules>,
+}
+
+impl CallFacts<'_> {
+    /// The kind of `call` (a call or invoke instruction) for `direction`.
+    pub(crate) fn classify(&self, call: Value, direction: Direction) -> CallKind {
+        let Some(f) = call.called_function() else {
+            return CallKind::Indirect;
+        };
+        classify_callee(f, direction, self.inactive, self.custom)
+    }
+}
+
+/// The kind of every call of one function, classified once before
+/// synthesis reads them (instead of re-matching names per use).
+#[derive(Default)]
+pub(crate) struct CallKinds(HashMap<Value, CallKind>);
+
+impl CallKinds {
+    /// Classifies every call and invoke of `func` for `direction`.
+    pub(crate) fn of(func: Value, facts: CallFacts<'_>, direction: Direction) -> CallKinds {
+        CallKinds(
+            func.blocks()
+                .into_iter()
+                .flat_map(|b| b.instructions())
+                .filter(|i| i.called_value().is_some())
+                .map(|i| (i, facts.classify(i, direction)))
+                .collect(),
+        )
+    }
+
+    /// The kind of `call` (a call of the function classified; anything
+    /// else is [`CallKind::Indirect`]).
+    pub(crate) fn get(&self, call: Value) -> CallKind {
+        self.0.get(&call).copied().unwrap_or(CallKind::Indirect)
+    }
+}
+
+/// The kind of a call to `f` (see the module documentation).
+pub(crate) fn classify_callee(
+    f: Value,
+    direction: Direction,
+    inactive: &HashSet<Value>,
+    custom: &HashMap<Value, CustomRules>,
+) -> CallKind {
+    let name = f.name();
+    if let Some(e) = EntryPoint::from_callee(&name) {
+        return CallKind::EntryPoint(e);
+    }
+    if inactive.contains(&f) {
+        return CallKind::UserInactive;
+    }
+    if let Some(rules) = custom.get(&f) {
+        let registered = match direction {
+            Direction::Forward => rules.forward.is_some(),
+            Direction::Reverse => rules.gradient.is_some(),
+        };
+        if registered {
+            return CallKind::Custom(f);
+        }
+    }
+    if let Some(m) = MemFn::from_callee(&name) {
+        return CallKind::Memory(m);
+    }
+    if is_barrier(&name) {
+        return CallKind::Barrier;
+    }
+    if is_known_inactive(&name) {
+        return CallKind::KnownInactive;
+    }
+    if let Some(m) = MathFn::from_callee(&name) {
+        return CallKind::Math(m);
+    }
+    if f.intrinsic_id() != 0 {
+        return CallKind::Intrinsic(f);
+    }
+    if !f.is_declaration() {
+        return CallKind::Defined(f);
+    }
+    CallKind::External(f)
+}
+
+#[cfg(test)]
+mod tests;
