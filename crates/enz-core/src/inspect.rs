@@ -8,7 +8,7 @@
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::types::{self, TypeAnalysis};
 use crate::diag::Diagnostic;
-use crate::ir::{Module, TyKind, Value};
+use crate::ir::{Function, Module, TyKind, Value};
 use crate::preprocess::preprocess;
 use crate::session::{SessionOptions, UserFacts};
 use std::fmt::Write;
@@ -18,7 +18,7 @@ fn with_preprocessed<T>(
     name: &str,
     opts: SessionOptions,
     facts: &UserFacts,
-    f: impl FnOnce(Value, &std::collections::HashSet<Value>) -> T,
+    f: impl FnOnce(Function, &std::collections::HashSet<Function>) -> T,
 ) -> Result<T, Diagnostic> {
     let Some(func) = crate::ir::named_function(m, name) else {
         return Err(Diagnostic::new(format!(

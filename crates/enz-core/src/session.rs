@@ -10,7 +10,7 @@
 //! registry, the preprocessed clones or the synthesis requests.
 
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, Ty, Value};
+use crate::ir::{Builder, Function, Ty, Value};
 use crate::signature::{Kind, Mode, Request};
 use crate::synth::forward::{synthesize_forward, ForwardRequest};
 use crate::synth::registry::{CustomRules, Registry};
@@ -35,9 +35,9 @@ pub struct SessionOptions {
 #[derive(Clone, Debug, Default)]
 pub struct UserFacts {
     /// Functions with no derivative (their results are constants).
-    pub inactive: HashSet<Value>,
+    pub inactive: HashSet<Function>,
     /// Derivatives the user wrote, by function.
-    pub custom: HashMap<Value, CustomRules>,
+    pub custom: HashMap<Function, CustomRules>,
     /// Globals made active, with the user's shadow for each.
     pub global_shadows: HashMap<Value, Value>,
 }
@@ -46,9 +46,9 @@ pub struct UserFacts {
 pub struct Session {
     registry: Registry,
     /// Combined-mode gradients, in the order they were made.
-    gradients: Vec<(Request, Value)>,
+    gradients: Vec<(Request, Function)>,
     /// Forward derivatives asked for by the front end, in order.
-    forwards: Vec<Value>,
+    forwards: Vec<Function>,
     tape_sizes: HashMap<Request, u64>,
     made: usize,
 }
@@ -67,7 +67,7 @@ impl Session {
 
     /// The combined-mode gradient `diffe_f` for `req` (a [`Mode::Combined`]
     /// request), synthesised now; made once per request.
-    pub fn gradient(&mut self, req: &Request) -> Result<Value, Vec<Diagnostic>> {
+    pub fn gradient(&mut self, req: &Request) -> Result<Function, Vec<Diagnostic>> {
         if let Some((_, g)) = self.gradients.iter().find(|(r, _)| r == req) {
             return Ok(*g);
         }
@@ -106,7 +106,7 @@ impl Session {
     /// The forward derivative for `req` (a [`Mode::Forward`] request) that
     /// the front end calls: declared now, synthesised by
     /// [`Session::synthesize_pending`].
-    pub fn forward(&mut self, req: &Request) -> Result<Value, Diagnostic> {
+    pub fn forward(&mut self, req: &Request) -> Result<Function, Diagnostic> {
         let f = self.registry.forward(req)?;
         if !self.forwards.contains(&f) {
             self.forwards.push(f);

@@ -27,7 +27,7 @@
 //! shadowed — so that a caller that does not know the callee (a function
 //! pointer, a virtual call) can still call its derivatives.
 
-use crate::ir::{Ty, TyKind, Value};
+use crate::ir::{Function, Ty, TyKind, Value};
 
 /// Activity of one parameter of a differentiated function.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -67,7 +67,7 @@ pub enum Mode {
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub struct Request {
     /// The user's function.
-    pub function: Value,
+    pub function: Function,
     /// Activity of each parameter.
     pub args: Vec<ArgActivity>,
     /// Whether the floating return is active (its adjoint is an input).
@@ -81,7 +81,7 @@ pub struct Request {
 impl Request {
     /// The canonical request for `function` in `mode`: every activity
     /// follows from the function's type (see the module documentation).
-    pub fn canonical(function: Value, mode: Mode) -> Request {
+    pub fn canonical(function: Function, mode: Mode) -> Request {
         let fty = function.function_type();
         let args = fty
             .param_types()

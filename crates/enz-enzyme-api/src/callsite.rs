@@ -2,7 +2,7 @@
 //! each of its parameters the activity and the values passed.
 
 use crate::ir::LLVMOpcode;
-use crate::ir::Value;
+use crate::ir::{Function, Value};
 pub(crate) use enz_core::ArgActivity;
 use enz_core::Diagnostic;
 use enz_core::{EntryPoint, Marker};
@@ -24,7 +24,7 @@ pub(crate) struct CallSite {
     pub(crate) call: Value,
     pub(crate) entry: EntryPoint,
     /// The function to differentiate.
-    pub(crate) function: Value,
+    pub(crate) function: Function,
     /// One entry per parameter of `function`.
     pub(crate) args: Vec<CallArg>,
     /// The `sret` pointer the call returns its struct through, if any.

@@ -9,10 +9,10 @@
 //! ```
 
 use crate::callsite::{self, CallSite};
-use crate::ir::Module;
 use crate::ir::{
     functions, globals, run_module_passes, verify_module as verify, ScratchModule, Value,
 };
+use crate::ir::{Function, Module};
 use crate::lower::Lowering;
 use enz_core::CustomRules;
 use enz_core::Diagnostic;
@@ -131,7 +131,7 @@ fn differentiate(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
     // so that the outer function is differentiated with it in place.
     let mut waiting = sites;
     while !waiting.is_empty() {
-        let callers: HashSet<Value> = waiting
+        let callers: HashSet<Function> = waiting
             .iter()
             .map(|cs| cs.call.parent_block().parent())
             .collect();
@@ -236,7 +236,7 @@ fn count_instructions(m: Module) -> usize {
 
 /// Whether `f` contains, or calls (through defined functions), a function
 /// in `targets`.
-fn reaches_any(f: Value, targets: &HashSet<Value>) -> bool {
+fn reaches_any(f: Function, targets: &HashSet<Function>) -> bool {
     let mut seen = HashSet::new();
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {
@@ -270,12 +270,12 @@ pub(crate) fn user_facts(m: Module) -> UserFacts {
 
 /// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
 /// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
-fn custom_rules(m: Module) -> HashMap<Value, CustomRules> {
-    let mut out: HashMap<Value, CustomRules> = HashMap::new();
+fn custom_rules(m: Module) -> HashMap<Function, CustomRules> {
+    let mut out: HashMap<Function, CustomRules> = HashMap::new();
     for gv in globals(m) {
         let name = gv.name();
         if let Some(init) = gv.initializer() {
-            let fns: Vec<Option<Value>> = (0..init.num_operands())
+            let fns: Vec<Option<Function>> = (0..init.num_operands())
                 .map(|k| init.operand(k).strip_to_function())
                 .collect();
             if name.contains("__enzyme_register_gradient") {
@@ -318,7 +318,7 @@ fn user_global_shadows(m: Module) -> HashMap<Value, Value> {
 
 /// Functions the user declared inactive: listed in a global array
 /// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
-fn inactive_functions(m: Module) -> HashSet<Value> {
+fn inactive_functions(m: Module) -> HashSet<Function> {
     let mut out = HashSet::new();
     for gv in globals(m) {
         if gv.name().contains("__enzyme_inactivefn") {
@@ -408,7 +408,7 @@ fn leftover_api_references(m: Module) -> Vec<Diagnostic> {
         out.push(d);
     };
     for f in functions(m) {
-        report(f);
+        report(f.as_value());
     }
     for g in globals(m) {
         report(g);

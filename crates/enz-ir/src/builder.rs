@@ -350,7 +350,8 @@ impl Builder {
 
     // ---- calls ----
 
-    pub fn call(&self, fn_ty: Ty, callee: Value, args: &[Value]) -> Value {
+    pub fn call(&self, fn_ty: Ty, callee: impl Into<Value>, args: &[Value]) -> Value {
+        let callee: Value = callee.into();
         let mut raw: Vec<LLVMValueRef> = args.iter().map(|a| a.0).collect();
         Value(unsafe {
             LLVMBuildCall2(

@@ -4,7 +4,7 @@
 //! operands through a [`ValueMap`] that the caller seeds with the parameters.
 //! Phis are rebuilt (the C API cannot retarget an incoming block).
 
-use super::{Block, Builder, Value};
+use super::{Block, Builder, Function, Value};
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
@@ -41,13 +41,14 @@ impl ValueMap {
 
 /// Clones the body of `src` to the end of `dst`. `map` must already map
 /// `src`'s parameters. With `strip_debug`, clones carry no `!dbg`.
-pub fn clone_body(src: Value, dst: Value, map: &mut ValueMap, strip_debug: bool) {
+pub fn clone_body(src: Function, dst: Function, map: &mut ValueMap, strip_debug: bool) {
     let ctx = dst.context();
     let builder = Builder::new(ctx);
     let src_blocks = src.blocks();
     for b in &src_blocks {
         let name = super::cstr(&b.name());
-        let nb = Block(unsafe { LLVMAppendBasicBlockInContext(ctx.0, dst.0, name.as_ptr()) });
+        let nb =
+            Block(unsafe { LLVMAppendBasicBlockInContext(ctx.0, dst.as_value().0, name.as_ptr()) });
         map.blocks.insert(*b, nb);
     }
     let mut cloned: Vec<(Value, Value)> = Vec::new();

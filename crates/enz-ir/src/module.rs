@@ -2,7 +2,7 @@
 //! a function, copies of instructions, and function attributes.
 
 use super::{cstr, Block, Ty, Value};
-use crate::{Context, Module};
+use crate::{Context, Function, Module};
 use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
 
@@ -38,20 +38,20 @@ impl Drop for ScratchModule {
 }
 
 /// The function named `name` in `module`, if any.
-pub fn named_function(module: Module, name: &str) -> Option<Value> {
+pub fn named_function(module: Module, name: &str) -> Option<Function> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
     let f = unsafe { LLVMGetNamedFunction(module.0, c.as_ptr()) };
-    (!f.is_null()).then_some(Value(f))
+    (!f.is_null()).then_some(Function(Value(f)))
 }
 
 /// The functions of `module`, in order (a snapshot: safe to delete from).
-pub fn functions(module: Module) -> Vec<Value> {
+pub fn functions(module: Module) -> Vec<Function> {
     let mut out = Vec::new();
     // SAFETY: walks the module's own function list.
     let mut f = unsafe { LLVMGetFirstFunction(module.0) };
     while !f.is_null() {
-        out.push(Value(f));
+        out.push(Function(Value(f)));
         f = unsafe { LLVMGetNextFunction(f) };
     }
     out
@@ -99,12 +99,12 @@ pub fn named_global(module: Module, name: &str) -> Option<Value> {
 }
 
 /// A new function with internal linkage (no body yet).
-pub fn add_internal_function(module: Module, name: &str, fty: Ty) -> Value {
+pub fn add_internal_function(module: Module, name: &str, fty: Ty) -> Function {
     let c = cstr(name);
     // SAFETY: adds a declaration to a valid module.
     let f = Value(unsafe { LLVMAddFunction(module.0, c.as_ptr(), fty.0) });
     f.set_internal_linkage();
-    f
+    Function(f)
 }
 
 /// A new internal global of type `ty` in the address space `space`,
@@ -135,81 +135,11 @@ impl Value {
         unsafe { LLVMSetLinkage(self.0, LLVMLinkage::LLVMInternalLinkage) }
     }
 
-    /// Appends a new basic block named `name` to this function.
-    pub fn append_block(self, name: &str) -> Block {
-        let c = cstr(name);
-        // SAFETY: `self` is a function of a live module.
-        Block(unsafe { LLVMAppendBasicBlockInContext(self.context().0, self.0, c.as_ptr()) })
-    }
-
     /// A copy of this instruction, not yet inserted anywhere (insert it
     /// with `Builder::insert`), with the same operands.
     pub fn clone_instruction(self) -> Value {
         // SAFETY: `self` is an instruction.
         Value(unsafe { LLVMInstructionClone(self.0) })
-    }
-
-    /// Adds the enum attribute `name` (e.g. `alwaysinline`) to this function.
-    pub fn add_function_attribute(self, name: &str) {
-        // SAFETY: `self` is a function; the attribute is created in its context.
-        unsafe {
-            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
-            LLVMAddAttributeAtIndex(
-                self.0,
-                llvm_sys::LLVMAttributeFunctionIndex,
-                LLVMCreateEnumAttribute(self.context().0, kind, 0),
-            );
-        }
-    }
-
-    /// Copies function attributes: string attributes always, enum attributes
-    /// whose name `keep_enum` accepts.
-    pub fn copy_function_attributes_to(self, to: Value, keep_enum: impl Fn(&str) -> bool) {
-        let from = self;
-        const ENUMS: &[&str] = &[
-            "optnone",
-            "noinline",
-            "alwaysinline",
-            "nounwind",
-            "uwtable",
-            "memory",
-            "readonly",
-            "readnone",
-            "writeonly",
-            "willreturn",
-            "nofree",
-            "nosync",
-            "norecurse",
-            "speculatable",
-            "mustprogress",
-            "noreturn",
-            "cold",
-            "hot",
-            "minsize",
-            "optsize",
-            "nocallback",
-            "convergent",
-        ];
-        let idx = llvm_sys::LLVMAttributeFunctionIndex;
-        let n = unsafe { LLVMGetAttributeCountAtIndex(from.0, idx) } as usize;
-        let mut attrs = vec![std::ptr::null_mut(); n];
-        unsafe { LLVMGetAttributesAtIndex(from.0, idx, attrs.as_mut_ptr()) };
-        for a in attrs {
-            let keep = unsafe {
-                if LLVMIsEnumAttribute(a) != 0 {
-                    let kind = LLVMGetEnumAttributeKind(a);
-                    let name = ENUMS.iter().find(|s| {
-                        LLVMGetEnumAttributeKindForName(s.as_ptr() as *const _, s.len()) == kind
-                    });
-                    name.is_some_and(|s| keep_enum(s))
-                } else {
-                    LLVMIsStringAttribute(a) != 0
-                }
-            };
-            if keep {
-                unsafe { LLVMAddAttributeAtIndex(to.0, idx, a) };
-            }
-        }
     }
 
     /// Adds the enum attribute `name` to a call site's function attributes.

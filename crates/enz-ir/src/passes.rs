@@ -1,16 +1,17 @@
 //! Running LLVM pass pipelines (new pass manager, textual pipelines) on a
 //! function or a whole module.
 
-use super::{cstr, Value};
+use super::{cstr, Function};
 use crate::Module;
 use llvm_sys::transforms::pass_builder::*;
 
 /// Runs a function pass pipeline on one function.
-pub fn run_function_passes(func: Value, pipeline: &str) -> Result<(), String> {
+pub fn run_function_passes(func: Function, pipeline: &str) -> Result<(), String> {
     let p = cstr(pipeline);
     unsafe {
         let opts = LLVMCreatePassBuilderOptions();
-        let err = LLVMRunPassesOnFunction(func.0, p.as_ptr(), std::ptr::null_mut(), opts);
+        let err =
+            LLVMRunPassesOnFunction(func.as_value().0, p.as_ptr(), std::ptr::null_mut(), opts);
         LLVMDisposePassBuilderOptions(opts);
         check_error(err)
     }

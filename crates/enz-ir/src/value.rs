@@ -1,7 +1,7 @@
 //! LLVM values and basic blocks: identity, inspection and navigation.
 
 use super::{cstr, take_message, Ty};
-use crate::{Context, Module};
+use crate::{Context, Function, Module};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
@@ -180,7 +180,7 @@ impl Value {
 
     /// The function a call *or invoke* calls, seen through pointer casts
     /// and aliases (the other accessors see calls only).
-    pub fn called_function_of_call_or_invoke(self) -> Option<Value> {
+    pub fn called_function_of_call_or_invoke(self) -> Option<Function> {
         if unsafe { LLVMIsACallInst(self.0) }.is_null()
             && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
         {
@@ -193,7 +193,7 @@ impl Value {
     /// `None` when the call's function type differs from the function's
     /// own (LLVM leaves such a call undefined): synthesis then sees an
     /// unknown callee and never builds a derivative call of the wrong type.
-    pub fn called_function(self) -> Option<Value> {
+    pub fn called_function(self) -> Option<Function> {
         self.called_value()
             .and_then(|v| v.strip_to_function())
             .filter(|f| f.function_type() == self.call_function_type())
@@ -201,18 +201,18 @@ impl Value {
 
     /// The function a call names but calls through a different function
     /// type, `None` for other values (for diagnostics).
-    pub fn callee_with_other_type(self) -> Option<Value> {
+    pub fn callee_with_other_type(self) -> Option<Function> {
         self.called_value()
             .and_then(|v| v.strip_to_function())
             .filter(|f| f.function_type() != self.call_function_type())
     }
 
     /// Strips pointer casts and global aliases; `Some` if a function remains.
-    pub fn strip_to_function(self) -> Option<Value> {
+    pub fn strip_to_function(self) -> Option<Function> {
         let mut v = self;
         for _ in 0..16 {
-            if v.is_function() {
-                return Some(v);
+            if let Some(f) = v.as_function() {
+                return Some(f);
             }
             if !unsafe { llvm_sys::core::LLVMIsAGlobalAlias(v.0) }.is_null() {
                 v = Value(unsafe { LLVMAliasGetAliasee(v.0) });
@@ -356,19 +356,6 @@ impl Value {
         }
     }
 
-    /// Whether a function carries the string attribute `name`.
-    pub fn has_string_attribute(self, name: &str) -> bool {
-        unsafe {
-            !LLVMGetStringAttributeAtIndex(
-                self.0,
-                llvm_sys::LLVMAttributeFunctionIndex,
-                name.as_ptr() as *const _,
-                name.len() as u32,
-            )
-            .is_null()
-        }
-    }
-
     /// Predicate of an `icmp`.
     pub fn icmp_predicate(self) -> llvm_sys::LLVMIntPredicate {
         unsafe { LLVMGetICmpPredicate(self.0) }
@@ -393,11 +380,11 @@ impl Value {
 
     /// Whether an argument carries the `noalias` attribute.
     pub fn param_has_noalias(self) -> bool {
-        let f = Value(unsafe { LLVMGetParamParent(self.0) });
+        let f = crate::Function(Value(unsafe { LLVMGetParamParent(self.0) }));
         let idx = f.params().iter().position(|p| *p == self).unwrap_or(0) as u32 + 1;
         unsafe {
             let kind = LLVMGetEnumAttributeKindForName(c"noalias".as_ptr(), 7);
-            !LLVMGetEnumAttributeAtIndex(f.0, idx, kind).is_null()
+            !LLVMGetEnumAttributeAtIndex(f.0 .0, idx, kind).is_null()
         }
     }
 
@@ -419,11 +406,6 @@ impl Value {
         }
     }
 
-    /// Intrinsic ID of a function (0 if not an intrinsic).
-    pub fn intrinsic_id(self) -> u32 {
-        unsafe { LLVMGetIntrinsicID(self.0) }
-    }
-
     /// The string of a `metadata !"..."` operand, if this is one.
     pub fn metadata_string(self) -> Option<String> {
         unsafe {
@@ -442,44 +424,13 @@ impl Value {
         }
     }
 
-    // ---- functions ----
-
-    pub fn params(self) -> Vec<Value> {
-        let n = unsafe { LLVMCountParams(self.0) };
-        (0..n)
-            .map(|i| Value(unsafe { LLVMGetParam(self.0, i) }))
-            .collect()
-    }
-
-    pub fn blocks(self) -> Vec<Block> {
-        let mut out = Vec::new();
-        let mut b = unsafe { LLVMGetFirstBasicBlock(self.0) };
-        while !b.is_null() {
-            out.push(Block(b));
-            b = unsafe { LLVMGetNextBasicBlock(b) };
-        }
-        out
-    }
-
-    pub fn entry_block(self) -> Block {
-        Block(unsafe { LLVMGetEntryBasicBlock(self.0) })
-    }
-
+    /// Whether a function or global has no body or initializer here.
     pub fn is_declaration(self) -> bool {
         unsafe { LLVMIsDeclaration(self.0) != 0 }
     }
 
-    /// Function type of a function value.
-    pub fn function_type(self) -> Ty {
-        Ty(unsafe { LLVMGlobalGetValueType(self.0) })
-    }
-
     pub fn global_parent(self) -> Module {
         unsafe { Module(LLVMGetGlobalParent(self.0)) }
-    }
-
-    pub fn delete_function(self) {
-        unsafe { LLVMDeleteFunction(self.0) }
     }
 
     /// The context this value lives in.
@@ -561,8 +512,9 @@ impl Block {
         self.as_value().name()
     }
 
-    pub fn parent(self) -> Value {
-        Value(unsafe { LLVMGetBasicBlockParent(self.0) })
+    /// The function holding this block.
+    pub fn parent(self) -> Function {
+        Function(Value(unsafe { LLVMGetBasicBlockParent(self.0) }))
     }
 }
 

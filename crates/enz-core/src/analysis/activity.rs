@@ -16,7 +16,7 @@
 
 use super::calls::{CallFacts, CallKind, CallKinds, Direction};
 use crate::ir::LLVMOpcode;
-use crate::ir::{TyKind, Value};
+use crate::ir::{Function, TyKind, Value};
 use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
 
@@ -54,7 +54,7 @@ pub(crate) struct ActivityInputs<'a> {
 
 impl Activity {
     /// Analyses `func`.
-    pub(crate) fn analyse(func: Value, inputs: &ActivityInputs) -> Activity {
+    pub(crate) fn analyse(func: Function, inputs: &ActivityInputs) -> Activity {
         let insts: Vec<Value> = func
             .blocks()
             .into_iter()
@@ -270,7 +270,7 @@ impl Activity {
 
 /// Groups pointer values connected through GEPs, casts, phis, selects and
 /// freezes (union-find); returns each pointer's family id.
-fn pointer_families(func: Value, insts: &[Value]) -> HashMap<Value, usize> {
+fn pointer_families(func: Function, insts: &[Value]) -> HashMap<Value, usize> {
     use LLVMOpcode::*;
     let mut parent: HashMap<Value, Value> = HashMap::new();
     fn find(parent: &mut HashMap<Value, Value>, v: Value) -> Value {

@@ -20,7 +20,7 @@
 //! 10. a function defined in the module (differentiated through its body);
 //! 11. a declaration without a rule.
 
-use crate::ir::Value;
+use crate::ir::{Function, Value};
 use crate::names::{is_barrier, is_known_inactive, EntryPoint, MathFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
@@ -29,9 +29,9 @@ use std::collections::{HashMap, HashSet};
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CustomRules {
     /// (augmented forward, reverse) for reverse mode.
-    pub gradient: Option<(Value, Value)>,
+    pub gradient: Option<(Function, Function)>,
     /// The tangent function for forward mode.
-    pub forward: Option<Value>,
+    pub forward: Option<Function>,
 }
 
 /// Which derivative a custom rule must provide to count.
@@ -55,7 +55,7 @@ pub(crate) enum CallKind {
     /// A function the user declared inactive.
     UserInactive,
     /// A function with a user-registered derivative for the direction.
-    Custom(Value),
+    Custom(Function),
     /// A memory function.
     Memory(MemFn),
     /// A GPU barrier (`__syncthreads`).
@@ -65,11 +65,11 @@ pub(crate) enum CallKind {
     /// A math function of the rule table.
     Math(MathFn),
     /// Another intrinsic (no derivative known).
-    Intrinsic(Value),
+    Intrinsic(Function),
     /// A function defined in the module.
-    Defined(Value),
+    Defined(Function),
     /// A declaration without a rule.
-    External(Value),
+    External(Function),
 }
 
 impl CallKind {
@@ -95,9 +95,9 @@ impl CallKind {
 #[derive(Copy, Clone)]
 pub(crate) struct CallFacts<'a> {
     /// Functions declared inactive.
-    pub(crate) inactive: &'a HashSet<Value>,
+    pub(crate) inactive: &'a HashSet<Function>,
     /// Registered custom derivatives, by function.
-    pub(crate) custom: &'a HashMap<Value, CustomRules>,
+    pub(crate) custom: &'a HashMap<Function, CustomRules>,
 }
 
 impl CallFacts<'_> {
@@ -117,7 +117,7 @@ pub(crate) struct CallKinds(HashMap<Value, CallKind>);
 
 impl CallKinds {
     /// Classifies every call and invoke of `func` for `direction`.
-    pub(crate) fn of(func: Value, facts: CallFacts<'_>, direction: Direction) -> CallKinds {
+    pub(crate) fn of(func: Function, facts: CallFacts<'_>, direction: Direction) -> CallKinds {
         CallKinds(
             func.blocks()
                 .into_iter()
@@ -137,10 +137,10 @@ impl CallKinds {
 
 /// The kind of a call to `f` (see the module documentation).
 pub(crate) fn classify_callee(
-    f: Value,
+    f: Function,
     direction: Direction,
-    inactive: &HashSet<Value>,
-    custom: &HashMap<Value, CustomRules>,
+    inactive: &HashSet<Function>,
+    custom: &HashMap<Function, CustomRules>,
 ) -> CallKind {
     let name = f.name();
     if let Some(e) = EntryPoint::from_callee(&name) {

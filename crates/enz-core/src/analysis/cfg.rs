@@ -1,6 +1,6 @@
 //! Control-flow facts: predecessors, reachability, dominators and back edges.
 
-use crate::ir::{Block, Value};
+use crate::ir::{Block, Function};
 use petgraph::algo::dominators::{simple_fast, Dominators};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{HashMap, HashSet};
@@ -24,7 +24,7 @@ pub(crate) struct Cfg {
 }
 
 impl Cfg {
-    pub(crate) fn new(func: Value) -> Cfg {
+    pub(crate) fn new(func: Function) -> Cfg {
         let blocks = func.blocks();
         let mut graph = DiGraph::new();
         let mut index = HashMap::new();

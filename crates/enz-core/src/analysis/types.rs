@@ -51,7 +51,7 @@ pub(crate) use tree::{ConcreteType, FloatKind, TypeTree};
 
 use crate::analysis::calls::{classify_callee, Direction};
 use crate::ir::LLVMOpcode;
-use crate::ir::{TyKind, Value};
+use crate::ir::{Function, TyKind, Value};
 use crate::names::Marker;
 use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
@@ -121,7 +121,7 @@ impl Undecided {
 /// The type facts of one function.
 #[derive(Debug)]
 pub(crate) struct TypeAnalysis {
-    func: Value,
+    func: Function,
     trees: HashMap<Value, TypeTree>,
     ret: TypeTree,
     conflicts: Vec<Conflict>,
@@ -130,14 +130,14 @@ pub(crate) struct TypeAnalysis {
 
 impl TypeAnalysis {
     /// Analyses `func`, seeded by its parameter types only.
-    pub(crate) fn analyse(func: Value) -> TypeAnalysis {
+    pub(crate) fn analyse(func: Function) -> TypeAnalysis {
         TypeAnalysis::analyse_with(func, &[], &TypeTree::new())
     }
 
     /// Analyses `func` with `arg_seeds[i]` known of parameter `i` (e.g. from
     /// a call site or an annotation) and `ret_seed` of the return value.
     pub(crate) fn analyse_with(
-        func: Value,
+        func: Function,
         arg_seeds: &[TypeTree],
         ret_seed: &TypeTree,
     ) -> TypeAnalysis {
@@ -165,7 +165,7 @@ impl TypeAnalysis {
     }
 
     /// The function analysed.
-    pub(crate) fn function(&self) -> Value {
+    pub(crate) fn function(&self) -> Function {
         self.func
     }
 
@@ -264,7 +264,7 @@ impl TypeAnalysis {
 
 /// `-enzyme-print-type` style: each argument, then each instruction with a
 /// result, one per line as `<IR>: <tree>`.
-pub(crate) fn print(func: Value, ta: &TypeAnalysis) -> String {
+pub(crate) fn print(func: Function, ta: &TypeAnalysis) -> String {
     let mut out = String::new();
     for p in func.params() {
         let _ = writeln!(out, "{}: {}", p.to_ir(), ta.tree(p));

@@ -13,7 +13,7 @@
 
 use super::calls::{CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
-use crate::ir::{Block, Value};
+use crate::ir::{Block, Function, Value};
 use crate::names::{is_libm_without_side_effects, MemFn};
 use std::collections::{HashMap, HashSet};
 
@@ -27,7 +27,7 @@ impl Rereadable {
     /// The calls in `deferred_frees` run only after the reverse sweep
     /// (combined mode), so they do not count as writes.
     pub(crate) fn analyse(
-        func: Value,
+        func: Function,
         deferred_frees: &HashSet<Value>,
         calls: CallFacts<'_>,
     ) -> Rereadable {
@@ -96,7 +96,7 @@ struct Order {
 }
 
 impl Order {
-    fn new(func: Value) -> Order {
+    fn new(func: Function) -> Order {
         let blocks = func.blocks();
         let mut reach = HashMap::new();
         let mut index = HashMap::new();

@@ -13,7 +13,7 @@ mod sanitize;
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::diag::Diagnostic;
 use crate::ir::{
-    add_internal_function, clone_body, run_function_passes, run_module_passes, Value, ValueMap,
+    add_internal_function, clone_body, run_function_passes, run_module_passes, Function, ValueMap,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -34,11 +34,11 @@ const INLINE_ROUNDS: usize = 8;
 /// Makes the preprocessed clone of `func`. With `optimise` false, only the
 /// clone and inlining are done.
 pub(crate) fn preprocess(
-    func: Value,
+    func: Function,
     optimise: bool,
     inline: bool,
-    keep_calls_to: &HashSet<Value>,
-) -> Result<Value, Diagnostic> {
+    keep_calls_to: &HashSet<Function>,
+) -> Result<Function, Diagnostic> {
     let failed = |e: String| {
         Diagnostic::internal(format_args!(
             "preprocessing failed (this is a bug in enz-rs): {e}"
@@ -72,7 +72,7 @@ pub(crate) fn preprocess(
 
 /// Copies function attributes (target-cpu, target-features, ...) except the
 /// ones that would stop optimisation.
-fn copy_function_attributes(from: Value, to: Value) {
+fn copy_function_attributes(from: Function, to: Function) {
     from.copy_function_attributes_to(to, |name| {
         !matches!(name, "optnone" | "noinline" | "alwaysinline")
     });
@@ -82,7 +82,7 @@ fn copy_function_attributes(from: Value, to: Value) {
 /// attribute (target-cpu, target-features, denormal modes...) and the enum
 /// attributes that stay true of code that also writes shadow memory,
 /// allocates and frees (`nounwind`, `uwtable`).
-pub(crate) fn copy_derivative_attributes(from: Value, to: Value) {
+pub(crate) fn copy_derivative_attributes(from: Function, to: Function) {
     from.copy_function_attributes_to(to, |name| matches!(name, "nounwind" | "uwtable"));
 }
 
@@ -91,7 +91,7 @@ pub(crate) fn copy_derivative_attributes(from: Value, to: Value) {
 /// known-inactive functions, not entry points, not those in
 /// `keep_calls_to`: the user's inactive functions and those with custom
 /// derivatives), and not recursive ones.
-fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), String> {
+fn inline_calls(func: Function, keep_calls_to: &HashSet<Function>) -> Result<(), String> {
     let no_rules = HashMap::new();
     for _ in 0..INLINE_ROUNDS {
         let mut marked = false;
@@ -121,7 +121,7 @@ fn inline_calls(func: Value, keep_calls_to: &HashSet<Value>) -> Result<(), Strin
 }
 
 /// Whether `f` can reach itself through calls to defined functions.
-fn is_recursive(f: Value) -> bool {
+fn is_recursive(f: Function) -> bool {
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {

@@ -29,11 +29,11 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::ir::{Builder, Function, Ty, TyKind, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Applies every rewrite to `func` (the preprocessed clone), or refuses it.
-pub(crate) fn sanitize(func: Value) -> Result<(), Diagnostic> {
+pub(crate) fn sanitize(func: Function) -> Result<(), Diagnostic> {
     refuse_scalable_vectors(func)?;
     for b in func.blocks() {
         for i in b.instructions() {
@@ -62,7 +62,7 @@ pub(crate) fn sanitize(func: Value) -> Result<(), Diagnostic> {
 /// `lshr` and `trunc` optional) by the same float loaded as a float: a
 /// `load T` right after each `load iN` it comes from, merged by float phis
 /// and selects where the integers were.
-fn split_integer_loads_of_floats(func: Value) {
+fn split_integer_loads_of_floats(func: Function) {
     let little = crate::ir::is_little_endian(func.global_parent());
     let mut pieces = Vec::new();
     for b in func.blocks() {
@@ -246,7 +246,7 @@ fn erase_dead_chain(v: Value) {
 
 /// The simple (neither volatile nor atomic) loads of an integer in
 /// `func`, with their widths.
-fn integer_loads(func: Value) -> Vec<(Value, u32)> {
+fn integer_loads(func: Function) -> Vec<(Value, u32)> {
     let mut out = Vec::new();
     for b in func.blocks() {
         for load in b.instructions() {
@@ -263,7 +263,7 @@ fn integer_loads(func: Value) -> Vec<(Value, u32)> {
 
 /// Rewrites `%v = load iN, p; ...; store iN %v, q` (the store the load's
 /// only use, nothing in between writing memory) as `memmove(q, p, N/8)`.
-fn restore_integer_copies(func: Value) {
+fn restore_integer_copies(func: Function) {
     let mut copies = Vec::new();
     for (load, bits) in integer_loads(func) {
         let users = load.users();
@@ -365,7 +365,7 @@ fn define_shuffle_lanes(shuffle: Value) {
 /// Gives the undefined lanes of constant vector operands the value zero
 /// (`insertelement <2 x double> poison, ...`, `<double 1.0, double undef>`,
 /// phi incoming values alike).
-fn define_constant_vector_lanes(func: Value) {
+fn define_constant_vector_lanes(func: Function) {
     for b in func.blocks() {
         for i in b.instructions() {
             let is_call = i.opcode() == Some(LLVMOpcode::LLVMCall);
@@ -384,7 +384,7 @@ fn define_constant_vector_lanes(func: Value) {
 }
 
 /// A diagnostic for the first value of scalable vector type in `func`.
-fn refuse_scalable_vectors(func: Value) -> Result<(), Diagnostic> {
+fn refuse_scalable_vectors(func: Function) -> Result<(), Diagnostic> {
     let scalable = |v: Value| v.ty().contains_scalable_vector();
     for p in func.params() {
         if scalable(p) {

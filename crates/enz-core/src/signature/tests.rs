@@ -18,11 +18,11 @@ define void @h(i64 %k) {
 "#;
 
 /// Runs `check` on the named functions of [`IR`].
-fn with_functions(check: impl FnOnce(&dyn Fn(&str) -> Value)) {
+fn with_functions(check: impl FnOnce(&dyn Fn(&str) -> Function)) {
     let ctx = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
-    let get = |name: &str| Value::of(&module.get_function(name).expect("function"));
+    let get = |name: &str| Function::of(&module.get_function(name).expect("function"));
     check(&get);
 }
 

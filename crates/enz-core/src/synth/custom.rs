@@ -15,17 +15,17 @@
 
 use super::reverse::{new_function, Derivative};
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, TyKind, Value};
+use crate::ir::{Builder, Function, TyKind, Value};
 use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
 
-fn entry(f: Value) -> Builder {
+fn entry(f: Function) -> Builder {
     let b = Builder::new(f.context());
     let blk = f.append_block("entry");
     b.position_at_end(blk);
     b
 }
 
-fn mismatch(user: Value, f: Value, what: &str) -> Diagnostic {
+fn mismatch(user: Function, f: Function, what: &str) -> Diagnostic {
     Diagnostic::new(format!(
         "the registered derivative `{}` of `{}` does not have the expected signature: {what}",
         user.name(),
@@ -35,7 +35,7 @@ fn mismatch(user: Value, f: Value, what: &str) -> Diagnostic {
 }
 
 /// The forward derivative of `key.function` built on the user's `user`.
-pub(crate) fn forward_adapter(key: &Request, user: Value) -> Result<Value, Diagnostic> {
+pub(crate) fn forward_adapter(key: &Request, user: Function) -> Result<Function, Diagnostic> {
     let f = key.function;
     if key.mode != (crate::signature::Mode::Forward { width: 1 }) {
         return Err(mismatch(
@@ -92,8 +92,8 @@ pub(crate) fn forward_adapter(key: &Request, user: Value) -> Result<Value, Diagn
 /// the user's `aug` and `rev`.
 pub(crate) fn gradient_adapters(
     key: &Request,
-    aug: Value,
-    rev: Value,
+    aug: Function,
+    rev: Function,
 ) -> Result<Derivative, Diagnostic> {
     let f = key.function;
     let ret = f.function_type().return_type();
@@ -201,7 +201,7 @@ pub(crate) fn gradient_adapters(
 /// says the user's convention passes one.
 fn user_arguments(
     b: &Builder,
-    f: Value,
+    f: Function,
     key: &Request,
     sig: &Signature,
     ps: &[Value],

@@ -22,21 +22,21 @@ use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{clone_body, Builder, TyKind, Value, ValueMap};
+use crate::ir::{clone_body, Builder, Function, TyKind, Value, ValueMap};
 use crate::names::MemFn;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
 use std::collections::HashMap;
 
 /// What to differentiate in forward mode.
 pub(crate) struct ForwardRequest<'a> {
-    pub(crate) prep: Value,
+    pub(crate) prep: Function,
     pub(crate) name: &'a str,
     pub(crate) args: &'a [ArgActivity],
     pub(crate) width: u32,
 }
 
 /// The signature of the forward derivative of `prep` for `args`, `width`.
-fn forward_signature(prep: Value, args: &[ArgActivity], width: u32) -> Signature {
+fn forward_signature(prep: Function, args: &[ArgActivity], width: u32) -> Signature {
     Signature::new(Kind::Forward { width }, prep.function_type(), args, false)
 }
 
@@ -44,7 +44,7 @@ fn forward_signature(prep: Value, args: &[ArgActivity], width: u32) -> Signature
 /// Fills in `f`, declared with [`forward_type`].
 pub(crate) fn synthesize_forward(
     req: &ForwardRequest,
-    f: Value,
+    f: Function,
     registry: &mut Registry,
 ) -> Result<(), Vec<Diagnostic>> {
     let p = req.prep;
@@ -392,7 +392,7 @@ impl Forward<'_> {
 
     /// A call to a function of the module (or with a custom derivative):
     /// call its forward derivative.
-    fn user_call(&mut self, i: Value, gi: Value, f: Value, registry: &mut Registry) {
+    fn user_call(&mut self, i: Value, gi: Value, f: Function, registry: &mut Registry) {
         let acts: Vec<ArgActivity> = (0..i.call_num_args())
             .map(|k| {
                 let a = i.operand(k);

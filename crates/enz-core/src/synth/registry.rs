@@ -7,7 +7,7 @@ use super::reverse::{new_function, Derivative};
 use crate::analysis::calls::CallFacts;
 pub(crate) use crate::analysis::calls::CustomRules;
 use crate::diag::Diagnostic;
-use crate::ir::{add_internal_global, Value};
+use crate::ir::{add_internal_global, Function, Value};
 use crate::preprocess::preprocess;
 use crate::signature::{Kind, Mode, Request};
 use std::collections::{HashMap, HashSet};
@@ -20,14 +20,14 @@ pub(crate) struct Registry {
     /// Time spent in preprocessing and analyses (synthesis adds to it).
     pub(crate) timings: crate::timing::Timings,
     inline: bool,
-    forward: HashMap<Request, Value>,
+    forward: HashMap<Request, Function>,
     pending_forward: Vec<Request>,
-    custom: HashMap<Value, CustomRules>,
+    custom: HashMap<Function, CustomRules>,
     preopt: bool,
-    prepped: HashMap<Value, Value>,
+    prepped: HashMap<Function, Function>,
     split: HashMap<Request, Derivative>,
     pending: Vec<Request>,
-    inactive_fns: HashSet<Value>,
+    inactive_fns: HashSet<Function>,
     shadow_globals: HashMap<Value, Value>,
     /// Shadows the user registered for globals (never zeroed by enz-rs).
     user_global_shadows: HashMap<Value, Value>,
@@ -37,8 +37,8 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn new(
         opts: crate::session::SessionOptions,
-        inactive_fns: HashSet<Value>,
-        custom: HashMap<Value, CustomRules>,
+        inactive_fns: HashSet<Function>,
+        custom: HashMap<Function, CustomRules>,
         user_global_shadows: HashMap<Value, Value>,
     ) -> Registry {
         Registry {
@@ -72,12 +72,12 @@ impl Registry {
     }
 
     /// The user's tangent function for `f`, if registered.
-    pub(crate) fn custom_forward(&self, f: Value) -> Option<Value> {
+    pub(crate) fn custom_forward(&self, f: Function) -> Option<Function> {
         self.custom.get(&f).and_then(|c| c.forward)
     }
 
     /// The user's (augmented, reverse) functions for `f`, if registered.
-    pub(crate) fn custom_gradient(&self, f: Value) -> Option<(Value, Value)> {
+    pub(crate) fn custom_gradient(&self, f: Function) -> Option<(Function, Function)> {
         self.custom.get(&f).and_then(|c| c.gradient)
     }
 
@@ -85,7 +85,7 @@ impl Registry {
     /// declared now and synthesised later (see
     /// [`Registry::take_pending_forward`]); for a function with a
     /// registered tangent function, an adapter calling it.
-    pub(crate) fn forward(&mut self, key: &Request) -> Result<Value, Diagnostic> {
+    pub(crate) fn forward(&mut self, key: &Request) -> Result<Function, Diagnostic> {
         let Mode::Forward { width } = key.mode else {
             return Err(Diagnostic::internal(
                 "a forward derivative was asked for a reverse-mode request",
@@ -108,18 +108,18 @@ impl Registry {
     }
 
     /// The next forward derivative whose body is still to be built.
-    pub(crate) fn take_pending_forward(&mut self) -> Option<(Request, Value)> {
+    pub(crate) fn take_pending_forward(&mut self) -> Option<(Request, Function)> {
         let k = self.pending_forward.pop()?;
         let f = self.forward[&k];
         Some((k, f))
     }
 
     /// The preprocessed clone of `f`, made once.
-    pub(crate) fn prep(&mut self, f: Value) -> Result<Value, Diagnostic> {
+    pub(crate) fn prep(&mut self, f: Function) -> Result<Function, Diagnostic> {
         if let Some(p) = self.prepped.get(&f) {
             return Ok(*p);
         }
-        let keep: HashSet<Value> = self
+        let keep: HashSet<Function> = self
             .inactive_fns
             .iter()
             .chain(self.custom.keys())

@@ -3,7 +3,7 @@
 //! nothing but libc and libm.
 
 use crate::ir::LLVMIntPredicate;
-use crate::ir::{add_internal_function, named_function, Builder, Ty, TyKind, Value};
+use crate::ir::{add_internal_function, named_function, Builder, Function, Ty, TyKind, Value};
 use crate::names::MALLOC_USABLE_SIZE;
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
@@ -27,7 +27,7 @@ pub(crate) fn add_and_zero(b: &Builder, ty: Ty, d: Value, s: Value, nbytes: Valu
     b.call(fty, f, &[d, s, nbytes]);
 }
 
-fn add_and_zero_fn(b: &Builder, ty: Ty) -> Value {
+fn add_and_zero_fn(b: &Builder, ty: Ty) -> Function {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
     let suffix = match ty.kind() {

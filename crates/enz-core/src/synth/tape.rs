@@ -7,7 +7,7 @@
 //! slot is a byte offset in it. The block's size is known only when
 //! synthesis is done, so the allocation is patched by [`Tape::finish`].
 
-use crate::ir::{Builder, Ty, Value};
+use crate::ir::{Builder, Function, Ty, Value};
 
 /// One value's place on the tape.
 #[derive(Copy, Clone, Debug)]
@@ -33,7 +33,7 @@ pub(crate) enum Tape {
 
 impl Tape {
     /// Stack slots in `func`'s entry block.
-    pub(crate) fn stack(func: Value) -> Tape {
+    pub(crate) fn stack(func: Function) -> Tape {
         let entry = Builder::new(func.context());
         let blk = func.entry_block();
         match blk.first_instruction() {
@@ -44,7 +44,7 @@ impl Tape {
     }
 
     /// A heap block allocated at the top of `func`'s entry block.
-    pub(crate) fn heap(func: Value) -> Tape {
+    pub(crate) fn heap(func: Function) -> Tape {
         let b = Builder::new(func.context());
         let blk = func.entry_block();
         match blk.first_instruction() {

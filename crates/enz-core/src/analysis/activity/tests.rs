@@ -79,12 +79,12 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
     if let Err(e) = module.verify() {
         panic!("test IR does not verify: {e}");
     }
-    let f = Value::of(&module.get_function(func).expect("function in test IR"));
-    let inactive_fns: HashSet<Value> = sig
+    let f = Function::of(&module.get_function(func).expect("function in test IR"));
+    let inactive_fns: HashSet<Function> = sig
         .inactive
         .iter()
         .map(|n| {
-            Value::of(
+            Function::of(
                 &module
                     .get_function(n)
                     .unwrap_or_else(|| panic!("no function @{n} in test IR")),

@@ -37,13 +37,13 @@ define double @calls(double %x, ptr %fp) {
 
 /// The kinds of `@calls`' calls, in order, printed, for `direction`.
 fn kinds(
-    get: &dyn Fn(&str) -> Value,
+    get: &dyn Fn(&str) -> Function,
     inactive: &[&str],
     custom: &[(&str, bool, bool)],
     direction: Direction,
 ) -> Vec<String> {
-    let inactive: HashSet<Value> = inactive.iter().map(|n| get(n)).collect();
-    let custom: HashMap<Value, CustomRules> = custom
+    let inactive: HashSet<Function> = inactive.iter().map(|n| get(n)).collect();
+    let custom: HashMap<Function, CustomRules> = custom
         .iter()
         .map(|(n, gradient, forward)| {
             let f = get(n);
@@ -74,11 +74,11 @@ fn kinds(
         .collect()
 }
 
-fn with_module(check: impl FnOnce(&dyn Fn(&str) -> Value)) {
+fn with_module(check: impl FnOnce(&dyn Fn(&str) -> Function)) {
     let ctx = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
-    let get = |n: &str| Value::of(&module.get_function(n).expect("function"));
+    let get = |n: &str| Function::of(&module.get_function(n).expect("function"));
     check(&get);
 }
 

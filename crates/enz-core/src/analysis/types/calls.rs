@@ -6,7 +6,7 @@
 use super::solve::{self, tbaa_access, Solver};
 use super::tree::{TypeTree, MAX_OFFSET};
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
-use crate::ir::Value;
+use crate::ir::{Function, Value};
 use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
 
@@ -28,11 +28,11 @@ struct Summary {
 #[derive(Default)]
 pub(super) struct Interproc {
     /// Callee analyses by (callee, parameter seeds, return seed).
-    memo: HashMap<(Value, Vec<TypeTree>, TypeTree), Summary>,
+    memo: HashMap<(Function, Vec<TypeTree>, TypeTree), Summary>,
     /// How many seeds each callee has been analysed with.
-    contexts: HashMap<Value, usize>,
+    contexts: HashMap<Function, usize>,
     /// Functions being analysed, outermost first (recursion guard).
-    pub(super) stack: Vec<Value>,
+    pub(super) stack: Vec<Function>,
 }
 
 /// Arguments of a call (without the callee and bundles).
@@ -154,7 +154,7 @@ fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Va
 /// and return trees back. Direct recursion joins the arguments with the
 /// function's own parameters; a call back into a function further up the
 /// analysis stack (mutual recursion), or nested too deep, adds nothing.
-fn interprocedural(s: &mut Solver<'_>, call: Value, f: Value, args: &[Value]) {
+fn interprocedural(s: &mut Solver<'_>, call: Value, f: Function, args: &[Value]) {
     let params = f.params();
     if f == s.function() {
         // Direct recursion: the callee's parameters are ours.

@@ -20,7 +20,7 @@ use super::Conflict;
 use crate::analysis::cfg::Cfg;
 use crate::ir::LLVMOpcode;
 use crate::ir::Module;
-use crate::ir::{Block, Ty, TyKind, Value};
+use crate::ir::{Block, Function, Ty, TyKind, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -38,7 +38,7 @@ pub(super) struct Solved {
 
 /// The state of the fixed point over one function.
 pub(super) struct Solver<'c> {
-    func: Value,
+    func: Function,
     module: Module,
     trees: HashMap<Value, TypeTree>,
     ret: TypeTree,
@@ -65,7 +65,7 @@ pub(super) struct Solver<'c> {
 /// Solves `func` (which must have a body) with `arg_seeds[i]` joined into
 /// parameter `i` and `ret_seed` into the return.
 pub(super) fn solve(
-    func: Value,
+    func: Function,
     arg_seeds: &[TypeTree],
     ret_seed: &TypeTree,
     calls: &mut Interproc,
@@ -246,7 +246,7 @@ pub(super) fn tbaa_access(tag: Value) -> Option<(ConcreteType, Option<u64>)> {
 
 impl Solver<'_> {
     /// The function being solved.
-    pub(super) fn function(&self) -> Value {
+    pub(super) fn function(&self) -> Function {
         self.func
     }
 

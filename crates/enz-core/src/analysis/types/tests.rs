@@ -11,7 +11,7 @@ target triple = "x86_64-pc-linux-gnu"
 
 /// Parses `ir` (after the x86-64 data layout), analyses `func`, and hands the
 /// function and its analysis to `check`.
-fn with_analysis<R>(ir: &str, func: &str, check: impl FnOnce(Value, &TypeAnalysis) -> R) -> R {
+fn with_analysis<R>(ir: &str, func: &str, check: impl FnOnce(Function, &TypeAnalysis) -> R) -> R {
     let ctx = Context::create();
     let text = format!("{HEADER}{ir}");
     let buf = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "test");
@@ -19,7 +19,7 @@ fn with_analysis<R>(ir: &str, func: &str, check: impl FnOnce(Value, &TypeAnalysi
         .create_module_from_ir(buf)
         .unwrap_or_else(|e| panic!("bad test IR: {e}"));
     let f = module.get_function(func).expect("function in test IR");
-    let v = Value::of(&f);
+    let v = Function::of(&f);
     let ta = TypeAnalysis::analyse(v);
     check(v, &ta)
 }
@@ -55,7 +55,7 @@ fn debug_dump() {
             if f.count_basic_blocks() == 0 {
                 continue;
             }
-            let v = Value::of(&f);
+            let v = Function::of(&f);
             let t0 = std::time::Instant::now();
             let ta = TypeAnalysis::analyse(v);
             let t1 = t0.elapsed();

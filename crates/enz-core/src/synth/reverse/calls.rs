@@ -12,7 +12,7 @@
 
 use super::Reverse;
 use crate::analysis::calls::CallKind;
-use crate::ir::{Builder, TyKind, Value};
+use crate::ir::{Builder, Function, TyKind, Value};
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
 use crate::synth::registry::Registry;
 use crate::synth::rules::{lookup, OpKey};
@@ -43,7 +43,7 @@ impl Reverse<'_> {
         &mut self,
         i: Value,
         gi: Value,
-        callee: Value,
+        callee: Function,
         registry: &mut Registry,
     ) {
         if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
@@ -122,7 +122,7 @@ impl Reverse<'_> {
         }
     }
 
-    fn reverse_user_call(&mut self, i: Value, tape: Value, key: &Request, rev: Value) {
+    fn reverse_user_call(&mut self, i: Value, tape: Value, key: &Request, rev: Function) {
         let blk = i.parent_block();
         let sig = key.signature(Kind::Reverse);
         let args = sig.arguments(|p, _| match p {

@@ -27,7 +27,7 @@
 use super::{Mode, Reverse};
 use crate::analysis::loops::{LoopId, TripBound};
 use crate::ir::LLVMIntPredicate;
-use crate::ir::{add_internal_function, named_function, Block, Builder, Ty, Value};
+use crate::ir::{add_internal_function, named_function, Block, Builder, Function, Ty, Value};
 use crate::names::REALLOC;
 use crate::synth::tape::Slot;
 use std::collections::HashMap;
@@ -322,7 +322,7 @@ impl Reverse<'_> {
             if buf.on_stack {
                 continue;
             }
-            let tape = self.rev_tape.unwrap_or(self.fns.reverse);
+            let tape = self.rev_tape.unwrap_or(self.fns.reverse.as_value());
             let hp = self.tape.address_rev(&self.b, tape, buf.holder);
             let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
             self.b.free(data);
@@ -338,7 +338,7 @@ impl Reverse<'_> {
 /// `__enz_cache_slot(holder, pos, size)`: the address of element `pos` of
 /// the buffer `holder = {data, capacity}`, growing it (doubling) first if
 /// needed. Emitted once per module, always inlined.
-fn cache_slot_fn(b: &Builder) -> Value {
+fn cache_slot_fn(b: &Builder) -> Function {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
     let name = "__enz_cache_slot";

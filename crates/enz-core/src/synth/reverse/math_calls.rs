@@ -6,7 +6,7 @@
 
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::LoopNest;
-use crate::ir::Value;
+use crate::ir::{Function, Value};
 use crate::names::MathFn;
 use std::collections::HashMap;
 
@@ -18,7 +18,7 @@ pub(super) struct PrimalMathCalls {
 }
 
 impl PrimalMathCalls {
-    pub(super) fn new(prep: Value) -> PrimalMathCalls {
+    pub(super) fn new(prep: Function) -> PrimalMathCalls {
         let mut calls: HashMap<(MathFn, Vec<Value>), Vec<Value>> = HashMap::new();
         let mut position = HashMap::new();
         for b in prep.blocks() {

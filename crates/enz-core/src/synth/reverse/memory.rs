@@ -12,6 +12,7 @@
 
 use super::{Mode, Reverse};
 use crate::analysis::calls::CallKind;
+use crate::analysis::gpu::Accumulate;
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Ty, TyKind, Value};
@@ -191,25 +192,22 @@ impl Reverse<'_> {
     /// the block at the end for GPU addresses shared by every thread, and
     /// `atomicrmw fadd` otherwise.
     fn add_to_shadow(&mut self, p: Value, s: Value, d: Value, align: u32) {
-        let how = if self.gpu {
-            match gpu::classify(self.req.prep, p) {
-                gpu::Accumulate::BlockReduce if self.req.mode == Mode::Split => {
-                    gpu::Accumulate::Atomic
-                }
+        let how = match &self.gpu_accesses {
+            Some(accesses) => match accesses.classify(p) {
+                Accumulate::BlockReduce if self.req.mode == Mode::Split => Accumulate::Atomic,
                 how => how,
-            }
-        } else {
-            gpu::Accumulate::Plain
+            },
+            None => Accumulate::Plain,
         };
         match how {
-            gpu::Accumulate::Plain => {
+            Accumulate::Plain => {
                 let old = self.b.load(d.ty(), s);
                 old.set_alignment(align);
                 let new = crate::synth::adjoint::add(&self.b, old, d);
                 self.b.store(new, s).set_alignment(align);
             }
-            gpu::Accumulate::Atomic => gpu::atomic_add(&self.b, s, d),
-            gpu::Accumulate::BlockReduce => {
+            Accumulate::Atomic => gpu::atomic_add(&self.b, s, d),
+            Accumulate::BlockReduce => {
                 let acc = match self.block_sums.iter().find(|(q, _)| *q == p) {
                     Some((_, a)) => *a,
                     None => {

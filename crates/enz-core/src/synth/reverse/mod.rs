@@ -33,12 +33,13 @@ use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
+use crate::analysis::gpu::GpuAccesses;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{add_internal_function, clone_body, Block, Builder, Ty, Value, ValueMap};
+use crate::ir::{add_internal_function, clone_body, Block, Builder, Function, Ty, Value, ValueMap};
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
@@ -58,7 +59,7 @@ pub(crate) enum Mode {
 /// What to differentiate and how.
 pub(crate) struct GradientRequest<'a> {
     /// The preprocessed function.
-    pub(crate) prep: Value,
+    pub(crate) prep: Function,
     /// The user's name for it (for names and diagnostics).
     pub(crate) name: &'a str,
     /// Activity of each parameter.
@@ -74,9 +75,9 @@ pub(crate) struct GradientRequest<'a> {
 #[derive(Copy, Clone, Debug)]
 pub struct Derivative {
     /// The function holding the forward sweep (`diffe_f` or `augmented_f`).
-    pub forward: Value,
+    pub forward: Function,
     /// The function holding the reverse sweep (the same in combined mode).
-    pub reverse: Value,
+    pub reverse: Function,
 }
 
 /// The parameters of `f`, a derivative of `prep` with signature `sig`:
@@ -84,8 +85,8 @@ pub struct Derivative {
 /// after them).
 fn bind_params(
     sig: &Signature,
-    prep: Value,
-    f: Value,
+    prep: Function,
+    f: Function,
 ) -> (HashMap<Value, Value>, HashMap<Value, Value>) {
     let primal = prep.params();
     let mut copies = HashMap::new();
@@ -107,7 +108,7 @@ fn bind_params(
 }
 
 /// Creates a new internal function `name` of type `fty` in `like`'s module.
-pub(crate) fn new_function(like: Value, name: &str, fty: Ty) -> Value {
+pub(crate) fn new_function(like: Function, name: &str, fty: Ty) -> Function {
     let f = add_internal_function(like.global_parent(), name, fty);
     copy_derivative_attributes(like, f);
     f
@@ -176,9 +177,12 @@ pub(crate) fn synthesize(
     };
     let rereadable = Rereadable::analyse(req.prep, &deferred_frees, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
+    let gpu_accesses = super::gpu::is_gpu_module(req.prep).then(|| GpuAccesses::of(req.prep));
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, cfg, activity, types, loops, rereadable);
     r.call_kinds = call_kinds;
+    r.gpu = gpu_accesses.is_some();
+    r.gpu_accesses = gpu_accesses;
     r.deferrable_frees = deferred_frees;
     r.build(registry);
     if r.diags.is_empty() {
@@ -215,13 +219,16 @@ pub(super) struct Reverse<'a> {
     rev_tape: Option<Value>,
     /// Forward-sweep calls to augmented primals: primal call -> (tape in
     /// the forward sweep, signature, reverse function).
-    aug_calls: HashMap<Value, (Value, Request, Value)>,
+    aug_calls: HashMap<Value, (Value, Request, Function)>,
     /// Tape slots of forward values read by the reverse sweep.
     cache_slots: HashMap<Value, Slot>,
     /// What values and memory hold, for memory intrinsics.
     types: TypeAnalysis,
     /// The kind of every call of the primal.
     call_kinds: CallKinds,
+    /// GPU: the accesses of every object, for choosing how adjoints are
+    /// accumulated (None on the CPU).
+    gpu_accesses: Option<GpuAccesses>,
     /// Loads that may be repeated in the reverse sweep (combined mode).
     rereadable: Rereadable,
     loops: LoopNest,
@@ -317,6 +324,7 @@ impl<'a> Reverse<'a> {
             cache_slots: HashMap::new(),
             types,
             call_kinds: CallKinds::default(),
+            gpu_accesses: None,
             rereadable,
             affine: loops
                 .ids()

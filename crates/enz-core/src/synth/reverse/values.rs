@@ -46,7 +46,7 @@ impl Reverse<'_> {
         let reread = self.req.mode == Mode::Combined
             && v.opcode() == Some(LLVMOpcode::LLVMLoad)
             && self.rereadable.contains(v);
-        let recompute = is_recomputable(v) || reread || crate::synth::gpu::is_thread_index(v);
+        let recompute = is_recomputable(v) || reread || crate::analysis::gpu::is_thread_index(v);
         if depth < MAX_RECOMPUTE_DEPTH && recompute {
             let ops: Vec<Value> = v
                 .operands()

@@ -1,0 +1,160 @@
+//! Function handles: a [`Value`] known to be a function, with the
+//! operations only functions have (parameters, blocks, attributes,
+//! deletion). Everything a value can do, a function can too (`Deref`).
+
+use crate::{cstr, Block, Ty, Value};
+use llvm_sys::core::*;
+
+/// A function of a module.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Function(pub(crate) Value);
+
+impl std::ops::Deref for Function {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl From<Function> for Value {
+    fn from(f: Function) -> Value {
+        f.0
+    }
+}
+
+impl Value {
+    /// This value as a function, if it is one.
+    pub fn as_function(self) -> Option<Function> {
+        self.is_function().then_some(Function(self))
+    }
+}
+
+impl Function {
+    /// The function inkwell holds (valid while its module lives).
+    pub fn of(f: &inkwell::values::FunctionValue<'_>) -> Function {
+        use inkwell::values::AsValueRef;
+        Function(Value(f.as_value_ref()))
+    }
+
+    /// The function as a plain value (an operand, a map key).
+    pub fn as_value(self) -> Value {
+        self.0
+    }
+
+    /// The parameters, in order.
+    pub fn params(self) -> Vec<Value> {
+        let n = unsafe { LLVMCountParams(self.0 .0) };
+        (0..n)
+            .map(|i| Value(unsafe { LLVMGetParam(self.0 .0, i) }))
+            .collect()
+    }
+
+    /// The basic blocks, in layout order.
+    pub fn blocks(self) -> Vec<Block> {
+        let mut out = Vec::new();
+        let mut b = unsafe { LLVMGetFirstBasicBlock(self.0 .0) };
+        while !b.is_null() {
+            out.push(Block(b));
+            b = unsafe { LLVMGetNextBasicBlock(b) };
+        }
+        out
+    }
+
+    /// The entry block.
+    pub fn entry_block(self) -> Block {
+        Block(unsafe { LLVMGetEntryBasicBlock(self.0 .0) })
+    }
+
+    /// Function type of a function value.
+    pub fn function_type(self) -> Ty {
+        Ty(unsafe { LLVMGlobalGetValueType(self.0 .0) })
+    }
+
+    /// Intrinsic ID of a function (0 if not an intrinsic).
+    pub fn intrinsic_id(self) -> u32 {
+        unsafe { LLVMGetIntrinsicID(self.0 .0) }
+    }
+    /// Deletes the function (it must have no uses left).
+    pub fn delete_function(self) {
+        unsafe { LLVMDeleteFunction(self.0 .0) }
+    }
+    /// Whether a function carries the string attribute `name`.
+    pub fn has_string_attribute(self, name: &str) -> bool {
+        unsafe {
+            !LLVMGetStringAttributeAtIndex(
+                self.0 .0,
+                llvm_sys::LLVMAttributeFunctionIndex,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+            )
+            .is_null()
+        }
+    }
+    /// Appends a new basic block named `name` to this function.
+    pub fn append_block(self, name: &str) -> Block {
+        let c = cstr(name);
+        // SAFETY: `self` is a function of a live module.
+        Block(unsafe { LLVMAppendBasicBlockInContext(self.context().0, self.0 .0, c.as_ptr()) })
+    }
+    /// Adds the enum attribute `name` (e.g. `alwaysinline`) to this function.
+    pub fn add_function_attribute(self, name: &str) {
+        // SAFETY: `self` is a function; the attribute is created in its context.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            LLVMAddAttributeAtIndex(
+                self.0 .0,
+                llvm_sys::LLVMAttributeFunctionIndex,
+                LLVMCreateEnumAttribute(self.context().0, kind, 0),
+            );
+        }
+    }
+    /// Copies function attributes: string attributes always, enum attributes
+    /// whose name `keep_enum` accepts.
+    pub fn copy_function_attributes_to(self, to: Function, keep_enum: impl Fn(&str) -> bool) {
+        let from = self;
+        const ENUMS: &[&str] = &[
+            "optnone",
+            "noinline",
+            "alwaysinline",
+            "nounwind",
+            "uwtable",
+            "memory",
+            "readonly",
+            "readnone",
+            "writeonly",
+            "willreturn",
+            "nofree",
+            "nosync",
+            "norecurse",
+            "speculatable",
+            "mustprogress",
+            "noreturn",
+            "cold",
+            "hot",
+            "minsize",
+            "optsize",
+            "nocallback",
+            "convergent",
+        ];
+        let idx = llvm_sys::LLVMAttributeFunctionIndex;
+        let n = unsafe { LLVMGetAttributeCountAtIndex(from.0 .0, idx) } as usize;
+        let mut attrs = vec![std::ptr::null_mut(); n];
+        unsafe { LLVMGetAttributesAtIndex(from.0 .0, idx, attrs.as_mut_ptr()) };
+        for a in attrs {
+            let keep = unsafe {
+                if LLVMIsEnumAttribute(a) != 0 {
+                    let kind = LLVMGetEnumAttributeKind(a);
+                    let name = ENUMS.iter().find(|s| {
+                        LLVMGetEnumAttributeKindForName(s.as_ptr() as *const _, s.len()) == kind
+                    });
+                    name.is_some_and(|s| keep_enum(s))
+                } else {
+                    LLVMIsStringAttribute(a) != 0
+                }
+            };
+            if keep {
+                unsafe { LLVMAddAttributeAtIndex(to.0 .0, idx, a) };
+            }
+        }
+    }
+}
