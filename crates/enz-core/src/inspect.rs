@@ -1,6 +1,7 @@
 //! Printing what the analyses conclude about one function, for
-//! `enz-rs --print-type-analysis FN` and `--print-activity FN`, and the
-//! canonical derivative ABI of a function, for `--print-abi FN`.
+//! `enz-rs --print-type-analysis FN` and `--print-activity FN`, the plan of
+//! its gradient (`--print-plan FN`), and its canonical derivative ABI
+//! (`--print-abi FN`).
 //!
 //! The analyses run on the preprocessed clone of the function (what synthesis
 //! sees), which is deleted afterwards: the module is left unchanged.
@@ -108,6 +109,29 @@ pub fn print_activity(
         }
         s
     })
+}
+
+/// The plan of the combined-mode gradient of function `name` (after
+/// preprocessing): how each value would reach the reverse sweep, one value
+/// per line.
+pub fn print_plan(
+    module: Module,
+    name: &str,
+    opts: SessionOptions,
+    facts: &UserFacts,
+) -> Result<String, Diagnostic> {
+    let calls = crate::analysis::calls::CallFacts {
+        inactive: &facts.inactive,
+        custom: &facts.custom,
+    };
+    // Printed inside: the plan names values of the clone, deleted after.
+    let text = with_preprocessed(module, name, opts, facts, |prep, _| {
+        crate::synth::reverse::combined_plan(prep, name, calls).map(|plan| plan.to_string())
+    })?;
+    let plan = text.map_err(|mut d| d.remove(0))?;
+    Ok(format!(
+        "plan of the gradient of `{name}` (combined mode, after preprocessing):\n{plan}"
+    ))
 }
 
 fn describe(act: &Activity, v: Value) -> &'static str {

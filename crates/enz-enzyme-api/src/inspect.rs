@@ -1,4 +1,5 @@
-//! `--print-type-analysis FN` and `--print-activity FN` with what the user
+//! `--print-type-analysis FN`, `--print-activity FN` and `--print-plan FN`
+//! with what the user
 //! declared through the API (inactive functions, active globals) taken
 //! into account, as differentiation would.
 
@@ -30,4 +31,12 @@ pub fn print_type_analysis(
 pub fn print_activity(module: Module, name: &str, opts: &Options) -> Result<String, Diagnostic> {
     let facts = user_facts(module);
     enz_core::print_activity(module, name, session_options(opts), &facts)
+}
+
+/// The plan of the combined-mode gradient of function `name`: how each
+/// value would reach the reverse sweep (used directly, recomputed, re-read
+/// or cached), one value per line.
+pub fn print_plan(module: Module, name: &str, opts: &Options) -> Result<String, Diagnostic> {
+    let facts = user_facts(module);
+    enz_core::print_plan(module, name, session_options(opts), &facts)
 }

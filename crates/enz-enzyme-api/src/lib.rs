@@ -27,7 +27,7 @@ mod pipeline;
 /// The IR layer, under the name the modules of this crate use for it.
 use enz_ir as ir;
 
-pub use inspect::{print_activity, print_type_analysis};
+pub use inspect::{print_activity, print_plan, print_type_analysis};
 pub use pipeline::{differentiate_module, Options, Report};
 
 /// What the command line needs besides: diagnostics, the canonical ABI

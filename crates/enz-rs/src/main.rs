@@ -21,8 +21,8 @@ use enz_enzyme_api::inkwell::context::Context;
 use enz_enzyme_api::inkwell::memory_buffer::MemoryBuffer;
 use enz_enzyme_api::inkwell::module::Module;
 use enz_enzyme_api::{
-    differentiate_module, print_abi, print_activity, print_type_analysis, retarget_to_host,
-    Diagnostic, Options, Report,
+    differentiate_module, print_abi, print_activity, print_plan, print_type_analysis,
+    retarget_to_host, Diagnostic, Options, Report,
 };
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -42,7 +42,7 @@ struct Cli {
 
     /// Output file.
     #[arg(short = 'o', long = "output", value_name = "OUT",
-          required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "read_check"])]
+          required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "print_plan", "read_check"])]
     output: Option<PathBuf>,
 
     /// Print the type analysis of function FN (after preprocessing) and exit.
@@ -53,6 +53,12 @@ struct Cli {
     /// the default activities: floats active, pointers shadowed) and exit.
     #[arg(long = "print-activity", value_name = "FN")]
     print_activity: Option<String>,
+
+    /// Print the plan of the gradient of function FN (how each value
+    /// reaches the reverse sweep: used directly, recomputed, re-read or
+    /// cached) and exit.
+    #[arg(long = "print-plan", value_name = "FN")]
+    print_plan: Option<String>,
 
     /// Print the canonical derivative ABI of function FN (what its
     /// derivatives take and return when activities follow from the types)
@@ -172,6 +178,9 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     }
     if let Some(f) = &cli.print_activity {
         say_out(&print_activity(ir_module, f, &opts).map_err(|d| vec![d])?);
+    }
+    if let Some(f) = &cli.print_plan {
+        say_out(&print_plan(ir_module, f, &opts).map_err(|d| vec![d])?);
     }
     if let Some(f) = &cli.print_abi {
         say_out(&print_abi(ir_module, f).map_err(|d| vec![d])?);

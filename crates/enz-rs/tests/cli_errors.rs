@@ -488,3 +488,31 @@ fn print_abi_shows_the_canonical_signatures() {
     let res = enz_rs(&[good.as_os_str(), "--print-abi".as_ref(), "nope".as_ref()]);
     assert_eq!(res.status.code(), Some(1));
 }
+
+/// `--print-plan FN` prints, before any IR is emitted, how each value of
+/// FN's gradient reaches the reverse sweep: a value after the loop is used
+/// directly, the induction variable is recomputed from the reverse
+/// iteration, the load of unchanged memory is re-read, and the running sum
+/// (a phi carried across iterations) is cached per iteration.
+#[test]
+fn print_plan_shows_how_each_value_reaches_the_reverse_sweep() {
+    let dir = tmpdir();
+    let input = assemble("plan.ll", dir.path());
+    let res = enz_rs(&[input.as_os_str(), "--print-plan".as_ref(), "f".as_ref()]);
+    assert_eq!(
+        res.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let text = String::from_utf8_lossy(&res.stdout);
+    for line in [
+        "%8 = load double, ptr %0, align 8: direct",
+        "%13 = phi i64 [ 0, %4 ], [ %20, %12 ]: recompute (affine in loop 0)",
+        "%16 = load double, ptr %15, align 8: re-read",
+        "%14 = phi double [ 0.000000e+00, %4 ], [ %19, %12 ]: cache (buffer of loop 0)",
+        "%18 = fmul double %16, %17: recompute",
+    ] {
+        assert!(text.contains(line), "missing `{line}` in:\n{text}");
+    }
+}

@@ -23,17 +23,17 @@ impl Reverse<'_> {
         let args: Vec<ArgActivity> = (0..i.call_num_args())
             .map(|k| {
                 let a = i.operand(k);
-                if a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a) {
+                if a.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(a) {
                     ArgActivity::Dup
-                } else if a.ty().carries_float() && self.act.is_active(a) {
+                } else if a.ty().carries_float() && self.facts.act.is_active(a) {
                     ArgActivity::Out
                 } else {
                     ArgActivity::Const
                 }
             })
             .collect();
-        let ret_active = i.ty().carries_float() && self.act.is_active(i);
-        let ret_shadowed = i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i);
+        let ret_active = i.ty().carries_float() && self.facts.act.is_active(i);
+        let ret_shadowed = i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i);
         (args, ret_active, ret_shadowed)
     }
 
@@ -46,7 +46,7 @@ impl Reverse<'_> {
         callee: Function,
         registry: &mut Registry,
     ) {
-        if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
+        if let Some(d) = crate::synth::check_integer_arguments(i, &self.facts.act, self.req.name) {
             return self.diags.push(d);
         }
         let (args, ret_active, ret_shadowed) = self.call_signature(i);
@@ -109,11 +109,11 @@ impl Reverse<'_> {
         if let Some((tape, key, rev)) = self.aug_calls.get(&i).cloned() {
             return self.reverse_user_call(i, tape, &key, rev);
         }
-        match self.call_kinds.get(i) {
+        match self.facts.call_kinds.get(i) {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
-            _ if !self.act.is_active(i) => {}
+            _ if !self.facts.act.is_active(i) => {}
             CallKind::Math(f) => match lookup(OpKey::Math(f)) {
                 Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
                 None => self.no_rule_for_call(i),

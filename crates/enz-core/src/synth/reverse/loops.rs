@@ -64,10 +64,10 @@ impl Reverse<'_> {
         let ctx = self.req.prep.context();
         let i64t = Ty::int(ctx, 64);
         let fb = Builder::new(ctx);
-        let ids: Vec<LoopId> = self.loops.ids().collect();
+        let ids: Vec<LoopId> = self.facts.loops.ids().collect();
         for l in ids {
             let (header, latch, preheader) = {
-                let lp = self.loops.get(l);
+                let lp = self.facts.loops.get(l);
                 (lp.header, lp.latch, lp.preheader)
             };
             let count = self.forward_counter();
@@ -107,13 +107,13 @@ impl Reverse<'_> {
     /// preheader of its outermost enclosing loop: the product of the trip
     /// bounds of the loops around it, if each is known there.
     fn position_bound(&mut self, l: LoopId) -> Option<(Value, Block)> {
-        let chain = self.loops.chain(self.loops.get(l).header);
+        let chain = self.facts.loops.chain(self.facts.loops.get(l).header);
         let outer = chain[0];
         let bounds: Vec<_> = chain
             .iter()
-            .map(|m| self.loops.trip_bound(&self.cfg, *m, outer))
+            .map(|m| self.facts.loops.trip_bound(&self.facts.cfg, *m, outer))
             .collect::<Option<Vec<_>>>()?;
-        let gpre = self.map.block(self.loops.get(outer).preheader);
+        let gpre = self.map.block(self.facts.loops.get(outer).preheader);
         let ctx = gpre.parent().context();
         let i64t = Ty::int(ctx, 64);
         let fb = Builder::new(ctx);
@@ -157,11 +157,11 @@ impl Reverse<'_> {
     /// In every exit block of `l`, a phi of the iteration it exited in.
     fn exit_phis(&mut self, l: LoopId, iv: Value) -> HashMap<Block, Value> {
         let mut out = HashMap::new();
-        let blocks: Vec<Block> = self.loops.get(l).blocks.iter().copied().collect();
+        let blocks: Vec<Block> = self.facts.loops.get(l).blocks.iter().copied().collect();
         let mut exits: Vec<Block> = Vec::new();
         for b in &blocks {
             for s in b.successors() {
-                if !self.loops.contains(l, s) && !exits.contains(&s) {
+                if !self.facts.loops.contains(l, s) && !exits.contains(&s) {
                     exits.push(s);
                 }
             }
@@ -171,8 +171,8 @@ impl Reverse<'_> {
             let ge = self.map.block(e);
             crate::synth::shadow::position_at_top(&fb, ge);
             let phi = fb.phi(iv.ty(), &format!("last.{l}"));
-            for p in self.cfg.preds(e) {
-                let v = if self.loops.contains(l, *p) {
+            for p in self.facts.cfg.preds(e) {
+                let v = if self.facts.loops.contains(l, *p) {
                     iv
                 } else {
                     fb.poison(iv.ty())
@@ -187,8 +187,8 @@ impl Reverse<'_> {
     /// Sets the reverse counters of the loops entered on the reverse edge
     /// from `from` (outside them) to `to` (inside).
     pub(super) fn enter_loops(&mut self, from: Block, to: Block) {
-        for l in self.loops.chain(to) {
-            if self.loops.contains(l, from) {
+        for l in self.facts.loops.chain(to) {
+            if self.facts.loops.contains(l, from) {
                 continue;
             }
             let Some(last) = self.loop_states[&l].last.get(&from).copied() else {
@@ -207,7 +207,7 @@ impl Reverse<'_> {
         let ctx = self.req.prep.context();
         let i64t = Ty::int(ctx, 64);
         let (latch, preheader) = {
-            let lp = self.loops.get(l);
+            let lp = self.facts.loops.get(l);
             (lp.latch, lp.preheader)
         };
         let slot = self.loop_states[&l].rev_iv;
@@ -230,7 +230,7 @@ impl Reverse<'_> {
     fn rev_pos(&mut self, l: LoopId) -> Value {
         let st = &self.loop_states[&l];
         let (base, rev_iv) = (st.base, st.rev_iv);
-        let pre = self.loops.get(l).preheader;
+        let pre = self.facts.loops.get(l).preheader;
         let base = self.cached_forward(base, pre);
         let iv = self.b.load(Ty::int(base.context(), 64), rev_iv);
         self.b.add(base, iv)
@@ -327,11 +327,6 @@ impl Reverse<'_> {
             let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
             self.b.free(data);
         }
-    }
-
-    /// Whether `blk` is inside any loop (its values vary per iteration).
-    pub(super) fn in_loop(&self, blk: Block) -> bool {
-        self.loops.innermost(blk).is_some()
     }
 }
 

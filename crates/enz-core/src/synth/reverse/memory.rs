@@ -29,10 +29,14 @@ impl Reverse<'_> {
         let Some(op) = i.opcode() else { return };
         let gi = self.map.get(i);
         let heap = self.req.mode == Mode::Split;
-        match self
-            .shadows
-            .mirror(i, gi, &self.act, heap, &self.call_kinds, registry)
-        {
+        match self.shadows.mirror(
+            i,
+            gi,
+            &self.facts.act,
+            heap,
+            &self.facts.call_kinds,
+            registry,
+        ) {
             Mirror::Built => return,
             Mirror::Impossible => return self.no_shadow(i),
             Mirror::NotShadowed => {}
@@ -41,7 +45,7 @@ impl Reverse<'_> {
         match op {
             LLVMOpcode::LLVMStore => {
                 let (v, p) = (i.operand(0), i.operand(1));
-                if v.ty().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
+                if v.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(p) {
                     if let (Some(sv), Some(sp)) = (self.shadows.forward(v), self.shadows.forward(p))
                     {
                         fb.position_after(gi);
@@ -50,10 +54,12 @@ impl Reverse<'_> {
                 }
             }
             LLVMOpcode::LLVMCall => {
-                let kind = self.call_kinds.get(i);
+                let kind = self.facts.call_kinds.get(i);
                 if kind.memory().is_some_and(MemFn::transfers) {
                     let (d, s) = (i.operand(0), i.operand(1));
-                    if self.act.is_shadowed(d) && self.act.is_shadowed(s) && self.holds_pointers(d)
+                    if self.facts.act.is_shadowed(d)
+                        && self.facts.act.is_shadowed(s)
+                        && self.holds_pointers(d)
                     {
                         if let (Some(sd), Some(ss)) =
                             (self.shadows.forward(d), self.shadows.forward(s))
@@ -65,7 +71,7 @@ impl Reverse<'_> {
                             c.set_operand(1, ss);
                         }
                     }
-                } else if self.deferrable_frees.contains(&i) {
+                } else if self.facts.deferrable_frees.contains(&i) {
                     // The reverse sweep may re-read this memory: free it there.
                     self.deferred_frees.push(i);
                     gi.erase();
@@ -96,17 +102,21 @@ impl Reverse<'_> {
     /// Whether the memory `p` points to may hold pointers (which the
     /// forward sweep must mirror in shadow memory).
     pub(super) fn holds_pointers(&self, p: Value) -> bool {
-        self.types.pointee_has_pointer(p)
+        self.facts.types.pointee_has_pointer(p)
     }
 
     /// The float type of the memory `p` points to, if it holds floats.
     pub(super) fn float_elem(&self, p: Value) -> Option<Ty> {
         let ctx = p.context();
-        self.types.tree(p).first_level().find_map(|(_, t)| match t {
-            ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
-            ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
-            _ => None,
-        })
+        self.facts
+            .types
+            .tree(p)
+            .first_level()
+            .find_map(|(_, t)| match t {
+                ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
+                ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
+                _ => None,
+            })
     }
 
     /// The floats inside `n` bytes behind `p` that also holds pointers:
@@ -115,7 +125,7 @@ impl Reverse<'_> {
     /// layout is unknown or does not tile `n`.
     fn float_fields(&self, p: Value, n: u64) -> Option<Vec<(u64, Ty)>> {
         let ctx = p.context();
-        let tree = self.types.tree(p);
+        let tree = self.facts.types.tree(p);
         let fields: Vec<(i64, ConcreteType)> =
             tree.first_level().filter(|(o, _)| *o >= 0).collect();
         let period = fields
@@ -192,7 +202,7 @@ impl Reverse<'_> {
     /// the block at the end for GPU addresses shared by every thread, and
     /// `atomicrmw fadd` otherwise.
     fn add_to_shadow(&mut self, p: Value, s: Value, d: Value, align: u32) {
-        let how = match &self.gpu_accesses {
+        let how = match &self.facts.gpu_accesses {
             Some(accesses) => match accesses.classify(p) {
                 Accumulate::BlockReduce if self.req.mode == Mode::Split => Accumulate::Atomic,
                 how => how,
@@ -239,7 +249,7 @@ impl Reverse<'_> {
     /// the shadow keeps its value (an addition passes its adjoint on).
     pub(super) fn reverse_atomic_add(&mut self, i: Value) {
         let (p, v) = (i.operand(0), i.operand(1));
-        if !v.ty().carries_float() || !self.act.is_shadowed(p) {
+        if !v.ty().carries_float() || !self.facts.act.is_shadowed(p) {
             return;
         }
         if !matches!(
@@ -249,7 +259,7 @@ impl Reverse<'_> {
         ) {
             return self.unsupported(i, "only atomic fadd and fsub can be differentiated");
         }
-        if self.act.is_active(i) {
+        if self.facts.act.is_active(i) {
             return self.unsupported(
                 i,
                 "the old value returned by an atomic add cannot be differentiated",
@@ -272,8 +282,8 @@ impl Reverse<'_> {
         if !v.ty().carries_float() {
             return;
         }
-        if !self.act.is_shadowed(p) {
-            if self.act.is_varied(v) {
+        if !self.facts.act.is_shadowed(p) {
+            if self.facts.act.is_varied(v) {
                 self.unsupported(
                     i,
                     "a differentiable value is stored to memory that has no shadow (its derivative would be lost)",
@@ -295,7 +305,7 @@ impl Reverse<'_> {
     /// Reverse of a call to the memory function `m`.
     pub(super) fn reverse_memory_call(&mut self, i: Value, m: MemFn) {
         if m.allocates() {
-            if i.ty().kind() == TyKind::Pointer && self.act.is_shadowed(i) {
+            if i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i) {
                 let Some(s) = self.shadow_rev(i) else {
                     return;
                 };
@@ -314,12 +324,12 @@ impl Reverse<'_> {
         }
         if m.transfers() {
             let (d, src) = (i.operand(0), i.operand(1));
-            if !self.act.is_shadowed(d) {
+            if !self.facts.act.is_shadowed(d) {
                 return;
             }
             if self.holds_pointers(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
-                    let ss = if self.act.is_shadowed(src) {
+                    let ss = if self.facts.act.is_shadowed(src) {
                         self.shadow_rev(src)
                     } else {
                         None
@@ -332,7 +342,7 @@ impl Reverse<'_> {
                 let sd = self.shadow_rev(d);
                 let n = self.primal(i.operand(2));
                 let n = self.b.int_cast(n, Ty::int(i.context(), 64));
-                match (sd, self.act.is_shadowed(src)) {
+                match (sd, self.facts.act.is_shadowed(src)) {
                     (Some(sd), true) => {
                         if let Some(ss) = self.shadow_rev(src) {
                             runtime::add_and_zero(&self.b, ty, sd, ss, n);
@@ -348,7 +358,7 @@ impl Reverse<'_> {
         }
         if m == MemFn::Memset {
             let d = i.operand(0);
-            if self.act.is_shadowed(d) && self.float_elem(d).is_some() {
+            if self.facts.act.is_shadowed(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
                     let n = self.primal(i.operand(2));
                     self.b.memset_zero(sd, n);
@@ -361,7 +371,7 @@ impl Reverse<'_> {
 
     /// Reverse of an alloca: split mode frees its heap shadow.
     pub(super) fn reverse_alloca(&mut self, i: Value) {
-        if self.req.mode == Mode::Split && self.act.is_shadowed(i) {
+        if self.req.mode == Mode::Split && self.facts.act.is_shadowed(i) {
             if let Some(s) = self.shadow_rev(i) {
                 self.b.free(s);
             }

@@ -22,6 +22,7 @@ mod calls;
 mod loops;
 mod math_calls;
 mod memory;
+pub(crate) mod plan;
 mod values;
 
 use super::adjoint;
@@ -31,10 +32,10 @@ use super::rules::{lookup, Expr, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
-use crate::analysis::calls::{CallKind, CallKinds, Direction};
+use crate::analysis::calls::{CallFacts, CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::gpu::GpuAccesses;
-use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
+use crate::analysis::loops::{LoopId, LoopNest};
 use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
 use crate::diag::Diagnostic;
@@ -114,6 +115,70 @@ pub(crate) fn new_function(like: Function, name: &str, fty: Ty) -> Function {
     f
 }
 
+/// The loop nest of a function, or the diagnostic for a loop enz-rs cannot
+/// differentiate.
+fn loop_nest(cfg: &Cfg, name: &str) -> Result<LoopNest, Vec<Diagnostic>> {
+    LoopNest::new(cfg).map_err(|e| {
+        let at = e
+            .header
+            .first_non_phi()
+            .or(e.header.terminator())
+            .expect("terminator");
+        vec![
+            Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
+                .in_function(name)
+                .at(at),
+        ]
+    })
+}
+
+/// The frees that run on every path, outside loops, which can wait until
+/// the reverse sweep is done (combined mode): then the memory they free may
+/// be re-read rather than cached.
+fn deferrable_frees(
+    prep: Function,
+    mode: Mode,
+    cfg: &Cfg,
+    loops: &LoopNest,
+    calls: CallFacts<'_>,
+) -> HashSet<Value> {
+    if mode != Mode::Combined {
+        return HashSet::new();
+    }
+    prep.blocks()
+        .into_iter()
+        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
+        .flat_map(|b| b.instructions())
+        .filter(|i| {
+            i.opcode() == Some(LLVMOpcode::LLVMCall)
+                && matches!(
+                    calls.classify(*i, Direction::Reverse),
+                    CallKind::Memory(MemFn::Free | MemFn::Delete)
+                )
+        })
+        .collect()
+}
+
+/// The plan of the combined-mode gradient of `prep` (for `--print-plan`):
+/// the same analyses and decisions as [`synthesize`], without emitting.
+pub(crate) fn combined_plan(
+    prep: Function,
+    name: &str,
+    calls: CallFacts<'_>,
+) -> Result<plan::Plan, Vec<Diagnostic>> {
+    let cfg = Cfg::new(prep);
+    let loops = loop_nest(&cfg, name)?;
+    let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
+    let rereadable = Rereadable::analyse(prep, &frees, calls);
+    Ok(plan::Plan::new(
+        prep,
+        Mode::Combined,
+        &cfg,
+        &loops,
+        &rereadable,
+    ))
+}
+
 /// Fills in the body of a derivative whose functions already exist (so
 /// that recursive calls can refer to them). Returns the size in bytes of
 /// the heap tape (0 in combined mode).
@@ -124,18 +189,7 @@ pub(crate) fn synthesize(
 ) -> Result<u64, Vec<Diagnostic>> {
     let start = std::time::Instant::now();
     let cfg = Cfg::new(req.prep);
-    let loops = LoopNest::new(&cfg).map_err(|e| {
-        let at = e
-            .header
-            .first_non_phi()
-            .or(e.header.terminator())
-            .expect("terminator");
-        vec![
-            Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
-                .in_function(req.name)
-                .at(at),
-        ]
-    })?;
+    let loops = loop_nest(&cfg, req.name)?;
     let facts: Vec<ArgFact> = req
         .args
         .iter()
@@ -156,34 +210,24 @@ pub(crate) fn synthesize(
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
-    // Frees run on every path, outside loops, can wait until the reverse
-    // sweep is done (combined mode): then the memory may be re-read.
-    let deferred_frees: HashSet<Value> = if req.mode == Mode::Combined {
-        req.prep
-            .blocks()
-            .into_iter()
-            .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
-            .flat_map(|b| b.instructions())
-            .filter(|i| {
-                i.opcode() == Some(LLVMOpcode::LLVMCall)
-                    && matches!(
-                        registry.call_facts().classify(*i, Direction::Reverse),
-                        CallKind::Memory(MemFn::Free | MemFn::Delete)
-                    )
-            })
-            .collect()
-    } else {
-        HashSet::new()
-    };
+    let deferred_frees = deferrable_frees(req.prep, req.mode, &cfg, &loops, registry.call_facts());
     let rereadable = Rereadable::analyse(req.prep, &deferred_frees, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
     let gpu_accesses = super::gpu::is_gpu_module(req.prep).then(|| GpuAccesses::of(req.prep));
+    let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &rereadable);
+    let facts = Facts {
+        math_calls: math_calls::PrimalMathCalls::new(req.prep),
+        cfg,
+        act: activity,
+        types,
+        loops,
+        call_kinds,
+        gpu_accesses,
+        plan,
+        deferrable_frees: deferred_frees,
+    };
     registry.timings.analyses += start.elapsed();
-    let mut r = Reverse::new(req, fns, cfg, activity, types, loops, rereadable);
-    r.call_kinds = call_kinds;
-    r.gpu = gpu_accesses.is_some();
-    r.gpu_accesses = gpu_accesses;
-    r.deferrable_frees = deferred_frees;
+    let mut r = Reverse::new(req, fns, facts);
     r.build(registry);
     if r.diags.is_empty() {
         Ok(r.tape.size())
@@ -192,11 +236,34 @@ pub(crate) fn synthesize(
     }
 }
 
-/// The state of one synthesis.
-pub(super) struct Reverse<'a> {
-    req: &'a GradientRequest<'a>,
+/// What the analyses and the plan say about the primal function of one
+/// derivative: computed before emission, read only during it.
+pub(super) struct Facts {
     cfg: Cfg,
     act: Activity,
+    /// What values and memory hold, for memory intrinsics.
+    types: TypeAnalysis,
+    loops: LoopNest,
+    /// The kind of every call of the primal.
+    call_kinds: CallKinds,
+    /// GPU: the accesses of every object, for choosing how adjoints are
+    /// accumulated (None on the CPU).
+    gpu_accesses: Option<GpuAccesses>,
+    /// How each primal value reaches the reverse sweep.
+    plan: plan::Plan,
+    /// The primal's math calls, for reuse in adjoints.
+    math_calls: math_calls::PrimalMathCalls,
+    /// The `free` calls that may wait for the end of the reverse sweep
+    /// (see `deferrable_frees`).
+    deferrable_frees: HashSet<Value>,
+}
+
+/// The state of one synthesis: the derivative's functions, the maps from
+/// primal values to what emission made of them, and the tape.
+pub(super) struct Reverse<'a> {
+    req: &'a GradientRequest<'a>,
+    /// What the analyses and the plan say about the primal (read only).
+    facts: Facts,
     fns: Derivative,
     /// Primal (preprocessed) values to their forward-sweep clones.
     map: ValueMap,
@@ -222,20 +289,6 @@ pub(super) struct Reverse<'a> {
     aug_calls: HashMap<Value, (Value, Request, Function)>,
     /// Tape slots of forward values read by the reverse sweep.
     cache_slots: HashMap<Value, Slot>,
-    /// What values and memory hold, for memory intrinsics.
-    types: TypeAnalysis,
-    /// The kind of every call of the primal.
-    call_kinds: CallKinds,
-    /// GPU: the accesses of every object, for choosing how adjoints are
-    /// accumulated (None on the CPU).
-    gpu_accesses: Option<GpuAccesses>,
-    /// Loads that may be repeated in the reverse sweep (combined mode).
-    rereadable: Rereadable,
-    loops: LoopNest,
-    /// The primal's math calls, for reuse in adjoints.
-    math_calls: math_calls::PrimalMathCalls,
-    /// Header phis that are affine in their loop's iteration.
-    affine: HashMap<Value, (LoopId, AffineIv)>,
     loop_states: HashMap<LoopId, LoopState>,
     /// Loop buffers of forward values.
     loop_buffers: HashMap<Value, Buffer>,
@@ -248,21 +301,11 @@ pub(super) struct Reverse<'a> {
     /// Combined mode: the primal's `free`/`delete` calls, made at the end
     /// of the reverse sweep instead (which may still read that memory).
     deferred_frees: Vec<Value>,
-    /// The `free` calls that may be deferred (see `synthesize`).
-    deferrable_frees: HashSet<Value>,
     diags: Vec<Diagnostic>,
 }
 
 impl<'a> Reverse<'a> {
-    fn new(
-        req: &'a GradientRequest<'a>,
-        fns: Derivative,
-        cfg: Cfg,
-        act: Activity,
-        types: TypeAnalysis,
-        loops: LoopNest,
-        rereadable: Rereadable,
-    ) -> Reverse<'a> {
+    fn new(req: &'a GradientRequest<'a>, fns: Derivative, facts: Facts) -> Reverse<'a> {
         let p = req.prep;
         let ctx = p.context();
         let g = fns.forward;
@@ -303,10 +346,9 @@ impl<'a> Reverse<'a> {
             top.position_before(slots.terminator().expect("just built"));
         }
         Reverse {
-            math_calls: math_calls::PrimalMathCalls::new(req.prep),
+            gpu: facts.gpu_accesses.is_some(),
+            facts,
             req,
-            cfg,
-            act,
             fns,
             map,
             rev_params,
@@ -322,33 +364,17 @@ impl<'a> Reverse<'a> {
             rev_tape: None,
             aug_calls: HashMap::new(),
             cache_slots: HashMap::new(),
-            types,
-            call_kinds: CallKinds::default(),
-            gpu_accesses: None,
-            rereadable,
-            affine: loops
-                .ids()
-                .flat_map(|l| {
-                    loops
-                        .affine_ivs(l)
-                        .into_iter()
-                        .map(move |iv| (iv.phi, (l, iv)))
-                })
-                .collect(),
-            loops,
             loop_states: HashMap::new(),
             loop_buffers: HashMap::new(),
             buffers: Vec::new(),
-            gpu: super::gpu::is_gpu_module(p),
             block_sums: Vec::new(),
             deferred_frees: Vec::new(),
-            deferrable_frees: HashSet::new(),
             diags: Vec::new(),
         }
     }
 
     fn build(&mut self, registry: &mut Registry) {
-        let live = self.cfg.live_blocks();
+        let live = self.facts.cfg.live_blocks();
         let rf = self.fns.reverse;
         self.augment_forward(registry);
         self.zero_shared_shadows();
@@ -370,7 +396,7 @@ impl<'a> Reverse<'a> {
     /// The forward sweep's additions to the cloned primal: shadows of
     /// pointers, shadow stores of pointers, and calls to augmented primals.
     fn augment_forward(&mut self, registry: &mut Registry) {
-        for blk in self.cfg.rpo() {
+        for blk in self.facts.cfg.rpo() {
             for i in blk.instructions() {
                 self.augment_instruction(i, registry);
             }
@@ -417,9 +443,9 @@ impl<'a> Reverse<'a> {
     fn record_came_from(&mut self, live: &[Block]) {
         let i32t = Ty::int(self.req.prep.context(), 32);
         for blk in live {
-            let preds = self.cfg.unique_preds(*blk);
+            let preds = self.facts.cfg.unique_preds(*blk);
             // Loop headers are left by counting, not by recording.
-            if preds.len() < 2 || self.loops.header_of(*blk).is_some() {
+            if preds.len() < 2 || self.facts.loops.header_of(*blk).is_some() {
                 continue;
             }
             let gb = self.map.block(*blk);
@@ -429,7 +455,7 @@ impl<'a> Reverse<'a> {
                 None => fb.position_at_end(gb),
             }
             let phi = fb.phi(i32t, "came_from");
-            for p in self.cfg.preds(*blk) {
+            for p in self.facts.cfg.preds(*blk) {
                 let idx = preds.iter().position(|q| q == p).unwrap_or(0);
                 phi.add_incoming(fb.i32(idx as i64), self.map.block(*p));
             }
@@ -442,6 +468,7 @@ impl<'a> Reverse<'a> {
     /// in the tape and returning `{tape, ret, shadow ret}`.
     fn finish_exits(&mut self) {
         let exits: Vec<Block> = self
+            .facts
             .cfg
             .blocks
             .iter()
@@ -571,7 +598,7 @@ impl<'a> Reverse<'a> {
             LLVMAlloca => return self.reverse_alloca(i),
             _ => {}
         }
-        if !self.act.is_active(i) {
+        if !self.facts.act.is_active(i) {
             return;
         }
         match op {
@@ -624,7 +651,8 @@ impl<'a> Reverse<'a> {
         let ops: Vec<Value> = (0..nops).map(|k| i.operand(k)).collect();
         let needed: Vec<usize> = (0..ops.len())
             .filter(|k| {
-                rule.adjoints.get(*k).is_some_and(Option::is_some) && self.act.is_active(ops[*k])
+                rule.adjoints.get(*k).is_some_and(Option::is_some)
+                    && self.facts.act.is_active(ops[*k])
             })
             .collect();
         if needed.is_empty() {
@@ -691,9 +719,11 @@ impl<'a> Reverse<'a> {
                         _ => None,
                     })
                     .collect();
-                if let Some(found) =
-                    operands.and_then(|o| self.math_calls.before(*f, &o, i, &self.cfg, &self.loops))
-                {
+                if let Some(found) = operands.and_then(|o| {
+                    self.facts
+                        .math_calls
+                        .before(*f, &o, i, &self.facts.cfg, &self.facts.loops)
+                }) {
                     let v = self.primal(found);
                     given.push(v);
                     return Expr::Given(given.len() - 1);
@@ -748,10 +778,11 @@ impl<'a> Reverse<'a> {
             .instructions()
             .into_iter()
             .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
-            .filter(|p| self.act.is_active(*p))
+            .filter(|p| self.facts.act.is_active(*p))
             .collect();
         let ds: Vec<Value> = phis.iter().map(|p| self.take_adjoint(*p)).collect();
         let preds: Vec<Block> = self
+            .facts
             .cfg
             .unique_preds(blk)
             .into_iter()
@@ -761,7 +792,7 @@ impl<'a> Reverse<'a> {
             self.b.br(ret_block);
             return;
         }
-        if let Some(l) = self.loops.header_of(blk) {
+        if let Some(l) = self.facts.loops.header_of(blk) {
             let ((pre_edge, pre), (latch_edge, latch)) = self.header_branch(l);
             for (eb, p) in [(pre_edge, pre), (latch_edge, latch)] {
                 self.b.position_at_end(eb);
@@ -777,7 +808,7 @@ impl<'a> Reverse<'a> {
         let edge_blocks: Vec<Block> = if preds.len() == 1 {
             vec![self.b.insert_block()]
         } else {
-            let all_preds = self.cfg.unique_preds(blk);
+            let all_preds = self.facts.cfg.unique_preds(blk);
             let came = self.cached_forward(self.came_from[&blk], blk);
             let blocks: Vec<Block> = preds
                 .iter()
@@ -821,7 +852,7 @@ impl<'a> Reverse<'a> {
         for (field, ty) in self.rev_sig.fields().to_vec() {
             if let Field::Adjoint(k) = field {
                 let p = params[k];
-                let v = if self.act.is_active(p) {
+                let v = if self.facts.act.is_active(p) {
                     let slot = self.adjoint_slot(p);
                     self.b.load(ty, slot)
                 } else {
@@ -878,7 +909,7 @@ impl<'a> Reverse<'a> {
 
     /// Adds `c` to the adjoint of `v` (no-op for inactive values and constants).
     fn accumulate(&mut self, v: Value, c: Value) {
-        if !(v.is_instruction() || v.is_argument()) || !self.act.is_active(v) {
+        if !(v.is_instruction() || v.is_argument()) || !self.facts.act.is_active(v) {
             return;
         }
         let slot = self.adjoint_slot(v);

@@ -1,26 +1,13 @@
-//! Primal values and shadows as the reverse sweep sees them: used directly,
-//! recomputed, or read back from the tape.
-//!
-//! In the order tried:
-//! 1. combined mode, outside loops, a block dominating every exit: the
-//!    forward value is used as is;
-//! 2. affine induction variables: `start + step * rev_iv`;
-//! 3. cheap pure instructions (GEPs, casts, integer arithmetic, comparisons,
-//!    `fadd`/`fsub`/`fmul`/`fneg`, thread ids on GPUs) are recomputed from
-//!    their operands, and loads whose memory the function never writes
-//!    (`analysis::writes`) are re-read, in combined mode only;
-//! 4. everything else — other loads above all, since their memory may be
-//!    overwritten later — is stored to the tape right after its definition
-//!    (a stack slot, the heap tape, or a loop buffer indexed by iteration)
-//!    and loaded where needed.
+//! Primal values and shadows as the reverse sweep sees them, emitted as
+//! the plan (`plan.rs`) decided: the forward value itself, an affine
+//! induction variable, a recomputation (or re-read) from the operands, or a
+//! load from the tape (a slot, or a loop buffer indexed by iteration).
 
-use super::{Mode, Reverse};
+use super::plan::{Availability, Placement, MAX_RECOMPUTE_DEPTH};
+use super::Reverse;
 use crate::analysis::loops::{AffineIv, LoopId};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Ty, Value};
-
-/// How deep recomputation may recurse before caching instead.
-const MAX_RECOMPUTE_DEPTH: u32 = 6;
 
 impl Reverse<'_> {
     /// The primal value `v` as available at the reverse builder's position.
@@ -37,25 +24,20 @@ impl Reverse<'_> {
         }
         let blk = v.parent_block();
         let gv = self.map.get(v);
-        if self.available_everywhere(blk) {
-            return gv;
+        match self.facts.plan.value(v) {
+            Availability::Direct => gv,
+            Availability::Affine(l, iv) => self.affine_value(l, iv, depth),
+            Availability::Recompute { .. } if depth < MAX_RECOMPUTE_DEPTH => {
+                let ops: Vec<Value> = v
+                    .operands()
+                    .into_iter()
+                    .map(|o| self.primal_at_depth(o, depth + 1))
+                    .collect();
+                self.reemit(gv, &ops)
+            }
+            // Planned for the tape, or a recomputation cut at the depth cap.
+            Availability::Recompute { .. } | Availability::Cache(_) => self.cached_forward(gv, blk),
         }
-        if let Some((l, iv)) = self.affine.get(&v).copied() {
-            return self.affine_value(l, iv, depth);
-        }
-        let reread = self.req.mode == Mode::Combined
-            && v.opcode() == Some(LLVMOpcode::LLVMLoad)
-            && self.rereadable.contains(v);
-        let recompute = is_recomputable(v) || reread || crate::analysis::gpu::is_thread_index(v);
-        if depth < MAX_RECOMPUTE_DEPTH && recompute {
-            let ops: Vec<Value> = v
-                .operands()
-                .into_iter()
-                .map(|o| self.primal_at_depth(o, depth + 1))
-                .collect();
-            return self.reemit(gv, &ops);
-        }
-        self.cached_forward(gv, blk)
     }
 
     /// A clone of forward instruction `gv` at the reverse position, with
@@ -74,11 +56,10 @@ impl Reverse<'_> {
     /// the reverse sweep: directly if it dominates every exit (combined
     /// mode), else through the tape.
     pub(super) fn cached_forward(&mut self, gv: Value, blk: Block) -> Value {
-        if self.available_everywhere(blk) {
-            return gv;
-        }
-        if let Some(l) = self.loops.innermost(blk) {
-            return self.cache_in_loop(gv, l);
+        match self.facts.plan.placement(blk) {
+            Placement::Direct => return gv,
+            Placement::LoopBuffer(l) => return self.cache_in_loop(gv, l),
+            Placement::Slot => {}
         }
         let slot = match self.cache_slots.get(&gv) {
             Some(s) => *s,
@@ -105,7 +86,7 @@ impl Reverse<'_> {
             return Some(sv);
         }
         let blk = p.parent_block();
-        if self.available_everywhere(blk) {
+        if self.facts.plan.placement(blk) == Placement::Direct {
             return Some(sv);
         }
         if matches!(
@@ -129,13 +110,6 @@ impl Reverse<'_> {
 }
 
 impl Reverse<'_> {
-    /// Whether a forward value of primal block `blk` can be used as is
-    /// anywhere in the reverse sweep: combined mode, outside every loop,
-    /// and dominating every exit (the reverse sweep is entered only there).
-    fn available_everywhere(&self, blk: Block) -> bool {
-        self.req.mode == Mode::Combined && !self.in_loop(blk) && self.cfg.dominates_all_exits(blk)
-    }
-
     /// `start + step * rev_iv` for an affine induction variable.
     fn affine_value(&mut self, l: LoopId, iv: AffineIv, depth: u32) -> Value {
         let start = self.primal_at_depth(iv.start, depth + 1);
@@ -151,22 +125,5 @@ impl Reverse<'_> {
             Some(elem) => self.b.gep(elem, start, &[off]),
             None => self.b.add(start, off),
         }
-    }
-}
-
-/// Pure, cheap instructions worth recomputing rather than caching: integer
-/// and pointer arithmetic, casts and the cheapest float arithmetic (a loop
-/// then caches only what it cannot recompute, typically its phis and loads).
-fn is_recomputable(v: Value) -> bool {
-    use LLVMOpcode::*;
-    match v.opcode() {
-        Some(
-            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr
-            | LLVMZExt | LLVMSExt | LLVMTrunc | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr
-            | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMICmp | LLVMSIToFP | LLVMUIToFP
-            | LLVMFPExt | LLVMFPTrunc | LLVMFNeg | LLVMFAdd | LLVMFSub | LLVMFMul,
-        ) => true,
-        Some(LLVMSelect) => !v.ty().carries_float(),
-        _ => false,
     }
 }

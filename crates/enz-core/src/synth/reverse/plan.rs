@@ -1,0 +1,176 @@
+//! The plan of a reverse-mode derivative: for every primal instruction, how
+//! its value is made available to the reverse sweep when the sweep needs
+//! it, decided before any IR is emitted, from the analyses' facts alone.
+//! Emission (`values.rs`) then follows the plan.
+//!
+//! In the order decided:
+//! 1. [`Availability::Direct`]: combined mode, outside loops, in a block
+//!    dominating every exit (the reverse sweep is entered only there): the
+//!    forward value itself;
+//! 2. [`Availability::Affine`]: an affine induction variable, `start + step
+//!    * rev_iv` of its loop;
+//! 3. [`Availability::Recompute`]: cheap pure instructions (GEPs, casts,
+//!    integer arithmetic, comparisons, `fadd`/`fsub`/`fmul`/`fneg`), thread
+//!    ids on GPUs, and, in combined mode, loads whose memory nothing after
+//!    them may write (`analysis::writes`), re-emitted from their operands;
+//! 4. [`Availability::Cache`]: everything else is stored to the tape right
+//!    after its definition and loaded back: a tape slot (a stack slot, or
+//!    the heap tape in split mode), or a buffer indexed by the iteration of
+//!    its innermost loop.
+//!
+//! One decision is left to emission, because it depends on the use rather
+//! than the value: a recomputation recurses into its operands, and a chain
+//! deeper than [`MAX_RECOMPUTE_DEPTH`] from the value the sweep asked for
+//! is cut by caching the value at the cut instead.
+
+use super::Mode;
+use crate::analysis::cfg::Cfg;
+use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
+use crate::analysis::writes::Rereadable;
+use crate::ir::{Block, Function, LLVMOpcode, Value};
+use std::collections::HashMap;
+use std::fmt;
+
+/// How deep recomputation may recurse before caching instead.
+pub(crate) const MAX_RECOMPUTE_DEPTH: u32 = 6;
+
+/// Where a cached forward value lives.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Placement {
+    /// Not cached: the forward value is available throughout the sweep.
+    Direct,
+    /// One tape slot.
+    Slot,
+    /// A buffer of the loop, indexed by iteration.
+    LoopBuffer(LoopId),
+}
+
+/// How one primal value reaches the reverse sweep.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Availability {
+    /// The forward value itself.
+    Direct,
+    /// `start + step * rev_iv` of its loop.
+    Affine(LoopId, AffineIv),
+    /// Re-emitted from its operands; `reread` for a load of unchanged memory.
+    Recompute {
+        /// A load re-read rather than arithmetic recomputed.
+        reread: bool,
+    },
+    /// Stored to the tape and loaded back.
+    Cache(Placement),
+}
+
+/// The decisions for one derivative.
+pub(crate) struct Plan {
+    /// Every instruction of the primal, in layout order.
+    order: Vec<Value>,
+    values: HashMap<Value, Availability>,
+    blocks: HashMap<Block, Placement>,
+}
+
+impl Plan {
+    /// Decides, for every instruction of `prep`, how the reverse sweep of a
+    /// `mode` derivative gets its value.
+    pub(crate) fn new(
+        prep: Function,
+        mode: Mode,
+        cfg: &Cfg,
+        loops: &LoopNest,
+        rereadable: &Rereadable,
+    ) -> Plan {
+        let affine: HashMap<Value, (LoopId, AffineIv)> = loops
+            .ids()
+            .flat_map(|l| {
+                loops
+                    .affine_ivs(l)
+                    .into_iter()
+                    .map(move |iv| (iv.phi, (l, iv)))
+            })
+            .collect();
+        let mut plan = Plan {
+            order: Vec::new(),
+            values: HashMap::new(),
+            blocks: HashMap::new(),
+        };
+        for blk in prep.blocks() {
+            let placement = match loops.innermost(blk) {
+                Some(l) => Placement::LoopBuffer(l),
+                None if mode == Mode::Combined && cfg.dominates_all_exits(blk) => Placement::Direct,
+                None => Placement::Slot,
+            };
+            plan.blocks.insert(blk, placement);
+            for v in blk.instructions() {
+                let reread = mode == Mode::Combined
+                    && v.opcode() == Some(LLVMOpcode::LLVMLoad)
+                    && rereadable.contains(v);
+                let how = if placement == Placement::Direct {
+                    Availability::Direct
+                } else if let Some((l, iv)) = affine.get(&v) {
+                    Availability::Affine(*l, *iv)
+                } else if reread || is_recomputable(v) || crate::analysis::gpu::is_thread_index(v) {
+                    Availability::Recompute { reread }
+                } else {
+                    Availability::Cache(placement)
+                };
+                plan.order.push(v);
+                plan.values.insert(v, how);
+            }
+        }
+        plan
+    }
+
+    /// How instruction `v` of the primal reaches the reverse sweep.
+    pub(crate) fn value(&self, v: Value) -> Availability {
+        self.values
+            .get(&v)
+            .copied()
+            .unwrap_or(Availability::Cache(Placement::Slot))
+    }
+
+    /// Where a forward value defined in primal block `blk` is cached (a
+    /// shadow, a callee's tape, a value whose recomputation was cut).
+    pub(crate) fn placement(&self, blk: Block) -> Placement {
+        self.blocks.get(&blk).copied().unwrap_or(Placement::Slot)
+    }
+}
+
+impl fmt::Display for Plan {
+    /// One line per value-producing instruction: `%x: decision`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for v in &self.order {
+            if v.ty().is_void() {
+                continue;
+            }
+            let how = match self.value(*v) {
+                Availability::Direct => "direct".to_string(),
+                Availability::Affine(l, _) => format!("recompute (affine in loop {})", l.0),
+                Availability::Recompute { reread: true } => "re-read".to_string(),
+                Availability::Recompute { reread: false } => "recompute".to_string(),
+                Availability::Cache(Placement::LoopBuffer(l)) => {
+                    format!("cache (buffer of loop {})", l.0)
+                }
+                Availability::Cache(_) => "cache (tape slot)".to_string(),
+            };
+            writeln!(f, "{}: {how}", v.to_ir())?;
+        }
+        Ok(())
+    }
+}
+
+/// Pure, cheap instructions worth recomputing rather than caching: integer
+/// and pointer arithmetic, casts and the cheapest float arithmetic (a loop
+/// then caches only what it cannot recompute, typically its phis and loads).
+fn is_recomputable(v: Value) -> bool {
+    use LLVMOpcode::*;
+    match v.opcode() {
+        Some(
+            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMIntToPtr
+            | LLVMZExt | LLVMSExt | LLVMTrunc | LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr
+            | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor | LLVMICmp | LLVMSIToFP | LLVMUIToFP
+            | LLVMFPExt | LLVMFPTrunc | LLVMFNeg | LLVMFAdd | LLVMFSub | LLVMFMul,
+        ) => true,
+        Some(LLVMSelect) => !v.ty().carries_float(),
+        _ => false,
+    }
+}
