@@ -87,7 +87,7 @@ pub fn print_activity(
                     inactive,
                     custom: &facts.custom,
                 },
-                shadowed_globals: &facts.global_shadows.keys().copied().collect(),
+                shadowed_globals: &facts.global_shadows.keys().map(|g| g.as_value()).collect(),
             },
         );
         let mut s = format!(

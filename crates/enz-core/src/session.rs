@@ -10,7 +10,7 @@
 //! registry, the preprocessed clones or the synthesis requests.
 
 use crate::diag::Diagnostic;
-use crate::ir::{Builder, Function, Ty, Value};
+use crate::ir::{Builder, Function, Global, Ty};
 use crate::signature::{Kind, Mode, Request};
 use crate::synth::forward::{synthesize_forward, ForwardRequest};
 use crate::synth::registry::{CustomRules, Registry};
@@ -39,7 +39,7 @@ pub struct UserFacts {
     /// Derivatives the user wrote, by function.
     pub custom: HashMap<Function, CustomRules>,
     /// Globals made active, with the user's shadow for each.
-    pub global_shadows: HashMap<Value, Value>,
+    pub global_shadows: HashMap<Global, Global>,
 }
 
 /// The derivatives of one module.
@@ -206,7 +206,7 @@ impl Session {
             for g in &globals {
                 let ty = g.global_value_type();
                 let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
-                b.memset_zero(*g, bytes);
+                b.memset_zero(g.as_value(), bytes);
             }
         }
     }

@@ -12,7 +12,7 @@ use crate::callsite::{self, CallSite};
 use crate::ir::{
     functions, globals, run_module_passes, verify_module as verify, ScratchModule, Value,
 };
-use crate::ir::{Function, Module};
+use crate::ir::{Function, Global, Module};
 use crate::lower::Lowering;
 use enz_core::CustomRules;
 use enz_core::Diagnostic;
@@ -294,7 +294,7 @@ fn custom_rules(m: Module) -> HashMap<Function, CustomRules> {
 
 /// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
 /// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
-fn user_global_shadows(m: Module) -> HashMap<Value, Value> {
+fn user_global_shadows(m: Module) -> HashMap<Global, Global> {
     let mut out = HashMap::new();
     for gv in globals(m) {
         let init = gv.initializer();
@@ -304,7 +304,7 @@ fn user_global_shadows(m: Module) -> HashMap<Value, Value> {
                 while !v.is_global_variable() && v.num_operands() > 0 {
                     v = v.operand(0);
                 }
-                v.is_global_variable().then_some(v)
+                v.as_global()
             };
             if init.num_operands() == 2 {
                 if let (Some(p), Some(s)) = (strip(init.operand(0)), strip(init.operand(1))) {
@@ -349,7 +349,7 @@ fn inactive_functions(m: Module) -> HashSet<Function> {
 fn clean_up_api_symbols(m: Module) {
     for gv in globals(m) {
         if Marker::is_marker_global(&gv.name()) {
-            remove_dead_users(gv);
+            remove_dead_users(gv.as_value());
             if gv.is_declaration() {
                 if gv.has_uses() {
                     gv.define_weak_zero();
@@ -411,7 +411,7 @@ fn leftover_api_references(m: Module) -> Vec<Diagnostic> {
         report(f.as_value());
     }
     for g in globals(m) {
-        report(g);
+        report(g.as_value());
     }
     out
 }

@@ -15,6 +15,7 @@
 mod builder;
 mod clone;
 mod function;
+mod global;
 mod handles;
 mod module;
 mod passes;
@@ -26,6 +27,7 @@ mod value;
 pub use builder::Builder;
 pub use clone::{clone_body, ValueMap};
 pub use function::Function;
+pub use global::Global;
 pub use module::{
     add_internal_function, add_internal_global, functions, globals, module_context, named_function,
     named_global, verify_module, ScratchModule,

@@ -2,7 +2,7 @@
 //! a function, copies of instructions, and function attributes.
 
 use super::{cstr, Block, Ty, Value};
-use crate::{Context, Function, Module};
+use crate::{Context, Function, Global, Module};
 use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
 
@@ -59,12 +59,12 @@ pub fn functions(module: Module) -> Vec<Function> {
 
 /// The global variables of `module`, in order (a snapshot: safe to
 /// delete from).
-pub fn globals(module: Module) -> Vec<Value> {
+pub fn globals(module: Module) -> Vec<Global> {
     let mut out = Vec::new();
     // SAFETY: walks the module's own global list.
     let mut g = unsafe { LLVMGetFirstGlobal(module.0) };
     while !g.is_null() {
-        out.push(Value(g));
+        out.push(Global(Value(g)));
         g = unsafe { LLVMGetNextGlobal(g) };
     }
     out
@@ -91,11 +91,11 @@ pub fn verify_module(module: Module) -> Result<(), String> {
 }
 
 /// The global variable named `name` in `module`, if any.
-pub fn named_global(module: Module, name: &str) -> Option<Value> {
+pub fn named_global(module: Module, name: &str) -> Option<Global> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
     let g = unsafe { LLVMGetNamedGlobal(module.0, c.as_ptr()) };
-    (!g.is_null()).then_some(Value(g))
+    (!g.is_null()).then_some(Global(Value(g)))
 }
 
 /// A new function with internal linkage (no body yet).
@@ -116,7 +116,7 @@ pub fn add_internal_global(
     space: u32,
     init: Value,
     align: u32,
-) -> Value {
+) -> Global {
     let c = cstr(name);
     // SAFETY: adds a global to a valid module and sets its properties.
     unsafe {
@@ -124,7 +124,7 @@ pub fn add_internal_global(
         LLVMSetInitializer(g, init.0);
         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
         LLVMSetAlignment(g, align);
-        Value(g)
+        Global(Value(g))
     }
 }
 
@@ -150,35 +150,6 @@ impl Value {
             let attr = LLVMCreateEnumAttribute(self.context().0, kind, 0);
             LLVMAddCallSiteAttribute(self.0, llvm_sys::LLVMAttributeFunctionIndex, attr);
         }
-    }
-
-    /// A global variable's initializer (`None` for a declaration).
-    pub fn initializer(self) -> Option<Value> {
-        // SAFETY: `self` is a global variable.
-        let init = unsafe { LLVMGetInitializer(self.0) };
-        (!init.is_null()).then_some(Value(init))
-    }
-
-    /// Turns a declared global into a weak definition initialised to zero
-    /// (so that a module still using it links).
-    pub fn define_weak_zero(self) {
-        // SAFETY: `self` is a global variable.
-        unsafe {
-            LLVMSetInitializer(self.0, LLVMConstNull(LLVMGlobalGetValueType(self.0)));
-            LLVMSetLinkage(self.0, LLVMLinkage::LLVMWeakAnyLinkage);
-        }
-    }
-
-    /// Deletes a global variable (it must have no uses).
-    pub fn delete_global(self) {
-        // SAFETY: `self` is an unused global variable.
-        unsafe { LLVMDeleteGlobal(self.0) }
-    }
-
-    /// The address space of a global's pointer.
-    pub fn global_address_space(self) -> u32 {
-        // SAFETY: `self` is a global value (a pointer).
-        unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(self.0)) }
     }
 
     /// For a constant expression `addrspacecast`, `bitcast` or
@@ -216,12 +187,6 @@ impl Value {
     pub fn is_constant_expr(self) -> bool {
         // SAFETY: a type query on a valid value.
         !unsafe { LLVMIsAConstantExpr(self.0) }.is_null()
-    }
-
-    /// The alignment recorded on a global (0: none).
-    pub fn global_alignment(self) -> u32 {
-        // SAFETY: `self` is a global value.
-        unsafe { LLVMGetAlignment(self.0) }
     }
 }
 

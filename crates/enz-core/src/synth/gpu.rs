@@ -87,7 +87,7 @@ fn reduction_buffer(b: &Builder, ty: Ty) -> Value {
         let arr = ty.array(MAX_BLOCK);
         add_internal_global(module, &name, arr, 3, arr.undef_constant(), 16)
     });
-    b.addrspace_cast(g, Ty::ptr(b.ctx()))
+    b.addrspace_cast(g.as_value(), Ty::ptr(b.ctx()))
 }
 
 /// `__syncthreads()`.

@@ -7,7 +7,7 @@ use super::reverse::{new_function, Derivative};
 use crate::analysis::calls::CallFacts;
 pub(crate) use crate::analysis::calls::CustomRules;
 use crate::diag::Diagnostic;
-use crate::ir::{add_internal_global, Function, Value};
+use crate::ir::{add_internal_global, Function, Global, Value};
 use crate::preprocess::preprocess;
 use crate::signature::{Kind, Mode, Request};
 use std::collections::{HashMap, HashSet};
@@ -28,9 +28,9 @@ pub(crate) struct Registry {
     split: HashMap<Request, Derivative>,
     pending: Vec<Request>,
     inactive_fns: HashSet<Function>,
-    shadow_globals: HashMap<Value, Value>,
+    shadow_globals: HashMap<Global, Global>,
     /// Shadows the user registered for globals (never zeroed by enz-rs).
-    user_global_shadows: HashMap<Value, Value>,
+    user_global_shadows: HashMap<Global, Global>,
     user_shadowed: HashSet<Value>,
 }
 
@@ -39,7 +39,7 @@ impl Registry {
         opts: crate::session::SessionOptions,
         inactive_fns: HashSet<Function>,
         custom: HashMap<Function, CustomRules>,
-        user_global_shadows: HashMap<Value, Value>,
+        user_global_shadows: HashMap<Global, Global>,
     ) -> Registry {
         Registry {
             forward: HashMap::new(),
@@ -53,7 +53,7 @@ impl Registry {
             pending: Vec::new(),
             inactive_fns,
             shadow_globals: HashMap::new(),
-            user_shadowed: user_global_shadows.keys().copied().collect(),
+            user_shadowed: user_global_shadows.keys().map(|g| g.as_value()).collect(),
             user_global_shadows,
         }
     }
@@ -166,7 +166,7 @@ impl Registry {
     }
 
     /// The shadow of global `g`: a zero-initialised private copy.
-    pub(crate) fn shadow_global(&mut self, g: Value) -> Value {
+    pub(crate) fn shadow_global(&mut self, g: Global) -> Global {
         if let Some(s) = self.user_global_shadows.get(&g) {
             return *s;
         }
@@ -196,8 +196,8 @@ impl Registry {
 
     /// The zero-initialised shadows enz-rs made for globals (not the
     /// block-shared ones, which each gradient clears itself).
-    pub(crate) fn private_shadow_globals(&self) -> Vec<Value> {
-        let mut out: Vec<Value> = self
+    pub(crate) fn private_shadow_globals(&self) -> Vec<Global> {
+        let mut out: Vec<Global> = self
             .shadow_globals
             .values()
             .filter(|s| s.ty().address_space() != SHARED_ADDRESS_SPACE)

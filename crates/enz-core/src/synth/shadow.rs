@@ -224,8 +224,8 @@ pub(crate) fn position_at_top(b: &Builder, blk: Block) {
 /// The shadow of a constant pointer: a global's shadow global, through
 /// constant casts and GEPs.
 fn shadow_constant(c: Value, registry: &mut Registry) -> Option<Value> {
-    if c.is_global_variable() {
-        return Some(registry.shadow_global(c));
+    if let Some(g) = c.as_global() {
+        return Some(registry.shadow_global(g).as_value());
     }
     if !c.is_constant_expr() {
         return None;

@@ -1,0 +1,70 @@
+//! Global-variable handles: a [`Value`] known to be a global variable,
+//! with the operations only globals have (initializer, definition,
+//! deletion, address space, alignment). Everything a value can do, a
+//! global can too (`Deref`).
+
+use crate::Value;
+use llvm_sys::core::*;
+use llvm_sys::LLVMLinkage;
+
+/// A global variable of a module.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Global(pub(crate) Value);
+
+impl std::ops::Deref for Global {
+    type Target = Value;
+    fn deref(&self) -> &Value {
+        &self.0
+    }
+}
+
+impl From<Global> for Value {
+    fn from(g: Global) -> Value {
+        g.0
+    }
+}
+
+impl Value {
+    /// This value as a global variable, if it is one.
+    pub fn as_global(self) -> Option<Global> {
+        self.is_global_variable().then_some(Global(self))
+    }
+}
+
+impl Global {
+    /// The global as a plain value (an operand, a map key).
+    pub fn as_value(self) -> Value {
+        self.0
+    }
+
+    /// A global variable's initializer (`None` for a declaration).
+    pub fn initializer(self) -> Option<Value> {
+        // SAFETY: `self` is a global variable.
+        let init = unsafe { LLVMGetInitializer(self.0 .0) };
+        (!init.is_null()).then_some(Value(init))
+    }
+    /// Turns a declared global into a weak definition initialised to zero
+    /// (so that a module still using it links).
+    pub fn define_weak_zero(self) {
+        // SAFETY: `self` is a global variable.
+        unsafe {
+            LLVMSetInitializer(self.0 .0, LLVMConstNull(LLVMGlobalGetValueType(self.0 .0)));
+            LLVMSetLinkage(self.0 .0, LLVMLinkage::LLVMWeakAnyLinkage);
+        }
+    }
+    /// Deletes a global variable (it must have no uses).
+    pub fn delete_global(self) {
+        // SAFETY: `self` is an unused global variable.
+        unsafe { LLVMDeleteGlobal(self.0 .0) }
+    }
+    /// The address space of a global's pointer.
+    pub fn global_address_space(self) -> u32 {
+        // SAFETY: `self` is a global value (a pointer).
+        unsafe { LLVMGetPointerAddressSpace(LLVMTypeOf(self.0 .0)) }
+    }
+    /// The alignment recorded on a global (0: none).
+    pub fn global_alignment(self) -> u32 {
+        // SAFETY: `self` is a global value.
+        unsafe { LLVMGetAlignment(self.0 .0) }
+    }
+}
