@@ -4,6 +4,7 @@
 //! by looking it up here instead of rescanning the function (which made
 //! synthesis quadratic in the size of a function).
 
+use crate::analysis::calls::{CallKind, CallKinds};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::LoopNest;
 use crate::ir::{Function, Value};
@@ -18,16 +19,15 @@ pub(super) struct PrimalMathCalls {
 }
 
 impl PrimalMathCalls {
-    pub(super) fn new(prep: Function) -> PrimalMathCalls {
+    /// Indexes the calls `kinds` classifies as math functions of the rule
+    /// table (a function with a registered derivative is not one).
+    pub(super) fn new(prep: Function, kinds: &CallKinds) -> PrimalMathCalls {
         let mut calls: HashMap<(MathFn, Vec<Value>), Vec<Value>> = HashMap::new();
         let mut position = HashMap::new();
         for b in prep.blocks() {
             for (k, i) in b.instructions().into_iter().enumerate() {
                 position.insert(i, k);
-                let Some(f) = i
-                    .called_function()
-                    .and_then(|g| MathFn::from_callee(&g.name()))
-                else {
+                let CallKind::Math(f) = kinds.get(i) else {
                     continue;
                 };
                 let operands = (0..i.call_num_args()).map(|k| i.operand(k)).collect();

@@ -216,7 +216,7 @@ pub(crate) fn synthesize(
     let gpu_accesses = super::gpu::is_gpu_module(req.prep).then(|| GpuAccesses::of(req.prep));
     let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &rereadable);
     let facts = Facts {
-        math_calls: math_calls::PrimalMathCalls::new(req.prep),
+        math_calls: math_calls::PrimalMathCalls::new(req.prep, &call_kinds),
         cfg,
         act: activity,
         types,
