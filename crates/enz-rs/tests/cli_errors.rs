@@ -332,11 +332,13 @@ fn bad_call_sites_are_diagnosed() {
 /// - `invoke @__enzyme_autodiff` (C++ with exceptions): lowered, the
 ///   unwind edge removed;
 /// - loads and stores aligned to 2^32: shadow accesses used to get an
-///   alignment of 2^63.
+///   alignment of 2^63;
+/// - a sized `operator delete` moved to the end of the reverse sweep: it
+///   used to be called with the pointer alone.
 #[test]
 fn accepted_inputs_give_complete_modules() {
     let dir = tmpdir();
-    for name in ["invoke_callsite.ll", "huge_alignment.ll"] {
+    for name in ["invoke_callsite.ll", "huge_alignment.ll", "sized_delete.ll"] {
         let out = dir.path().join(format!("{name}.out.ll"));
         let res = enz_rs(&[
             inputs().join(name).as_os_str(),

@@ -862,9 +862,13 @@ impl<'a> Reverse<'a> {
             }
         }
         for call in std::mem::take(&mut self.deferred_frees) {
-            let p = self.primal(call.operand(0));
+            // Every argument: sized and aligned `operator delete` take the
+            // size and alignment after the pointer.
+            let args: Vec<Value> = (0..call.call_num_args())
+                .map(|k| self.primal(call.operand(k)))
+                .collect();
             let callee = call.called_value().expect("a call");
-            self.b.call(call.call_function_type(), callee, &[p]);
+            self.b.call(call.call_function_type(), callee, &args);
         }
         self.free_buffers();
         if let Some(t) = self.rev_tape {
