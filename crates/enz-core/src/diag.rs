@@ -51,7 +51,8 @@ impl Diagnostic {
     }
 
     /// Attaches an instruction and its source location.
-    pub fn at(mut self, inst: Value) -> Diagnostic {
+    pub fn at<'m>(mut self, inst: impl Into<Value<'m>>) -> Diagnostic {
+        let inst = inst.into();
         self.instruction = Some(inst.to_ir());
         self.location = inst.debug_location();
         self

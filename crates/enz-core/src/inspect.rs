@@ -14,12 +14,12 @@ use crate::preprocess::preprocess;
 use crate::session::{SessionOptions, UserFacts};
 use std::fmt::Write;
 
-fn with_preprocessed<T>(
-    m: Module,
+fn with_preprocessed<'m, T>(
+    m: Module<'m>,
     name: &str,
     opts: SessionOptions,
-    facts: &UserFacts,
-    f: impl FnOnce(Function, &std::collections::HashSet<Function>) -> T,
+    facts: &UserFacts<'m>,
+    f: impl FnOnce(Function<'m>, &std::collections::HashSet<Function<'m>>) -> T,
 ) -> Result<T, Diagnostic> {
     let Some(func) = crate::ir::named_function(m, name) else {
         return Err(Diagnostic::new(format!(
@@ -40,11 +40,11 @@ fn with_preprocessed<T>(
 }
 
 /// Type analysis of function `name`, one value per line.
-pub fn print_type_analysis(
-    module: Module,
+pub fn print_type_analysis<'m>(
+    module: Module<'m>,
     name: &str,
     opts: SessionOptions,
-    facts: &UserFacts,
+    facts: &UserFacts<'m>,
 ) -> Result<String, Diagnostic> {
     with_preprocessed(module, name, opts, facts, |prep, _| {
         let ta = TypeAnalysis::analyse(prep);
@@ -60,11 +60,11 @@ pub fn print_type_analysis(
 /// Activity analysis of function `name` with the default activities
 /// (floating parameters active, pointers with shadows, integers constant,
 /// a floating return active), one value per line.
-pub fn print_activity(
-    module: Module,
+pub fn print_activity<'m>(
+    module: Module<'m>,
     name: &str,
     opts: SessionOptions,
-    facts: &UserFacts,
+    facts: &UserFacts<'m>,
 ) -> Result<String, Diagnostic> {
     with_preprocessed(module, name, opts, facts, |prep, inactive| {
         let args: Vec<ArgFact> = prep
@@ -103,7 +103,7 @@ pub fn print_activity(
         for b in prep.blocks() {
             for i in b.instructions() {
                 if !i.ty().is_void() {
-                    line(i);
+                    line(i.into());
                 }
             }
         }
@@ -114,11 +114,11 @@ pub fn print_activity(
 /// The plan of the combined-mode gradient of function `name` (after
 /// preprocessing): how each value would reach the reverse sweep, one value
 /// per line.
-pub fn print_plan(
-    module: Module,
+pub fn print_plan<'m>(
+    module: Module<'m>,
     name: &str,
     opts: SessionOptions,
-    facts: &UserFacts,
+    facts: &UserFacts<'m>,
 ) -> Result<String, Diagnostic> {
     let calls = crate::analysis::calls::CallFacts {
         inactive: &facts.inactive,
@@ -134,7 +134,7 @@ pub fn print_plan(
     ))
 }
 
-fn describe(act: &Activity, v: Value) -> &'static str {
+fn describe<'m>(act: &Activity<'m>, v: Value<'m>) -> &'static str {
     if v.ty().kind() == TyKind::Pointer {
         if act.is_shadowed(v) {
             "shadowed pointer"
@@ -153,7 +153,7 @@ fn describe(act: &Activity, v: Value) -> &'static str {
 /// The canonical derivative signatures of function `name` (see
 /// `signature.rs`): what each function of its combined, split and forward
 /// derivatives takes and returns when every activity follows from the type.
-pub fn print_abi(module: Module, name: &str) -> Result<String, Diagnostic> {
+pub fn print_abi<'m>(module: Module<'m>, name: &str) -> Result<String, Diagnostic> {
     use crate::signature::{Field, Kind, Mode, Param, Request};
     let Some(func) = crate::ir::named_function(module, name) else {
         return Err(Diagnostic::new(format!(

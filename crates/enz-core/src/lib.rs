@@ -33,6 +33,7 @@ mod session;
 mod signature;
 mod synth;
 mod timing;
+mod transaction;
 
 pub use analysis::calls::CustomRules;
 pub use diag::Diagnostic;
@@ -42,6 +43,7 @@ pub use names::{is_api_symbol, EntryPoint, Marker};
 pub use session::{Derivative, Session, SessionOptions, UserFacts};
 pub use signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
 pub use timing::{timed, Timings};
+pub use transaction::{all_or_nothing, Attempt};
 
 /// The inkwell version enz-core is built against, for callers that load and
 /// write modules.

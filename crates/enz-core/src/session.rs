@@ -33,29 +33,29 @@ pub struct SessionOptions {
 /// What the user declared about the module's functions and globals (read
 /// by the front end from its own spelling of them).
 #[derive(Clone, Debug, Default)]
-pub struct UserFacts {
+pub struct UserFacts<'m> {
     /// Functions with no derivative (their results are constants).
-    pub inactive: HashSet<Function>,
+    pub inactive: HashSet<Function<'m>>,
     /// Derivatives the user wrote, by function.
-    pub custom: HashMap<Function, CustomRules>,
+    pub custom: HashMap<Function<'m>, CustomRules<'m>>,
     /// Globals made active, with the user's shadow for each.
-    pub global_shadows: HashMap<Global, Global>,
+    pub global_shadows: HashMap<Global<'m>, Global<'m>>,
 }
 
 /// The derivatives of one module.
-pub struct Session {
-    registry: Registry,
+pub struct Session<'m> {
+    registry: Registry<'m>,
     /// Combined-mode gradients, in the order they were made.
-    gradients: Vec<(Request, Function)>,
+    gradients: Vec<(Request<'m>, Function<'m>)>,
     /// Forward derivatives asked for by the front end, in order.
-    forwards: Vec<Function>,
-    tape_sizes: HashMap<Request, u64>,
+    forwards: Vec<Function<'m>>,
+    tape_sizes: HashMap<Request<'m>, u64>,
     made: usize,
 }
 
-impl Session {
+impl<'m> Session<'m> {
     /// A session over the module of the functions it will be asked about.
-    pub fn new(opts: SessionOptions, facts: UserFacts) -> Session {
+    pub fn new(opts: SessionOptions, facts: UserFacts<'m>) -> Session<'m> {
         Session {
             registry: Registry::new(opts, facts.inactive, facts.custom, facts.global_shadows),
             gradients: Vec::new(),
@@ -67,7 +67,10 @@ impl Session {
 
     /// The combined-mode gradient `diffe_f` for `req` (a [`Mode::Combined`]
     /// request), synthesised now; made once per request.
-    pub fn gradient(&mut self, req: &Request) -> Result<Function, Vec<Diagnostic>> {
+    pub fn gradient(
+        &mut self,
+        req: &crate::signature::Request<'m>,
+    ) -> Result<Function<'m>, Vec<Diagnostic>> {
         if let Some((_, g)) = self.gradients.iter().find(|(r, _)| r == req) {
             return Ok(*g);
         }
@@ -99,14 +102,14 @@ impl Session {
     /// The augmented forward and reverse functions for `req` (a
     /// [`Mode::Split`] request): declared now, synthesised by
     /// [`Session::synthesize_pending`].
-    pub fn split(&mut self, req: &Request) -> Result<Derivative, Diagnostic> {
+    pub fn split(&mut self, req: &Request<'m>) -> Result<Derivative<'m>, Diagnostic> {
         self.registry.split(req)
     }
 
     /// The forward derivative for `req` (a [`Mode::Forward`] request) that
     /// the front end calls: declared now, synthesised by
     /// [`Session::synthesize_pending`].
-    pub fn forward(&mut self, req: &Request) -> Result<Function, Diagnostic> {
+    pub fn forward(&mut self, req: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
         let f = self.registry.forward(req)?;
         if !self.forwards.contains(&f) {
             self.forwards.push(f);
@@ -168,7 +171,7 @@ impl Session {
 
     /// The size in bytes of the tape of the split derivative of `req`,
     /// once synthesised.
-    pub fn tape_size(&self, req: &Request) -> Option<u64> {
+    pub fn tape_size(&self, req: &Request<'m>) -> Option<u64> {
         self.tape_sizes.get(req).copied()
     }
 

@@ -65,9 +65,9 @@ pub enum Mode {
 
 /// A derivative request: what to differentiate and how.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Request {
+pub struct Request<'m> {
     /// The user's function.
-    pub function: Function,
+    pub function: Function<'m>,
     /// Activity of each parameter.
     pub args: Vec<ArgActivity>,
     /// Whether the floating return is active (its adjoint is an input).
@@ -78,10 +78,10 @@ pub struct Request {
     pub mode: Mode,
 }
 
-impl Request {
+impl<'m> Request<'m> {
     /// The canonical request for `function` in `mode`: every activity
     /// follows from the function's type (see the module documentation).
-    pub fn canonical(function: Function, mode: Mode) -> Request {
+    pub fn canonical(function: Function<'m>, mode: Mode) -> Request<'m> {
         let fty = function.function_type();
         let args = fty
             .param_types()
@@ -106,7 +106,7 @@ impl Request {
     }
 
     /// The signature of one function of this request (see [`Kind`]).
-    pub fn signature(&self, kind: Kind) -> Signature {
+    pub fn signature(&self, kind: Kind) -> Signature<'m> {
         Signature::new(
             kind,
             self.function.function_type(),
@@ -168,17 +168,17 @@ pub enum Field {
 
 /// The parameters and return of one derivative function.
 #[derive(Clone, Debug)]
-pub struct Signature {
-    params: Vec<(Param, Ty)>,
-    fields: Vec<(Field, Ty)>,
+pub struct Signature<'m> {
+    params: Vec<(Param, Ty<'m>)>,
+    fields: Vec<(Field, Ty<'m>)>,
     /// The return type: void, or the literal struct of `fields`.
-    ret: Ty,
+    ret: Ty<'m>,
 }
 
-impl Signature {
+impl<'m> Signature<'m> {
     /// The signature of the `kind` function of the derivative of a function
     /// of type `fty` with parameter activities `args`.
-    pub fn new(kind: Kind, fty: Ty, args: &[ArgActivity], ret_active: bool) -> Signature {
+    pub fn new(kind: Kind, fty: Ty<'m>, args: &[ArgActivity], ret_active: bool) -> Signature<'m> {
         let ctx = fty.context();
         let lanes = match kind {
             Kind::Forward { width } => width,
@@ -246,13 +246,13 @@ impl Signature {
     }
 
     /// The derivative function's type.
-    pub fn function_type(&self) -> Ty {
+    pub fn function_type(&self) -> Ty<'m> {
         let tys: Vec<Ty> = self.params.iter().map(|(_, t)| *t).collect();
         Ty::function(self.ret, &tys, false)
     }
 
     /// What each parameter carries, in order, with its type.
-    pub fn params(&self) -> &[(Param, Ty)] {
+    pub fn params(&self) -> &[(Param, Ty<'m>)] {
         &self.params
     }
 
@@ -262,7 +262,7 @@ impl Signature {
     }
 
     /// What each field of the returned struct carries, in order.
-    pub fn fields(&self) -> &[(Field, Ty)] {
+    pub fn fields(&self) -> &[(Field, Ty<'m>)] {
         &self.fields
     }
 
@@ -275,7 +275,7 @@ impl Signature {
     }
 
     /// The return type (void or a literal struct of the fields).
-    pub fn return_type(&self) -> Ty {
+    pub fn return_type(&self) -> Ty<'m> {
         self.ret
     }
 
@@ -283,8 +283,8 @@ impl Signature {
     /// parameter's value (or an error, which stops the list).
     pub fn arguments<E>(
         &self,
-        mut value: impl FnMut(Param, Ty) -> Result<Value, E>,
-    ) -> Result<Vec<Value>, E> {
+        mut value: impl FnMut(Param, Ty<'m>) -> Result<Value<'m>, E>,
+    ) -> Result<Vec<Value<'m>>, E> {
         self.params.iter().map(|(p, t)| value(*p, *t)).collect()
     }
 }

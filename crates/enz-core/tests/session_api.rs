@@ -30,7 +30,7 @@ fn canonical_derivatives_have_the_promised_signatures() {
     let ctx = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
-    let f = Function::of(&module.get_function("f").expect("@f"));
+    let f = enz_ir::named_function(enz_ir::Module::of(&module), "f").expect("@f");
     let opts = SessionOptions {
         preopt: true,
         inline: true,

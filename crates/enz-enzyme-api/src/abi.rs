@@ -12,7 +12,7 @@
 use crate::ir::{module_context, Builder, Ty, Value};
 
 /// Converts a passed value to a parameter type (fp and int width changes).
-pub(crate) fn convert_arg(b: &Builder, v: Value, to: Ty) -> Option<Value> {
+pub(crate) fn convert_arg<'m>(b: &Builder<'m>, v: Value<'m>, to: Ty<'m>) -> Option<Value<'m>> {
     let from = v.ty();
     if from == to {
         return Some(v);
@@ -27,7 +27,7 @@ pub(crate) fn convert_arg(b: &Builder, v: Value, to: Ty) -> Option<Value> {
 }
 
 /// Converts an adjoint of fp type for a caller expecting a different fp type.
-fn convert_fp(b: &Builder, v: Value, to: Ty) -> Value {
+fn convert_fp<'m>(b: &Builder<'m>, v: Value<'m>, to: Ty<'m>) -> Value<'m> {
     if v.ty() == to || !v.ty().is_fp_scalar() || !to.is_fp_scalar() {
         v
     } else {
@@ -37,7 +37,7 @@ fn convert_fp(b: &Builder, v: Value, to: Ty) -> Value {
 
 /// Whether a value of type `from` can be passed where `to` is expected:
 /// the same type, or a float or integer width change.
-pub(crate) fn convertible(from: Ty, to: Ty) -> bool {
+pub(crate) fn convertible<'m>(from: Ty<'m>, to: Ty<'m>) -> bool {
     from == to
         || (from.is_fp_scalar() && to.is_fp_scalar())
         || (from.is_integer() && to.is_integer())
@@ -47,7 +47,11 @@ pub(crate) fn convertible(from: Ty, to: Ty) -> bool {
 /// `outs` (the adjoints or tangents it must return), if it cannot: an
 /// integer or pointer would get their bit pattern, a type smaller than
 /// their natural C struct would truncate them.
-pub(crate) fn check_return(module: crate::ir::Module, outs: &[Ty], ret: Ty) -> Result<(), String> {
+pub(crate) fn check_return<'m>(
+    module: crate::ir::Module,
+    outs: &[Ty<'m>],
+    ret: Ty<'m>,
+) -> Result<(), String> {
     if ret.is_void() || outs.is_empty() {
         return Ok(());
     }
@@ -83,13 +87,13 @@ pub(crate) fn check_return(module: crate::ir::Module, outs: &[Ty], ret: Ty) -> R
 /// Packs `outs` as the call's declared return type `ret` (or into `sret`).
 /// `entry` builds allocas in the caller's entry block. Returns the value to
 /// replace the call's result with (`None` for a void call).
-pub(crate) fn pack_return(
-    b: &Builder,
-    entry: &Builder,
-    outs: &[Value],
-    ret: Ty,
-    sret: Option<Value>,
-) -> Option<Value> {
+pub(crate) fn pack_return<'m>(
+    b: &Builder<'m>,
+    entry: &Builder<'m>,
+    outs: &[Value<'m>],
+    ret: Ty<'m>,
+    sret: Option<Value<'m>>,
+) -> Option<Value<'m>> {
     let ctx = b.ctx();
     if let Some(ptr) = sret {
         store_natural(b, outs, ptr);
@@ -119,13 +123,13 @@ pub(crate) fn pack_return(
     Some(b.load(ret, slot))
 }
 
-fn natural_struct(ctx: crate::ir::Context, outs: &[Value]) -> Ty {
+fn natural_struct<'m>(ctx: crate::ir::Context<'m>, outs: &[Value<'m>]) -> Ty<'m> {
     let tys: Vec<Ty> = outs.iter().map(|v| v.ty()).collect();
     Ty::literal_struct(ctx, &tys)
 }
 
 /// Stores `outs` at `ptr` laid out as the natural C struct of their types.
-fn store_natural(b: &Builder, outs: &[Value], ptr: Value) {
+fn store_natural<'m>(b: &Builder<'m>, outs: &[Value<'m>], ptr: Value<'m>) {
     let module = b.insert_block().parent().global_parent();
     let nat = natural_struct(b.ctx(), outs);
     for (k, v) in outs.iter().enumerate() {

@@ -2,41 +2,41 @@
 //! each of its parameters the activity and the values passed.
 
 use crate::ir::LLVMOpcode;
-use crate::ir::{Function, Value};
+use crate::ir::{Function, Inst, Value};
 pub(crate) use enz_core::ArgActivity;
 use enz_core::Diagnostic;
 use enz_core::{EntryPoint, Marker};
 
 /// One parameter's values at a call site.
 #[derive(Clone, Debug)]
-pub(crate) struct CallArg {
+pub(crate) struct CallArg<'m> {
     pub(crate) activity: ArgActivity,
     /// The primal value passed (as it appears at the call, before conversion).
-    pub(crate) value: Value,
+    pub(crate) value: Value<'m>,
     /// The shadows (tangents in forward mode), one per vector lane, for
     /// `Dup`/`DupNoNeed`.
-    pub(crate) shadows: Vec<Value>,
+    pub(crate) shadows: Vec<Value<'m>>,
 }
 
 /// A parsed `__enzyme_*` call.
 #[derive(Clone, Debug)]
-pub(crate) struct CallSite {
-    pub(crate) call: Value,
+pub(crate) struct CallSite<'m> {
+    pub(crate) call: Inst<'m>,
     pub(crate) entry: EntryPoint,
     /// The function to differentiate.
-    pub(crate) function: Function,
+    pub(crate) function: Function<'m>,
     /// One entry per parameter of `function`.
-    pub(crate) args: Vec<CallArg>,
+    pub(crate) args: Vec<CallArg<'m>>,
     /// The `sret` pointer the call returns its struct through, if any.
-    pub(crate) sret: Option<Value>,
+    pub(crate) sret: Option<Value<'m>>,
     /// Vector width (`enzyme_width N`), 1 by default.
     pub(crate) width: u32,
     /// `enzyme_allocated SIZE`: the caller's tape buffer size.
-    pub(crate) allocated: Option<Value>,
+    pub(crate) allocated: Option<Value<'m>>,
     /// `enzyme_tape PTR`: the caller's tape buffer.
-    pub(crate) tape: Option<Value>,
+    pub(crate) tape: Option<Value<'m>>,
     /// Values after the parameters (`__enzyme_reverse`: dret, tape).
-    pub(crate) trailing: Vec<Value>,
+    pub(crate) trailing: Vec<Value<'m>>,
 }
 
 /// Most vector lanes `enzyme_width` accepts.
@@ -44,7 +44,7 @@ pub(crate) const MAX_WIDTH: u32 = 16;
 
 /// The marker `v` stands for: a load of an `enzyme_*` global or a metadata
 /// string naming one.
-pub(crate) fn marker_of(v: Value) -> Option<Marker> {
+pub(crate) fn marker_of<'m>(v: Value<'m>) -> Option<Marker> {
     if let Some(s) = v.metadata_string() {
         return Marker::from_name(&s);
     }
@@ -62,13 +62,17 @@ pub(crate) fn marker_of(v: Value) -> Option<Marker> {
 
 /// The entry point a call (or, in C++ with exceptions, an invoke)
 /// instruction calls, if any.
-pub(crate) fn entry_point_of(call: Value) -> Option<EntryPoint> {
+pub(crate) fn entry_point_of<'m>(call: Inst<'m>) -> Option<EntryPoint> {
     let f = call.called_function_of_call_or_invoke()?;
     EntryPoint::from_callee(&f.name())
 }
 
 /// Parses a call to an entry point.
-pub(crate) fn parse(call: Value, entry: EntryPoint, caller: &str) -> Result<CallSite, Diagnostic> {
+pub(crate) fn parse<'m>(
+    call: Inst<'m>,
+    entry: EntryPoint,
+    caller: &str,
+) -> Result<CallSite<'m>, Diagnostic> {
     let err = |msg: String| Diagnostic::new(msg).in_function(caller).at(call);
     let nargs = call.call_num_args();
     let sret = (nargs > 0 && call.call_arg_has_attribute(0, "sret")).then(|| call.operand(0));

@@ -16,8 +16,8 @@ fn session_options(opts: &Options) -> SessionOptions {
 
 /// Type analysis of function `name` (after preprocessing), one value per
 /// line.
-pub fn print_type_analysis(
-    module: Module,
+pub fn print_type_analysis<'m>(
+    module: Module<'m>,
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
@@ -28,7 +28,11 @@ pub fn print_type_analysis(
 /// Activity analysis of function `name` with the default activities
 /// (floating parameters active, pointers with shadows, integers constant,
 /// a floating return active), one value per line.
-pub fn print_activity(module: Module, name: &str, opts: &Options) -> Result<String, Diagnostic> {
+pub fn print_activity<'m>(
+    module: Module<'m>,
+    name: &str,
+    opts: &Options,
+) -> Result<String, Diagnostic> {
     let facts = user_facts(module);
     enz_core::print_activity(module, name, session_options(opts), &facts)
 }
@@ -36,7 +40,11 @@ pub fn print_activity(module: Module, name: &str, opts: &Options) -> Result<Stri
 /// The plan of the combined-mode gradient of function `name`: how each
 /// value would reach the reverse sweep (used directly, recomputed, re-read
 /// or cached), one value per line.
-pub fn print_plan(module: Module, name: &str, opts: &Options) -> Result<String, Diagnostic> {
+pub fn print_plan<'m>(
+    module: Module<'m>,
+    name: &str,
+    opts: &Options,
+) -> Result<String, Diagnostic> {
     let facts = user_facts(module);
     enz_core::print_plan(module, name, session_options(opts), &facts)
 }

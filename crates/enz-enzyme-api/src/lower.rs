@@ -11,33 +11,33 @@
 
 use crate::abi;
 use crate::callsite::CallSite;
-use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use enz_core::Diagnostic;
 use enz_core::EntryPoint;
 use enz_core::Session;
 use enz_core::{Field, Kind, Mode, Param, Request, Signature};
 
 /// A size operand to set once the tape of `key` is known.
-struct TapePatch {
-    inst: Value,
+struct TapePatch<'m> {
+    inst: Value<'m>,
     operand: u32,
-    key: Request,
+    key: Request<'m>,
     /// The caller's buffer size, when the tape goes to a caller buffer.
-    allocated: Option<Value>,
+    allocated: Option<Value<'m>>,
 }
 
 /// State of the lowering of one module's call sites.
 #[derive(Default)]
-pub(crate) struct Lowering {
-    patches: Vec<TapePatch>,
+pub(crate) struct Lowering<'m> {
+    patches: Vec<TapePatch<'m>>,
 }
 
-impl Lowering {
+impl<'m> Lowering<'m> {
     /// Replaces one call site.
     pub(crate) fn lower(
         &mut self,
-        cs: &CallSite,
-        session: &mut Session,
+        cs: &CallSite<'m>,
+        session: &mut Session<'m>,
     ) -> Result<(), Vec<Diagnostic>> {
         if cs.function.function_type().is_vararg() {
             return Err(vec![Diagnostic::new(format!(
@@ -62,7 +62,9 @@ impl Lowering {
                 let args = call_args(&b, cs, &sig);
                 let call = b.call(g.function_type(), g, &args);
                 call.copy_debug_loc(cs.call);
-                let outs = fields(&b, call, &sig, |f| matches!(f, Field::Adjoint(_)));
+                let outs = fields(&b, call.as_value(), &sig, |f| {
+                    matches!(f, Field::Adjoint(_))
+                });
                 finish_call(&b, cs, &outs)
             }
             EntryPoint::FwdDiff => {
@@ -77,7 +79,7 @@ impl Lowering {
                 // The call returns the tangents of a floating return (a
                 // pointer's shadows are not returned).
                 let ret = cs.function.function_type().return_type();
-                let outs = fields(&b, call, &sig, |f| {
+                let outs = fields(&b, call.as_value(), &sig, |f| {
                     matches!(f, Field::ReturnShadow { .. }) && ret.carries_float()
                 });
                 finish_call(&b, cs, &outs)
@@ -86,7 +88,11 @@ impl Lowering {
         }
     }
 
-    fn lower_split(&mut self, cs: &CallSite, session: &mut Session) -> Result<(), Vec<Diagnostic>> {
+    fn lower_split(
+        &mut self,
+        cs: &CallSite<'m>,
+        session: &mut Session<'m>,
+    ) -> Result<(), Vec<Diagnostic>> {
         let ret = cs.function.function_type().return_type();
         let key = request(cs, Mode::Split);
         let fns = session.split(&key).map_err(|d| vec![d.at(cs.call)])?;
@@ -112,7 +118,7 @@ impl Lowering {
                 sig.field_index(f)
                     .expect("the augmented function returns it")
             };
-            let mut tape = b.extract_value(call, field(Field::Tape));
+            let mut tape = b.extract_value(call.as_value(), field(Field::Tape));
             if let Some(buf) = cs.tape {
                 let copy = b.memcpy(buf, tape, placeholder());
                 self.patches.push(TapePatch {
@@ -126,7 +132,7 @@ impl Lowering {
             }
             let mut outs = vec![tape];
             if !ret.is_void() {
-                outs.push(b.extract_value(call, field(Field::Return)));
+                outs.push(b.extract_value(call.as_value(), field(Field::Return)));
             }
             return finish_call(&b, cs, &outs);
         }
@@ -155,10 +161,10 @@ impl Lowering {
             Some(buf) => {
                 let bytes = placeholder();
                 let t = b.malloc(bytes);
-                self.patches.push(TapePatch { inst: t, operand: 0, key: key.clone(), allocated: cs.allocated });
-                let copy = b.memcpy(t, buf, placeholder());
+                self.patches.push(TapePatch { inst: t.as_value(), operand: 0, key: key.clone(), allocated: cs.allocated });
+                let copy = b.memcpy(t.as_value(), buf, placeholder());
                 self.patches.push(TapePatch { inst: copy, operand: 2, key, allocated: cs.allocated });
-                t
+                t.as_value()
             }
             None => match trailing.next() {
                 Some(t) if t.ty().kind() == TyKind::Pointer => t,
@@ -185,12 +191,14 @@ impl Lowering {
         );
         let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
         call.copy_debug_loc(cs.call);
-        let outs = fields(&b, call, &sig, |f| matches!(f, Field::Adjoint(_)));
+        let outs = fields(&b, call.as_value(), &sig, |f| {
+            matches!(f, Field::Adjoint(_))
+        });
         finish_call(&b, cs, &outs)
     }
 
     /// Sets the tape sizes of copies into and out of caller buffers.
-    pub(crate) fn patch_tape_sizes(&self, session: &Session) -> Result<(), Diagnostic> {
+    pub(crate) fn patch_tape_sizes(&self, session: &Session<'m>) -> Result<(), Diagnostic> {
         for p in &self.patches {
             let size = session.tape_size(&p.key).unwrap_or(8);
             if let Some(n) = p.allocated.and_then(|a| a.const_int_sext()) {
@@ -210,14 +218,14 @@ impl Lowering {
     }
 }
 
-fn builder_at(call: Value) -> Builder {
+fn builder_at<'m>(call: Inst<'m>) -> Builder<'m> {
     let b = Builder::new(call.context());
     b.position_before(call);
     b
 }
 
 /// The derivative request a call site makes in `mode`.
-fn request(cs: &CallSite, mode: Mode) -> Request {
+fn request<'m>(cs: &CallSite<'m>, mode: Mode) -> Request<'m> {
     Request {
         function: cs.function,
         args: cs.args.iter().map(|a| a.activity).collect(),
@@ -230,7 +238,7 @@ fn request(cs: &CallSite, mode: Mode) -> Request {
 /// The derivative's primal and shadow arguments, in the order of `sig`
 /// (its return adjoint and tape, which come last, are the caller's to
 /// insert): each value passed converted to the parameter's type.
-fn call_args(b: &Builder, cs: &CallSite, sig: &Signature) -> Vec<Value> {
+fn call_args<'m>(b: &Builder<'m>, cs: &CallSite<'m>, sig: &Signature<'m>) -> Vec<Value<'m>> {
     let mut args = Vec::new();
     for (param, ty) in sig.params() {
         let v = match *param {
@@ -244,7 +252,12 @@ fn call_args(b: &Builder, cs: &CallSite, sig: &Signature) -> Vec<Value> {
 }
 
 /// The fields of a call's returned struct that `wanted` selects, in order.
-fn fields(b: &Builder, call: Value, sig: &Signature, wanted: impl Fn(Field) -> bool) -> Vec<Value> {
+fn fields<'m>(
+    b: &Builder<'m>,
+    call: Value<'m>,
+    sig: &Signature<'m>,
+    wanted: impl Fn(Field) -> bool,
+) -> Vec<Value<'m>> {
     let mut out = Vec::new();
     for (k, (field, _)) in sig.fields().iter().enumerate() {
         if wanted(*field) {
@@ -258,7 +271,11 @@ fn fields(b: &Builder, call: Value, sig: &Signature, wanted: impl Fn(Field) -> b
 /// A call site reached through `invoke` continues to its normal
 /// destination (the entry point cannot throw). A declared return type that
 /// cannot hold what the entry point returns is a diagnostic.
-fn finish_call(b: &Builder, cs: &CallSite, outs: &[Value]) -> Result<(), Vec<Diagnostic>> {
+fn finish_call<'m>(
+    b: &Builder<'m>,
+    cs: &CallSite<'m>,
+    outs: &[Value<'m>],
+) -> Result<(), Vec<Diagnostic>> {
     let caller = cs.call.parent_block().parent();
     let declared = cs.call.call_function_type().return_type();
     if cs.entry != EntryPoint::AugmentFwd && cs.sret.is_none() {

@@ -9,16 +9,14 @@
 //! ```
 
 use crate::callsite::{self, CallSite};
-use crate::ir::{
-    functions, globals, run_module_passes, verify_module as verify, ScratchModule, Value,
-};
+use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
 use crate::ir::{Function, Global, Module};
 use crate::lower::Lowering;
 use enz_core::CustomRules;
 use enz_core::Diagnostic;
+use enz_core::{all_or_nothing, Attempt, Session, SessionOptions, UserFacts};
 use enz_core::{is_api_symbol, EntryPoint, Marker};
 use enz_core::{timed, Timings};
-use enz_core::{Session, SessionOptions, UserFacts};
 use std::collections::{HashMap, HashSet};
 
 /// What the caller wants done.
@@ -74,22 +72,25 @@ pub struct Report {
 /// On error the module is left exactly as it was when
 /// [`Options::keep_module_on_error`] is set (the default); otherwise it may
 /// be partly changed, and the caller must discard it.
-pub fn differentiate_module(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
-    if opts.keep_module_on_error {
-        // Plan on a copy: everything up to verification, no optimisation.
-        let scratch = ScratchModule::copy_of(m);
-        let trial = Options {
-            opt_level: 0,
-            trace_functions: None,
-            ..opts.clone()
-        };
-        differentiate(scratch.module(), &trial)?;
+pub fn differentiate_module<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
+    if !opts.keep_module_on_error {
+        return differentiate(m, opts);
     }
-    differentiate(m, opts)
+    // The trial plans on a copy: everything up to verification, no
+    // optimisation and no tracing.
+    let trial = Options {
+        opt_level: 0,
+        trace_functions: None,
+        ..opts.clone()
+    };
+    all_or_nothing(m, |module, attempt| match attempt {
+        Attempt::Trial => differentiate(module, &trial),
+        Attempt::Commit => differentiate(module, opts),
+    })
 }
 
 /// The pipeline on `m`, changing it as it goes.
-fn differentiate(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
+fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
     let triple = crate::ir::module_triple(m);
     if !triple.is_empty() && !crate::ir::triple_is_known(&triple) {
         return Err(vec![Diagnostic::new(format!(
@@ -108,7 +109,7 @@ fn differentiate(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
                     }
-                } else if let Some(d) = unsupported_api_call(i, &f.name()) {
+                } else if let Some(d) = unsupported_api_call(i.as_value(), &f.name()) {
                     diags.push(d);
                 }
             }
@@ -226,7 +227,7 @@ fn differentiate(m: Module, opts: &Options) -> Result<Report, Vec<Diagnostic>> {
 }
 
 /// Instructions in all function bodies of the module.
-fn count_instructions(m: Module) -> usize {
+fn count_instructions<'m>(m: Module<'m>) -> usize {
     functions(m)
         .iter()
         .flat_map(|f| f.blocks())
@@ -236,7 +237,7 @@ fn count_instructions(m: Module) -> usize {
 
 /// Whether `f` contains, or calls (through defined functions), a function
 /// in `targets`.
-fn reaches_any(f: Function, targets: &HashSet<Function>) -> bool {
+fn reaches_any<'m>(f: Function<'m>, targets: &HashSet<Function<'m>>) -> bool {
     let mut seen = HashSet::new();
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {
@@ -260,7 +261,7 @@ fn reaches_any(f: Function, targets: &HashSet<Function>) -> bool {
 }
 
 /// What the user declared through the API's globals and attributes.
-pub(crate) fn user_facts(m: Module) -> UserFacts {
+pub(crate) fn user_facts<'m>(m: Module<'m>) -> UserFacts<'m> {
     UserFacts {
         inactive: inactive_functions(m),
         custom: custom_rules(m),
@@ -270,7 +271,7 @@ pub(crate) fn user_facts(m: Module) -> UserFacts {
 
 /// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
 /// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
-fn custom_rules(m: Module) -> HashMap<Function, CustomRules> {
+fn custom_rules<'m>(m: Module<'m>) -> HashMap<Function<'m>, CustomRules<'m>> {
     let mut out: HashMap<Function, CustomRules> = HashMap::new();
     for gv in globals(m) {
         let name = gv.name();
@@ -294,12 +295,12 @@ fn custom_rules(m: Module) -> HashMap<Function, CustomRules> {
 
 /// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
 /// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
-fn user_global_shadows(m: Module) -> HashMap<Global, Global> {
+fn user_global_shadows<'m>(m: Module<'m>) -> HashMap<Global<'m>, Global<'m>> {
     let mut out = HashMap::new();
     for gv in globals(m) {
         let init = gv.initializer();
         if let Some(init) = init.filter(|_| gv.name().contains("__enzyme_register_global")) {
-            let strip = |v: Value| {
+            let strip = |v: Value<'m>| {
                 let mut v = v;
                 while !v.is_global_variable() && v.num_operands() > 0 {
                     v = v.operand(0);
@@ -318,7 +319,7 @@ fn user_global_shadows(m: Module) -> HashMap<Global, Global> {
 
 /// Functions the user declared inactive: listed in a global array
 /// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
-fn inactive_functions(m: Module) -> HashSet<Function> {
+fn inactive_functions<'m>(m: Module<'m>) -> HashSet<Function<'m>> {
     let mut out = HashSet::new();
     for gv in globals(m) {
         if gv.name().contains("__enzyme_inactivefn") {
@@ -346,7 +347,7 @@ fn inactive_functions(m: Module) -> HashSet<Function> {
 /// Removes what the `__enzyme_*` API leaves behind: dead marker loads,
 /// unused marker globals and entry-point declarations. A marker global still
 /// in use gets a weak definition so that the module links.
-fn clean_up_api_symbols(m: Module) {
+fn clean_up_api_symbols<'m>(m: Module<'m>) {
     for gv in globals(m) {
         if Marker::is_marker_global(&gv.name()) {
             remove_dead_users(gv.as_value());
@@ -369,7 +370,7 @@ fn clean_up_api_symbols(m: Module) {
 /// A call to an `__enzyme_*` function enz-rs does not implement
 /// (`__enzyme_batch`, `__enzyme_virtualreverse`, ...): a diagnostic now,
 /// rather than an undefined symbol at link time.
-fn unsupported_api_call(i: Value, caller: &str) -> Option<Diagnostic> {
+fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
     let f = i.called_function_of_call_or_invoke()?;
     let name = f.name();
     if !f.is_declaration() || !name.contains("__enzyme_") {
@@ -387,7 +388,7 @@ fn unsupported_api_call(i: Value, caller: &str) -> Option<Diagnostic> {
 /// uses after lowering (a function pointer to `__enzyme_autodiff`, an
 /// unknown marker): each would be an undefined symbol at link time, so
 /// each is a diagnostic naming its first user.
-fn leftover_api_references(m: Module) -> Vec<Diagnostic> {
+fn leftover_api_references<'m>(m: Module<'m>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let mut report = |g: Value| {
         let name = g.name();
@@ -399,8 +400,8 @@ fn leftover_api_references(m: Module) -> Vec<Diagnostic> {
         ))
         .help("call the entry point directly, e.g. __enzyme_autodiff((void *)f, ...), rather than through a pointer or from data");
         let users = g.users();
-        if let Some(u) = users.iter().find(|u| u.is_instruction()) {
-            d = d.in_function(u.parent_block().parent().name()).at(*u);
+        if let Some(u) = users.iter().find_map(|u| u.as_inst()) {
+            d = d.in_function(u.parent_block().parent().name()).at(u);
         } else if let Some(holder) = users.iter().find_map(|u| global_holding(*u)) {
             d.message
                 .push_str(&format!("; it is stored in the global `{}`", holder.name()));
@@ -417,7 +418,7 @@ fn leftover_api_references(m: Module) -> Vec<Diagnostic> {
 }
 
 /// The global variable whose initializer contains the constant `c`.
-fn global_holding(c: Value) -> Option<Value> {
+fn global_holding<'m>(c: Value<'m>) -> Option<Value<'m>> {
     let mut stack = vec![c];
     let mut seen = HashSet::new();
     while let Some(v) = stack.pop() {
@@ -432,10 +433,10 @@ fn global_holding(c: Value) -> Option<Value> {
 }
 
 /// Erases unused loads (and casts) of a global, transitively.
-fn remove_dead_users(v: Value) {
+fn remove_dead_users<'m>(v: Value<'m>) {
     for u in v.users() {
-        if u.is_instruction() {
-            remove_dead_users(u);
+        if let Some(u) = u.as_inst() {
+            remove_dead_users(u.as_value());
             if !u.has_uses() && u.opcode() == Some(crate::ir::LLVMOpcode::LLVMLoad) {
                 u.erase();
             }

@@ -4,25 +4,26 @@
 //! operands through a [`ValueMap`] that the caller seeds with the parameters.
 //! Phis are rebuilt (the C API cannot retarget an incoming block).
 
-use super::{Block, Builder, Function, Value};
+use super::{Block, Builder, Function, Inst, Value};
 use llvm_sys::core::*;
 use llvm_sys::LLVMOpcode;
 use std::collections::HashMap;
 
 /// Maps values (and blocks, as values) of a source function to a clone.
 #[derive(Default, Debug)]
-pub struct ValueMap {
-    map: HashMap<Value, Value>,
-    blocks: HashMap<Block, Block>,
+pub struct ValueMap<'m> {
+    map: HashMap<Value<'m>, Value<'m>>,
+    blocks: HashMap<Block<'m>, Block<'m>>,
 }
 
-impl ValueMap {
-    pub fn insert(&mut self, from: Value, to: Value) {
-        self.map.insert(from, to);
+impl<'m> ValueMap<'m> {
+    pub fn insert(&mut self, from: impl Into<Value<'m>>, to: impl Into<Value<'m>>) {
+        self.map.insert(from.into(), to.into());
     }
 
     /// The clone of `v`; constants and globals map to themselves.
-    pub fn get(&self, v: Value) -> Value {
+    pub fn get(&self, v: impl Into<Value<'m>>) -> Value<'m> {
+        let v = v.into();
         if let Some(t) = self.map.get(&v) {
             return *t;
         }
@@ -34,31 +35,44 @@ impl ValueMap {
         v
     }
 
-    pub fn block(&self, b: Block) -> Block {
+    /// The clone of instruction `i` (an instruction too).
+    pub fn inst(&self, i: Inst<'m>) -> Inst<'m> {
+        self.get(i)
+            .as_inst()
+            .expect("the clone of an instruction is one")
+    }
+
+    pub fn block(&self, b: Block<'m>) -> Block<'m> {
         self.blocks[&b]
     }
 }
 
 /// Clones the body of `src` to the end of `dst`. `map` must already map
 /// `src`'s parameters. With `strip_debug`, clones carry no `!dbg`.
-pub fn clone_body(src: Function, dst: Function, map: &mut ValueMap, strip_debug: bool) {
+pub fn clone_body<'m>(
+    src: Function<'m>,
+    dst: Function<'m>,
+    map: &mut ValueMap<'m>,
+    strip_debug: bool,
+) {
     let ctx = dst.context();
     let builder = Builder::new(ctx);
     let src_blocks = src.blocks();
     for b in &src_blocks {
         let name = super::cstr(&b.name());
-        let nb =
-            Block(unsafe { LLVMAppendBasicBlockInContext(ctx.0, dst.as_value().0, name.as_ptr()) });
+        let nb = Block::wrap(unsafe {
+            LLVMAppendBasicBlockInContext(ctx.0, dst.as_value().0, name.as_ptr())
+        });
         map.blocks.insert(*b, nb);
     }
-    let mut cloned: Vec<(Value, Value)> = Vec::new();
+    let mut cloned: Vec<(Inst<'m>, Inst<'m>)> = Vec::new();
     for b in &src_blocks {
         builder.position_at_end(map.blocks[b]);
         for i in b.instructions() {
             let c = if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
                 builder.phi(i.ty(), &i.name())
             } else {
-                let c = Value(unsafe { LLVMInstructionClone(i.0) });
+                let c = i.clone_instruction();
                 builder.insert(c);
                 if !i.name().is_empty() {
                     c.set_name(&i.name());

@@ -7,67 +7,61 @@ use llvm_sys::core::*;
 
 /// A function of a module.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Function(pub(crate) Value);
+pub struct Function<'m>(pub(crate) Value<'m>);
 
-impl std::ops::Deref for Function {
-    type Target = Value;
-    fn deref(&self) -> &Value {
+impl<'m> std::ops::Deref for Function<'m> {
+    type Target = Value<'m>;
+    fn deref(&self) -> &Value<'m> {
         &self.0
     }
 }
 
-impl From<Function> for Value {
-    fn from(f: Function) -> Value {
+impl<'m> From<Function<'m>> for Value<'m> {
+    fn from(f: Function<'m>) -> Value<'m> {
         f.0
     }
 }
 
-impl Value {
+impl<'m> Value<'m> {
     /// This value as a function, if it is one.
-    pub fn as_function(self) -> Option<Function> {
+    pub fn as_function(self) -> Option<Function<'m>> {
         self.is_function().then_some(Function(self))
     }
 }
 
-impl Function {
-    /// The function inkwell holds (valid while its module lives).
-    pub fn of(f: &inkwell::values::FunctionValue<'_>) -> Function {
-        use inkwell::values::AsValueRef;
-        Function(Value(f.as_value_ref()))
-    }
-
+impl<'m> Function<'m> {
     /// The function as a plain value (an operand, a map key).
-    pub fn as_value(self) -> Value {
+    pub fn as_value(self) -> Value<'m> {
         self.0
     }
 
     /// The parameters, in order.
-    pub fn params(self) -> Vec<Value> {
+    pub fn params(self) -> Vec<Value<'m>> {
         let n = unsafe { LLVMCountParams(self.0 .0) };
         (0..n)
-            .map(|i| Value(unsafe { LLVMGetParam(self.0 .0, i) }))
+            .map(|i| Value::wrap(unsafe { LLVMGetParam(self.0 .0, i) }))
             .collect()
     }
 
     /// The basic blocks, in layout order.
-    pub fn blocks(self) -> Vec<Block> {
+    pub fn blocks(self) -> Vec<Block<'m>> {
         let mut out = Vec::new();
         let mut b = unsafe { LLVMGetFirstBasicBlock(self.0 .0) };
         while !b.is_null() {
-            out.push(Block(b));
+            out.push(Block::wrap(b));
             b = unsafe { LLVMGetNextBasicBlock(b) };
         }
         out
     }
 
     /// The entry block.
-    pub fn entry_block(self) -> Block {
-        Block(unsafe { LLVMGetEntryBasicBlock(self.0 .0) })
+    pub fn entry_block(self) -> Block<'m> {
+        Block::wrap(unsafe { LLVMGetEntryBasicBlock(self.0 .0) })
     }
 
     /// Function type of a function value.
-    pub fn function_type(self) -> Ty {
-        Ty(unsafe { LLVMGlobalGetValueType(self.0 .0) })
+    pub fn function_type(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGlobalGetValueType(self.0 .0) })
     }
 
     /// Intrinsic ID of a function (0 if not an intrinsic).
@@ -91,10 +85,12 @@ impl Function {
         }
     }
     /// Appends a new basic block named `name` to this function.
-    pub fn append_block(self, name: &str) -> Block {
+    pub fn append_block(self, name: &str) -> Block<'m> {
         let c = cstr(name);
         // SAFETY: `self` is a function of a live module.
-        Block(unsafe { LLVMAppendBasicBlockInContext(self.context().0, self.0 .0, c.as_ptr()) })
+        Block::wrap(unsafe {
+            LLVMAppendBasicBlockInContext(self.context().0, self.0 .0, c.as_ptr())
+        })
     }
     /// Adds the enum attribute `name` (e.g. `alwaysinline`) to this function.
     pub fn add_function_attribute(self, name: &str) {
@@ -110,7 +106,7 @@ impl Function {
     }
     /// Copies function attributes: string attributes always, enum attributes
     /// whose name `keep_enum` accepts.
-    pub fn copy_function_attributes_to(self, to: Function, keep_enum: impl Fn(&str) -> bool) {
+    pub fn copy_function_attributes_to(self, to: Function<'m>, keep_enum: impl Fn(&str) -> bool) {
         let from = self;
         const ENUMS: &[&str] = &[
             "optnone",

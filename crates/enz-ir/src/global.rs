@@ -9,39 +9,39 @@ use llvm_sys::LLVMLinkage;
 
 /// A global variable of a module.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Global(pub(crate) Value);
+pub struct Global<'m>(pub(crate) Value<'m>);
 
-impl std::ops::Deref for Global {
-    type Target = Value;
-    fn deref(&self) -> &Value {
+impl<'m> std::ops::Deref for Global<'m> {
+    type Target = Value<'m>;
+    fn deref(&self) -> &Value<'m> {
         &self.0
     }
 }
 
-impl From<Global> for Value {
-    fn from(g: Global) -> Value {
+impl<'m> From<Global<'m>> for Value<'m> {
+    fn from(g: Global<'m>) -> Value<'m> {
         g.0
     }
 }
 
-impl Value {
+impl<'m> Value<'m> {
     /// This value as a global variable, if it is one.
-    pub fn as_global(self) -> Option<Global> {
+    pub fn as_global(self) -> Option<Global<'m>> {
         self.is_global_variable().then_some(Global(self))
     }
 }
 
-impl Global {
+impl<'m> Global<'m> {
     /// The global as a plain value (an operand, a map key).
-    pub fn as_value(self) -> Value {
+    pub fn as_value(self) -> Value<'m> {
         self.0
     }
 
     /// A global variable's initializer (`None` for a declaration).
-    pub fn initializer(self) -> Option<Value> {
+    pub fn initializer(self) -> Option<Value<'m>> {
         // SAFETY: `self` is a global variable.
         let init = unsafe { LLVMGetInitializer(self.0 .0) };
-        (!init.is_null()).then_some(Value(init))
+        (!init.is_null()).then_some(Value::wrap(init))
     }
     /// Turns a declared global into a weak definition initialised to zero
     /// (so that a module still using it links).

@@ -4,25 +4,43 @@
 //! function taking one may rely on it being valid.
 
 use llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef};
+use std::marker::PhantomData;
 
 /// An LLVM module the IR layer works on. It is not owned: whoever made it
 /// (inkwell, a plugin's host, a [`crate::ScratchModule`]) disposes of it.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Module(pub(crate) LLVMModuleRef);
+pub struct Module<'m>(pub(crate) LLVMModuleRef, PhantomData<&'m ()>);
 
 /// An LLVM context.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Context(pub(crate) LLVMContextRef);
+pub struct Context<'m>(pub(crate) LLVMContextRef, PhantomData<&'m ()>);
 
-impl Module {
-    /// The module inkwell holds (valid while `m` lives).
-    pub fn of(m: &inkwell::module::Module<'_>) -> Module {
-        Module(m.as_mut_ptr())
+impl<'m> Context<'m> {
+    /// The handle of a raw reference (the IR layer only: the reference must
+    /// be live for `'m`).
+    pub(crate) fn wrap(raw: LLVMContextRef) -> Context<'m> {
+        Context(raw, PhantomData)
+    }
+}
+
+impl<'m> Module<'m> {
+    /// The handle of a raw reference (the IR layer only: the reference must
+    /// be live for `'m`).
+    pub(crate) fn wrap(raw: LLVMModuleRef) -> Module<'m> {
+        Module(raw, PhantomData)
+    }
+}
+
+impl<'m> Module<'m> {
+    /// The module inkwell holds: every handle into it borrows `m`, so none
+    /// outlives it (inkwell disposes of the module when `m` is dropped).
+    pub fn of(m: &'m inkwell::module::Module<'_>) -> Module<'m> {
+        Module::wrap(m.as_mut_ptr())
     }
 
     /// The context the module lives in.
-    pub fn context(self) -> Context {
+    pub fn context(self) -> Context<'m> {
         // SAFETY: a `Module` is a live module.
-        Context(unsafe { llvm_sys::core::LLVMGetModuleContext(self.0) })
+        Context::wrap(unsafe { llvm_sys::core::LLVMGetModuleContext(self.0) })
     }
 }

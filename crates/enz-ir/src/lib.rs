@@ -1,22 +1,29 @@
 //! enz-ir: the IR layer of enz-rs, small safe helpers over the LLVM C API
 //! (llvm-sys).
 //!
-//! The other crates talk to LLVM through these newtypes ([`Value`],
-//! [`Block`], [`Ty`]), the [`Builder`], module walks and pass pipelines;
-//! this is the only crate with `unsafe` code and the only one that calls
-//! llvm-sys. The helpers only read or build IR, they hold no analysis
-//! state.
+//! The other crates talk to LLVM through these handles ([`Module`],
+//! [`Context`], [`Value`], [`Inst`], [`Function`], [`Global`], [`Block`],
+//! [`Ty`]), the [`Builder`], module walks and pass pipelines; this is the
+//! only crate with `unsafe` code and the only one that calls llvm-sys. The
+//! helpers only read or build IR, they hold no analysis state.
+//!
+//! Every handle carries the lifetime `'m` of the module it points into: a
+//! [`Module`] is made from a borrowed inkwell module ([`Module::of`]) or a
+//! [`ScratchModule`], and nothing made from it can outlive that borrow.
+//! Instructions are [`Inst`]s: what only instructions can do (their
+//! block, erasure, call and phi accessors) cannot be asked of a constant
+//! or an argument.
 //!
 //! The plain enums of the C API that the other crates name (opcodes,
 //! predicates) are re-exported here, so that they need no llvm-sys of
-//! their own; modules and contexts are [`Module`] and [`Context`]
-//! handles, never raw pointers.
+//! their own; modules and contexts are handles, never raw pointers.
 
 mod builder;
 mod clone;
 mod function;
 mod global;
 mod handles;
+mod inst;
 mod module;
 mod passes;
 mod process;
@@ -28,6 +35,7 @@ pub use builder::Builder;
 pub use clone::{clone_body, ValueMap};
 pub use function::Function;
 pub use global::Global;
+pub use inst::Inst;
 pub use module::{
     add_internal_function, add_internal_global, functions, globals, module_context, named_function,
     named_global, verify_module, ScratchModule,

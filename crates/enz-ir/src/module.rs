@@ -7,51 +7,60 @@ use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
 
 /// The context `module` lives in.
-pub fn module_context(module: Module) -> Context {
+pub fn module_context<'m>(module: Module<'m>) -> Context<'m> {
     // SAFETY: `module` is valid.
-    Context(unsafe { LLVMGetModuleContext(module.0) })
+    Context::wrap(unsafe { LLVMGetModuleContext(module.0) })
 }
 
 /// A copy of a module, in the same context, disposed of when dropped: a
 /// scratch space where work that may fail is tried before the module the
 /// caller owns is touched.
-pub struct ScratchModule(Module);
+pub struct ScratchModule<'c> {
+    raw: llvm_sys::prelude::LLVMModuleRef,
+    /// The copy lives in the context of the module it copies.
+    context: std::marker::PhantomData<&'c ()>,
+}
 
-impl ScratchModule {
+impl<'c> ScratchModule<'c> {
     /// A copy of `module`.
-    pub fn copy_of(module: Module) -> ScratchModule {
+    pub fn copy_of(module: Module<'c>) -> ScratchModule<'c> {
         // SAFETY: cloning a valid module gives a new module we own.
-        ScratchModule(Module(unsafe { LLVMCloneModule(module.0) }))
+        let raw = unsafe { LLVMCloneModule(module.0) };
+        ScratchModule {
+            raw,
+            context: std::marker::PhantomData,
+        }
     }
 
-    /// The copy (valid while `self` lives).
-    pub fn module(&self) -> Module {
-        self.0
+    /// The copy; its handles cannot outlive `self`.
+    pub fn module(&self) -> Module<'_> {
+        Module::wrap(self.raw)
     }
 }
 
-impl Drop for ScratchModule {
+impl Drop for ScratchModule<'_> {
     fn drop(&mut self) {
-        // SAFETY: the module is ours and nothing of it outlives `self`.
-        unsafe { LLVMDisposeModule(self.0 .0) }
+        // SAFETY: the module is ours, and no handle into it outlives `self`
+        // (they all borrow it).
+        unsafe { LLVMDisposeModule(self.raw) }
     }
 }
 
 /// The function named `name` in `module`, if any.
-pub fn named_function(module: Module, name: &str) -> Option<Function> {
+pub fn named_function<'m>(module: Module<'m>, name: &str) -> Option<Function<'m>> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
     let f = unsafe { LLVMGetNamedFunction(module.0, c.as_ptr()) };
-    (!f.is_null()).then_some(Function(Value(f)))
+    (!f.is_null()).then_some(Function(Value::wrap(f)))
 }
 
 /// The functions of `module`, in order (a snapshot: safe to delete from).
-pub fn functions(module: Module) -> Vec<Function> {
+pub fn functions<'m>(module: Module<'m>) -> Vec<Function<'m>> {
     let mut out = Vec::new();
     // SAFETY: walks the module's own function list.
     let mut f = unsafe { LLVMGetFirstFunction(module.0) };
     while !f.is_null() {
-        out.push(Function(Value(f)));
+        out.push(Function(Value::wrap(f)));
         f = unsafe { LLVMGetNextFunction(f) };
     }
     out
@@ -59,19 +68,19 @@ pub fn functions(module: Module) -> Vec<Function> {
 
 /// The global variables of `module`, in order (a snapshot: safe to
 /// delete from).
-pub fn globals(module: Module) -> Vec<Global> {
+pub fn globals<'m>(module: Module<'m>) -> Vec<Global<'m>> {
     let mut out = Vec::new();
     // SAFETY: walks the module's own global list.
     let mut g = unsafe { LLVMGetFirstGlobal(module.0) };
     while !g.is_null() {
-        out.push(Global(Value(g)));
+        out.push(Global(Value::wrap(g)));
         g = unsafe { LLVMGetNextGlobal(g) };
     }
     out
 }
 
 /// Runs the verifier on `module`; its message when it fails.
-pub fn verify_module(module: Module) -> Result<(), String> {
+pub fn verify_module<'m>(module: Module<'m>) -> Result<(), String> {
     use llvm_sys::analysis::{LLVMVerifierFailureAction, LLVMVerifyModule};
     let mut msg = std::ptr::null_mut();
     // SAFETY: verification only reads the module; the message is ours.
@@ -91,32 +100,32 @@ pub fn verify_module(module: Module) -> Result<(), String> {
 }
 
 /// The global variable named `name` in `module`, if any.
-pub fn named_global(module: Module, name: &str) -> Option<Global> {
+pub fn named_global<'m>(module: Module<'m>, name: &str) -> Option<Global<'m>> {
     let c = cstr(name);
     // SAFETY: a lookup by name in a valid module.
     let g = unsafe { LLVMGetNamedGlobal(module.0, c.as_ptr()) };
-    (!g.is_null()).then_some(Global(Value(g)))
+    (!g.is_null()).then_some(Global(Value::wrap(g)))
 }
 
 /// A new function with internal linkage (no body yet).
-pub fn add_internal_function(module: Module, name: &str, fty: Ty) -> Function {
+pub fn add_internal_function<'m>(module: Module<'m>, name: &str, fty: Ty<'m>) -> Function<'m> {
     let c = cstr(name);
     // SAFETY: adds a declaration to a valid module.
-    let f = Value(unsafe { LLVMAddFunction(module.0, c.as_ptr(), fty.0) });
+    let f = Value::wrap(unsafe { LLVMAddFunction(module.0, c.as_ptr(), fty.0) });
     f.set_internal_linkage();
     Function(f)
 }
 
 /// A new internal global of type `ty` in the address space `space`,
 /// initialised with `init`, aligned to `align`.
-pub fn add_internal_global(
-    module: Module,
+pub fn add_internal_global<'m>(
+    module: Module<'m>,
     name: &str,
-    ty: Ty,
+    ty: Ty<'m>,
     space: u32,
-    init: Value,
+    init: Value<'m>,
     align: u32,
-) -> Global {
+) -> Global<'m> {
     let c = cstr(name);
     // SAFETY: adds a global to a valid module and sets its properties.
     unsafe {
@@ -124,38 +133,21 @@ pub fn add_internal_global(
         LLVMSetInitializer(g, init.0);
         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
         LLVMSetAlignment(g, align);
-        Global(Value(g))
+        Global(Value::wrap(g))
     }
 }
 
-impl Value {
+impl<'m> Value<'m> {
     /// Gives a function or global internal linkage.
     pub fn set_internal_linkage(self) {
         // SAFETY: `self` is a global value.
         unsafe { LLVMSetLinkage(self.0, LLVMLinkage::LLVMInternalLinkage) }
     }
 
-    /// A copy of this instruction, not yet inserted anywhere (insert it
-    /// with `Builder::insert`), with the same operands.
-    pub fn clone_instruction(self) -> Value {
-        // SAFETY: `self` is an instruction.
-        Value(unsafe { LLVMInstructionClone(self.0) })
-    }
-
-    /// Adds the enum attribute `name` to a call site's function attributes.
-    pub fn add_call_site_attribute(self, name: &str) {
-        // SAFETY: `self` is a call; the attribute is created in its context.
-        unsafe {
-            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
-            let attr = LLVMCreateEnumAttribute(self.context().0, kind, 0);
-            LLVMAddCallSiteAttribute(self.0, llvm_sys::LLVMAttributeFunctionIndex, attr);
-        }
-    }
-
     /// For a constant expression `addrspacecast`, `bitcast` or
     /// `getelementptr` of some base: the same expression on `base`
     /// instead; `None` for anything else.
-    pub fn rebase_constant_expr(self, base: Value) -> Option<Value> {
+    pub fn rebase_constant_expr(self, base: Value<'m>) -> Option<Value<'m>> {
         use llvm_sys::LLVMOpcode::*;
         // SAFETY: `self` is checked to be a constant expression; the new
         // constant is built from its own operands and types.
@@ -164,7 +156,7 @@ impl Value {
                 return None;
             }
             let ty = LLVMTypeOf(self.0);
-            Some(Value(match LLVMGetConstOpcode(self.0) {
+            Some(Value::wrap(match LLVMGetConstOpcode(self.0) {
                 LLVMAddrSpaceCast => LLVMConstAddrSpaceCast(base.0, ty),
                 LLVMBitCast => LLVMConstBitCast(base.0, ty),
                 LLVMGetElementPtr => {
@@ -190,21 +182,21 @@ impl Value {
     }
 }
 
-impl Block {
+impl<'m> Block<'m> {
     /// A new block named `name` inserted just before this one (in the same
     /// function).
-    pub fn insert_block_before(self, name: &str) -> Block {
+    pub fn insert_block_before(self, name: &str) -> Block<'m> {
         let c = cstr(name);
         // SAFETY: `self` is a block of a live function.
-        Block(unsafe {
+        Block::wrap(unsafe {
             LLVMInsertBasicBlockInContext(self.parent().context().0, self.0, c.as_ptr())
         })
     }
 }
 
-impl Ty {
+impl<'m> Ty<'m> {
     /// ABI size in bytes under `module`'s data layout (any sized type).
-    pub fn abi_size(self, module: Module) -> u64 {
+    pub fn abi_size(self, module: Module<'m>) -> u64 {
         // SAFETY: the module's own data layout, a sized type.
         unsafe {
             llvm_sys::target::LLVMABISizeOfType(
@@ -215,7 +207,7 @@ impl Ty {
     }
 
     /// Byte offset of field `k` of this struct type under `module`'s layout.
-    pub fn offset_of(self, module: Module, k: u32) -> u64 {
+    pub fn offset_of(self, module: Module<'m>, k: u32) -> u64 {
         // SAFETY: the module's own data layout, a struct type with field k.
         unsafe {
             llvm_sys::target::LLVMOffsetOfElement(
@@ -227,20 +219,20 @@ impl Ty {
     }
 
     /// `[n x self]`.
-    pub fn array(self, n: u64) -> Ty {
+    pub fn array(self, n: u64) -> Ty<'m> {
         // SAFETY: an array type of a valid element type.
-        Ty(unsafe { LLVMArrayType2(self.0, n) })
+        Ty::wrap(unsafe { LLVMArrayType2(self.0, n) })
     }
 
     /// The all-zero constant of this type.
-    pub fn null_constant(self) -> Value {
+    pub fn null_constant(self) -> Value<'m> {
         // SAFETY: a constant of a valid type.
-        Value(unsafe { LLVMConstNull(self.0) })
+        Value::wrap(unsafe { LLVMConstNull(self.0) })
     }
 
     /// The `undef` constant of this type.
-    pub fn undef_constant(self) -> Value {
+    pub fn undef_constant(self) -> Value<'m> {
         // SAFETY: a constant of a valid type.
-        Value(unsafe { LLVMGetUndef(self.0) })
+        Value::wrap(unsafe { LLVMGetUndef(self.0) })
     }
 }

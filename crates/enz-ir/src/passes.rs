@@ -6,7 +6,7 @@ use crate::Module;
 use llvm_sys::transforms::pass_builder::*;
 
 /// Runs a function pass pipeline on one function.
-pub fn run_function_passes(func: Function, pipeline: &str) -> Result<(), String> {
+pub fn run_function_passes<'m>(func: Function<'m>, pipeline: &str) -> Result<(), String> {
     let p = cstr(pipeline);
     unsafe {
         let opts = LLVMCreatePassBuilderOptions();
@@ -18,7 +18,7 @@ pub fn run_function_passes(func: Function, pipeline: &str) -> Result<(), String>
 }
 
 /// Runs a module pass pipeline.
-pub fn run_module_passes(module: Module, pipeline: &str) -> Result<(), String> {
+pub fn run_module_passes<'m>(module: Module<'m>, pipeline: &str) -> Result<(), String> {
     let p = cstr(pipeline);
     unsafe {
         let opts = LLVMCreatePassBuilderOptions();

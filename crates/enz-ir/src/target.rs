@@ -9,7 +9,7 @@ use llvm_sys::target_machine::{LLVMGetTargetFromTriple, LLVMTargetRef};
 use std::sync::Once;
 
 /// The module's target triple ("" when it has none).
-pub fn module_triple(m: Module) -> String {
+pub fn module_triple<'m>(m: Module<'m>) -> String {
     // SAFETY: LLVM returns the module's own NUL-terminated triple.
     unsafe { std::ffi::CStr::from_ptr(LLVMGetTarget(m.0)) }
         .to_string_lossy()
@@ -32,7 +32,7 @@ pub fn triple_is_known(triple: &str) -> bool {
 
 /// Whether the module's data layout stores integers little-endian (the
 /// lowest-addressed byte is the least significant).
-pub fn is_little_endian(m: Module) -> bool {
+pub fn is_little_endian<'m>(m: Module<'m>) -> bool {
     // SAFETY: reads the module's own data layout.
     unsafe {
         let dl = llvm_sys::target::LLVMGetModuleDataLayout(m.0);

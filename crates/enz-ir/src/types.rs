@@ -4,10 +4,19 @@ use crate::{Context, Module};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMTypeKind;
+use std::marker::PhantomData;
 
 /// An LLVM type.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Ty(pub(crate) LLVMTypeRef);
+pub struct Ty<'m>(pub(crate) LLVMTypeRef, PhantomData<&'m ()>);
+
+impl<'m> Ty<'m> {
+    /// The handle of a raw reference (the IR layer only: the reference must
+    /// be live for `'m`).
+    pub(crate) fn wrap(raw: LLVMTypeRef) -> Ty<'m> {
+        Ty(raw, PhantomData)
+    }
+}
 
 /// The coarse shape of a type, as analyses care about it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -25,7 +34,7 @@ pub enum TyKind {
     Other,
 }
 
-impl Ty {
+impl<'m> Ty<'m> {
     pub fn kind(self) -> TyKind {
         // SAFETY: the type reference is valid for the context's lifetime.
         match unsafe { LLVMGetTypeKind(self.0) } {
@@ -83,8 +92,8 @@ impl Ty {
     }
 
     /// Element type of an array or vector.
-    pub fn element(self) -> Ty {
-        Ty(unsafe { LLVMGetElementType(self.0) })
+    pub fn element(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGetElementType(self.0) })
     }
 
     /// Number of elements of an array or fixed vector.
@@ -102,47 +111,47 @@ impl Ty {
         }
     }
 
-    pub fn struct_fields(self) -> Vec<Ty> {
+    pub fn struct_fields(self) -> Vec<Ty<'m>> {
         let n = unsafe { LLVMCountStructElementTypes(self.0) } as usize;
         let mut v: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
         unsafe { LLVMGetStructElementTypes(self.0, v.as_mut_ptr()) };
-        v.into_iter().map(Ty).collect()
+        v.into_iter().map(Ty::wrap).collect()
     }
 
     /// Type of member `i` of a struct, array or vector.
-    pub fn member(self, i: u32) -> Ty {
+    pub fn member(self, i: u32) -> Ty<'m> {
         match self.kind() {
-            TyKind::Struct => Ty(unsafe { LLVMStructGetTypeAtIndex(self.0, i) }),
+            TyKind::Struct => Ty::wrap(unsafe { LLVMStructGetTypeAtIndex(self.0, i) }),
             _ => self.element(),
         }
     }
 
-    pub fn context(self) -> Context {
-        unsafe { Context(LLVMGetTypeContext(self.0)) }
+    pub fn context(self) -> Context<'m> {
+        unsafe { Context::wrap(LLVMGetTypeContext(self.0)) }
     }
 
-    pub fn int(ctx: Context, bits: u32) -> Ty {
-        Ty(unsafe { LLVMIntTypeInContext(ctx.0, bits) })
+    pub fn int(ctx: Context<'m>, bits: u32) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMIntTypeInContext(ctx.0, bits) })
     }
 
-    pub fn void(ctx: Context) -> Ty {
-        Ty(unsafe { LLVMVoidTypeInContext(ctx.0) })
+    pub fn void(ctx: Context<'m>) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMVoidTypeInContext(ctx.0) })
     }
 
-    pub fn double(ctx: Context) -> Ty {
-        Ty(unsafe { LLVMDoubleTypeInContext(ctx.0) })
+    pub fn double(ctx: Context<'m>) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMDoubleTypeInContext(ctx.0) })
     }
 
-    pub fn float(ctx: Context) -> Ty {
-        Ty(unsafe { LLVMFloatTypeInContext(ctx.0) })
+    pub fn float(ctx: Context<'m>) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMFloatTypeInContext(ctx.0) })
     }
 
-    pub fn ptr(ctx: Context) -> Ty {
-        Ty(unsafe { LLVMPointerTypeInContext(ctx.0, 0) })
+    pub fn ptr(ctx: Context<'m>) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMPointerTypeInContext(ctx.0, 0) })
     }
 
     /// Size in bytes of a value of this type in `module`'s data layout.
-    pub fn alloc_size(self, module: Module) -> u64 {
+    pub fn alloc_size(self, module: Module<'m>) -> u64 {
         unsafe {
             llvm_sys::target::LLVMABISizeOfType(
                 llvm_sys::target::LLVMGetModuleDataLayout(module.0),
@@ -152,21 +161,21 @@ impl Ty {
     }
 
     /// A literal (unnamed) struct of `fields`.
-    pub fn literal_struct(ctx: Context, fields: &[Ty]) -> Ty {
+    pub fn literal_struct(ctx: Context<'m>, fields: &[Ty<'m>]) -> Ty<'m> {
         let mut raw: Vec<LLVMTypeRef> = fields.iter().map(|t| t.0).collect();
-        Ty(unsafe { LLVMStructTypeInContext(ctx.0, raw.as_mut_ptr(), raw.len() as u32, 0) })
+        Ty::wrap(unsafe { LLVMStructTypeInContext(ctx.0, raw.as_mut_ptr(), raw.len() as u32, 0) })
     }
 
-    pub fn function(ret: Ty, params: &[Ty], vararg: bool) -> Ty {
+    pub fn function(ret: Ty<'m>, params: &[Ty<'m>], vararg: bool) -> Ty<'m> {
         let mut raw: Vec<LLVMTypeRef> = params.iter().map(|t| t.0).collect();
-        Ty(unsafe {
+        Ty::wrap(unsafe {
             LLVMFunctionType(ret.0, raw.as_mut_ptr(), raw.len() as u32, i32::from(vararg))
         })
     }
 
     /// Return type of a function type.
-    pub fn return_type(self) -> Ty {
-        Ty(unsafe { LLVMGetReturnType(self.0) })
+    pub fn return_type(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGetReturnType(self.0) })
     }
 
     /// Address space of a pointer type.
@@ -180,11 +189,11 @@ impl Ty {
     }
 
     /// Parameter types of a function type.
-    pub fn param_types(self) -> Vec<Ty> {
+    pub fn param_types(self) -> Vec<Ty<'m>> {
         let n = self.params_len();
         let mut raw: Vec<LLVMTypeRef> = vec![std::ptr::null_mut(); n];
         unsafe { LLVMGetParamTypes(self.0, raw.as_mut_ptr()) };
-        raw.into_iter().map(Ty).collect()
+        raw.into_iter().map(Ty::wrap).collect()
     }
 
     pub fn is_vararg(self) -> bool {
@@ -197,14 +206,14 @@ impl Ty {
     }
 }
 
-impl std::fmt::Display for Ty {
+impl<'m> std::fmt::Display for Ty<'m> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.to_ir())
     }
 }
 
 // ---- data layout queries (for type analysis) ----
-impl Ty {
+impl<'m> Ty<'m> {
     /// Whether the data layout can size this type without failing: integers,
     /// floats, pointers, fixed vectors, arrays and non-opaque structs of them.
     fn safely_sized(self) -> bool {
@@ -230,7 +239,7 @@ impl Ty {
 
     /// Allocation size in bytes (the GEP stride of this type) under the data
     /// layout of `module`; `None` for unsized or scalable types.
-    pub fn layout_size(self, module: Module) -> Option<u64> {
+    pub fn layout_size(self, module: Module<'m>) -> Option<u64> {
         if !self.safely_sized() {
             return None;
         }
@@ -242,7 +251,7 @@ impl Ty {
 
     /// Byte offset of field `i` of a struct type under `module`'s data
     /// layout; `None` if not a sized struct or `i` is out of range.
-    pub fn field_offset(self, module: Module, i: u32) -> Option<u64> {
+    pub fn field_offset(self, module: Module<'m>, i: u32) -> Option<u64> {
         if self.kind() != TyKind::Struct || !self.safely_sized() || u64::from(i) >= self.len() {
             return None;
         }

@@ -1,28 +1,39 @@
 //! LLVM values and basic blocks: identity, inspection and navigation.
 
 use super::{cstr, take_message, Ty};
-use crate::{Context, Function, Module};
+use crate::{Context, Function, Inst, Module};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
+use std::marker::PhantomData;
 
 /// An LLVM value (instruction, argument, constant, function, global...).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub struct Value(pub(crate) LLVMValueRef);
+pub struct Value<'m>(pub(crate) LLVMValueRef, PhantomData<&'m ()>);
 
 /// An LLVM basic block.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-pub struct Block(pub(crate) LLVMBasicBlockRef);
+pub struct Block<'m>(pub(crate) LLVMBasicBlockRef, PhantomData<&'m ()>);
 
-impl Value {
-    /// The value inkwell holds (a function, global, instruction or
-    /// constant; valid while its module lives).
-    pub fn of(v: &impl inkwell::values::AsValueRef) -> Value {
-        Value(v.as_value_ref())
+impl<'m> Block<'m> {
+    /// The handle of a raw reference (the IR layer only: the reference must
+    /// be live for `'m`).
+    pub(crate) fn wrap(raw: LLVMBasicBlockRef) -> Block<'m> {
+        Block(raw, PhantomData)
     }
+}
 
-    pub fn ty(self) -> Ty {
-        Ty(unsafe { LLVMTypeOf(self.0) })
+impl<'m> Value<'m> {
+    /// The handle of a raw reference (the IR layer only: the reference must
+    /// be live for `'m`).
+    pub(crate) fn wrap(raw: LLVMValueRef) -> Value<'m> {
+        Value(raw, PhantomData)
+    }
+}
+
+impl<'m> Value<'m> {
+    pub fn ty(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMTypeOf(self.0) })
     }
 
     pub fn is_instruction(self) -> bool {
@@ -56,15 +67,15 @@ impl Value {
         u32::try_from(n).unwrap_or(0)
     }
 
-    pub fn operand(self, i: u32) -> Value {
-        Value(unsafe { LLVMGetOperand(self.0, i) })
+    pub fn operand(self, i: u32) -> Value<'m> {
+        Value::wrap(unsafe { LLVMGetOperand(self.0, i) })
     }
 
-    pub fn operands(self) -> Vec<Value> {
+    pub fn operands(self) -> Vec<Value<'m>> {
         (0..self.num_operands()).map(|i| self.operand(i)).collect()
     }
 
-    pub fn set_operand(self, i: u32, v: Value) {
+    pub fn set_operand(self, i: u32, v: Value<'m>) {
         unsafe { LLVMSetOperand(self.0, i, v.0) }
     }
 
@@ -92,11 +103,6 @@ impl Value {
             Some(i) => first[..i].to_string(),
             None => first.to_string(),
         }
-    }
-
-    /// Block containing an instruction.
-    pub fn parent_block(self) -> Block {
-        Block(unsafe { LLVMGetInstructionParent(self.0) })
     }
 
     /// Source location `file:line[:col]` of an instruction, when debug info has it.
@@ -129,38 +135,16 @@ impl Value {
         }
     }
 
-    /// Drops the instruction's `!dbg` location.
-    pub fn clear_debug_loc(self) {
-        unsafe { llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut()) }
-    }
-
-    /// Copies the `!dbg` location of `from` onto this instruction.
-    pub fn copy_debug_loc(self, from: Value) {
-        unsafe {
-            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from.0);
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, loc);
-        }
-    }
-
-    pub fn next_instruction(self) -> Option<Value> {
-        let n = unsafe { LLVMGetNextInstruction(self.0) };
-        (!n.is_null()).then_some(Value(n))
-    }
-
-    pub fn erase(self) {
-        unsafe { LLVMInstructionEraseFromParent(self.0) }
-    }
-
-    pub fn replace_all_uses_with(self, with: Value) {
-        unsafe { LLVMReplaceAllUsesWith(self.0, with.0) }
+    pub fn replace_all_uses_with(self, with: impl Into<Value<'m>>) {
+        unsafe { LLVMReplaceAllUsesWith(self.0, with.into().0) }
     }
 
     /// Users of this value (one entry per use).
-    pub fn users(self) -> Vec<Value> {
+    pub fn users(self) -> Vec<Value<'m>> {
         let mut out = Vec::new();
         let mut u = unsafe { LLVMGetFirstUse(self.0) };
         while !u.is_null() {
-            out.push(Value(unsafe { LLVMGetUser(u) }));
+            out.push(Value::wrap(unsafe { LLVMGetUser(u) }));
             u = unsafe { LLVMGetNextUse(u) };
         }
         out
@@ -170,52 +154,15 @@ impl Value {
         !unsafe { LLVMGetFirstUse(self.0) }.is_null()
     }
 
-    /// The callee operand of a call, `None` for other values.
-    pub fn called_value(self) -> Option<Value> {
-        if unsafe { LLVMIsACallInst(self.0) }.is_null() {
-            return None;
-        }
-        Some(Value(unsafe { LLVMGetCalledValue(self.0) }))
-    }
-
-    /// The function a call *or invoke* calls, seen through pointer casts
-    /// and aliases (the other accessors see calls only).
-    pub fn called_function_of_call_or_invoke(self) -> Option<Function> {
-        if unsafe { LLVMIsACallInst(self.0) }.is_null()
-            && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
-        {
-            return None;
-        }
-        Value(unsafe { LLVMGetCalledValue(self.0) }).strip_to_function()
-    }
-
-    /// The function a call calls, seen through pointer casts and aliases.
-    /// `None` when the call's function type differs from the function's
-    /// own (LLVM leaves such a call undefined): synthesis then sees an
-    /// unknown callee and never builds a derivative call of the wrong type.
-    pub fn called_function(self) -> Option<Function> {
-        self.called_value()
-            .and_then(|v| v.strip_to_function())
-            .filter(|f| f.function_type() == self.call_function_type())
-    }
-
-    /// The function a call names but calls through a different function
-    /// type, `None` for other values (for diagnostics).
-    pub fn callee_with_other_type(self) -> Option<Function> {
-        self.called_value()
-            .and_then(|v| v.strip_to_function())
-            .filter(|f| f.function_type() != self.call_function_type())
-    }
-
     /// Strips pointer casts and global aliases; `Some` if a function remains.
-    pub fn strip_to_function(self) -> Option<Function> {
+    pub fn strip_to_function(self) -> Option<Function<'m>> {
         let mut v = self;
         for _ in 0..16 {
             if let Some(f) = v.as_function() {
                 return Some(f);
             }
             if !unsafe { llvm_sys::core::LLVMIsAGlobalAlias(v.0) }.is_null() {
-                v = Value(unsafe { LLVMAliasGetAliasee(v.0) });
+                v = Value::wrap(unsafe { LLVMAliasGetAliasee(v.0) });
                 continue;
             }
             if !unsafe { LLVMIsAConstantExpr(v.0) }.is_null()
@@ -232,24 +179,6 @@ impl Value {
         None
     }
 
-    /// Function type of a call instruction.
-    pub fn call_function_type(self) -> Ty {
-        Ty(unsafe { LLVMGetCalledFunctionType(self.0) })
-    }
-
-    /// Number of call arguments (operands minus the callee and bundles).
-    pub fn call_num_args(self) -> u32 {
-        unsafe { LLVMGetNumArgOperands(self.0) }
-    }
-
-    /// Whether call argument `arg` carries the enum attribute `attr` (e.g. `sret`).
-    pub fn call_arg_has_attribute(self, arg: u32, attr: &str) -> bool {
-        unsafe {
-            let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr() as *const _, attr.len());
-            !LLVMGetCallSiteEnumAttribute(self.0, arg + 1, kind).is_null()
-        }
-    }
-
     /// Indices of an extractvalue/insertvalue.
     pub fn indices(self) -> Vec<u32> {
         let n = unsafe { LLVMGetNumIndices(self.0) } as usize;
@@ -260,37 +189,6 @@ impl Value {
         unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
     }
 
-    /// Incoming (value, block) pairs of a phi.
-    pub fn incoming(self) -> Vec<(Value, Block)> {
-        let n = unsafe { LLVMCountIncoming(self.0) };
-        (0..n)
-            .map(|i| unsafe {
-                (
-                    Value(LLVMGetIncomingValue(self.0, i)),
-                    Block(LLVMGetIncomingBlock(self.0, i)),
-                )
-            })
-            .collect()
-    }
-
-    pub fn add_incoming(self, v: Value, b: Block) {
-        let mut vals = [v.0];
-        let mut blocks = [b.0];
-        unsafe { LLVMAddIncoming(self.0, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1) }
-    }
-
-    /// Mask of a shufflevector (`None` = undefined lane).
-    pub fn shuffle_mask(self) -> Vec<Option<u32>> {
-        let n = unsafe { LLVMGetNumMaskElements(self.0) };
-        let undef = unsafe { LLVMGetUndefMaskElem() };
-        (0..n)
-            .map(|i| {
-                let m = unsafe { LLVMGetMaskValue(self.0, i) };
-                (m != undef && m >= 0).then_some(m as u32)
-            })
-            .collect()
-    }
-
     /// Whether this is an `undef` or `poison` constant.
     pub fn is_undef_or_poison(self) -> bool {
         unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 }
@@ -299,14 +197,14 @@ impl Value {
     /// For a constant of fixed vector type with `undef`/`poison` lanes (or
     /// wholly undefined): the same constant with those lanes zero. `None`
     /// when there is nothing to replace.
-    pub fn vector_constant_with_defined_lanes(self) -> Option<Value> {
+    pub fn vector_constant_with_defined_lanes(self) -> Option<Value<'m>> {
         let ty = self.ty();
         if ty.kind() != super::TyKind::Vector || !self.is_constant() {
             return None;
         }
         let zero = unsafe { LLVMConstNull(ty.element().0) };
         if self.is_undef_or_poison() {
-            return Some(Value(unsafe { LLVMConstNull(ty.0) }));
+            return Some(Value::wrap(unsafe { LLVMConstNull(ty.0) }));
         }
         if unsafe { LLVMIsAConstantVector(self.0) }.is_null() {
             return None; // ConstantDataVector and zeroinitializer have no undefined lanes
@@ -317,17 +215,12 @@ impl Value {
             .collect();
         let mut changed = false;
         for l in lanes.iter_mut() {
-            if l.is_null() || Value(*l).is_undef_or_poison() {
+            if l.is_null() || Value::wrap(*l).is_undef_or_poison() {
                 *l = zero;
                 changed = true;
             }
         }
-        changed.then(|| Value(unsafe { LLVMConstVector(lanes.as_mut_ptr(), n) }))
-    }
-
-    /// Makes a call an ordinary call: no `tail`/`musttail`/`notail` marker.
-    pub fn clear_tail_call_kind(self) {
-        unsafe { LLVMSetTailCallKind(self.0, llvm_sys::LLVMTailCallKind::LLVMTailCallKindNone) }
+        changed.then(|| Value::wrap(unsafe { LLVMConstVector(lanes.as_mut_ptr(), n) }))
     }
 
     /// Whether this is `undef`, `poison` or a null constant.
@@ -336,21 +229,16 @@ impl Value {
     }
 
     /// Source element type of a GEP.
-    pub fn gep_source_type(self) -> Ty {
-        Ty(unsafe { LLVMGetGEPSourceElementType(self.0) })
-    }
-
-    /// Allocated type of an alloca.
-    pub fn allocated_type(self) -> Ty {
-        Ty(unsafe { LLVMGetAllocatedType(self.0) })
+    pub fn gep_source_type(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGetGEPSourceElementType(self.0) })
     }
 
     /// The instruction's module.
-    pub fn module(self) -> Module {
+    pub fn module(self) -> Module<'m> {
         if self.is_instruction() {
-            self.parent_block().parent().global_parent()
+            Inst(self).parent_block().parent().global_parent()
         } else if self.is_argument() {
-            Value(unsafe { LLVMGetParamParent(self.0) }).global_parent()
+            Value::wrap(unsafe { LLVMGetParamParent(self.0) }).global_parent()
         } else {
             self.global_parent()
         }
@@ -361,26 +249,9 @@ impl Value {
         unsafe { LLVMGetICmpPredicate(self.0) }
     }
 
-    /// The operation of an `atomicrmw`.
-    pub fn atomic_rmw_op(self) -> llvm_sys::LLVMAtomicRMWBinOp {
-        unsafe { LLVMGetAtomicRMWBinOp(self.0) }
-    }
-
-    /// Whether a load or store is volatile.
-    pub fn is_volatile(self) -> bool {
-        unsafe { LLVMGetVolatile(self.0) != 0 }
-    }
-
-    /// Whether a load or store is neither volatile nor atomic.
-    pub fn is_simple_access(self) -> bool {
-        !self.is_volatile()
-            && unsafe { LLVMGetOrdering(self.0) }
-                == llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
-    }
-
     /// Whether an argument carries the `noalias` attribute.
     pub fn param_has_noalias(self) -> bool {
-        let f = crate::Function(Value(unsafe { LLVMGetParamParent(self.0) }));
+        let f = crate::Function(Value::wrap(unsafe { LLVMGetParamParent(self.0) }));
         let idx = f.params().iter().position(|p| *p == self).unwrap_or(0) as u32 + 1;
         unsafe {
             let kind = LLVMGetEnumAttributeKindForName(c"noalias".as_ptr(), 7);
@@ -429,48 +300,48 @@ impl Value {
         unsafe { LLVMIsDeclaration(self.0) != 0 }
     }
 
-    pub fn global_parent(self) -> Module {
-        unsafe { Module(LLVMGetGlobalParent(self.0)) }
+    pub fn global_parent(self) -> Module<'m> {
+        unsafe { Module::wrap(LLVMGetGlobalParent(self.0)) }
     }
 
     /// The context this value lives in.
-    pub fn context(self) -> Context {
+    pub fn context(self) -> Context<'m> {
         self.ty().context()
     }
 }
 
-impl Block {
-    pub fn instructions(self) -> Vec<Value> {
+impl<'m> Block<'m> {
+    pub fn instructions(self) -> Vec<Inst<'m>> {
         let mut out = Vec::new();
         let mut i = unsafe { LLVMGetFirstInstruction(self.0) };
         while !i.is_null() {
-            out.push(Value(i));
+            out.push(Inst(Value::wrap(i)));
             i = unsafe { LLVMGetNextInstruction(i) };
         }
         out
     }
 
-    pub fn first_instruction(self) -> Option<Value> {
+    pub fn first_instruction(self) -> Option<Inst<'m>> {
         let i = unsafe { LLVMGetFirstInstruction(self.0) };
-        (!i.is_null()).then_some(Value(i))
+        (!i.is_null()).then_some(Inst(Value::wrap(i)))
     }
 
     /// First instruction that is not a phi.
-    pub fn first_non_phi(self) -> Option<Value> {
+    pub fn first_non_phi(self) -> Option<Inst<'m>> {
         self.instructions()
             .into_iter()
             .find(|i| i.opcode() != Some(LLVMOpcode::LLVMPHI))
     }
 
-    pub fn terminator(self) -> Option<Value> {
+    pub fn terminator(self) -> Option<Inst<'m>> {
         let t = unsafe { LLVMGetBasicBlockTerminator(self.0) };
-        (!t.is_null()).then_some(Value(t))
+        (!t.is_null()).then_some(Inst(Value::wrap(t)))
     }
 
     /// Removes `pred`'s entries from this block's phis (after the edge from
     /// `pred` was removed). The C API cannot remove a phi entry, so each
     /// affected phi is rebuilt without it.
-    pub fn remove_phi_incoming_from(self, pred: Block) {
+    pub fn remove_phi_incoming_from(self, pred: Block<'m>) {
         for phi in self.instructions() {
             if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
                 break;
@@ -490,22 +361,22 @@ impl Block {
         }
     }
 
-    pub fn successors(self) -> Vec<Block> {
+    pub fn successors(self) -> Vec<Block<'m>> {
         let Some(t) = self.terminator() else {
             return Vec::new();
         };
-        let n = unsafe { LLVMGetNumSuccessors(t.0) };
+        let n = unsafe { LLVMGetNumSuccessors(t.0 .0) };
         (0..n)
-            .map(|i| Block(unsafe { LLVMGetSuccessor(t.0, i) }))
+            .map(|i| Block::wrap(unsafe { LLVMGetSuccessor(t.0 .0, i) }))
             .collect()
     }
 
-    pub fn as_value(self) -> Value {
-        Value(unsafe { LLVMBasicBlockAsValue(self.0) })
+    pub fn as_value(self) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBasicBlockAsValue(self.0) })
     }
 
-    pub fn from_value(v: Value) -> Block {
-        Block(unsafe { LLVMValueAsBasicBlock(v.0) })
+    pub fn from_value(v: Value<'m>) -> Block<'m> {
+        Block::wrap(unsafe { LLVMValueAsBasicBlock(v.0) })
     }
 
     pub fn name(self) -> String {
@@ -513,13 +384,13 @@ impl Block {
     }
 
     /// The function holding this block.
-    pub fn parent(self) -> Function {
-        Function(Value(unsafe { LLVMGetBasicBlockParent(self.0) }))
+    pub fn parent(self) -> Function<'m> {
+        Function(Value::wrap(unsafe { LLVMGetBasicBlockParent(self.0) }))
     }
 }
 
 // ---- helpers for type analysis (read-only queries) ----
-impl Value {
+impl<'m> Value<'m> {
     /// A constant integer of at most 64 bits, sign-extended; `None` for
     /// anything else (including wider integers, which cannot be read safely).
     pub fn const_int_sext(self) -> Option<i64> {
@@ -541,13 +412,13 @@ impl Value {
     }
 
     /// The value type of a global variable or function.
-    pub fn global_value_type(self) -> Ty {
-        Ty(unsafe { LLVMGlobalGetValueType(self.0) })
+    pub fn global_value_type(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGlobalGetValueType(self.0) })
     }
 
     /// The metadata node attached to an instruction under `kind` (e.g.
     /// `"tbaa"`), as a metadata value; `None` if absent or not a node.
-    pub fn metadata_node(self, kind: &str) -> Option<Value> {
+    pub fn metadata_node(self, kind: &str) -> Option<Value<'m>> {
         if !self.is_instruction() {
             return None;
         }
@@ -561,14 +432,14 @@ impl Value {
             if md.is_null() || LLVMIsAMDNode(md).is_null() {
                 return None;
             }
-            Some(Value(md))
+            Some(Value::wrap(md))
         }
     }
 
     /// Operands of a metadata node value (see [`Value::metadata_node`]).
     /// Nested nodes and strings come back as metadata values, constants as
     /// the constants themselves; missing operands are left out.
-    pub fn md_node_operands(self) -> Vec<Value> {
+    pub fn md_node_operands(self) -> Vec<Value<'m>> {
         unsafe {
             if LLVMIsAMDNode(self.0).is_null() {
                 return Vec::new();
@@ -576,7 +447,7 @@ impl Value {
             let n = LLVMGetMDNodeNumOperands(self.0) as usize;
             let mut ops: Vec<LLVMValueRef> = vec![std::ptr::null_mut(); n];
             LLVMGetMDNodeOperands(self.0, ops.as_mut_ptr());
-            ops.into_iter().map(Value).collect()
+            ops.into_iter().map(Value::wrap).collect()
         }
     }
 

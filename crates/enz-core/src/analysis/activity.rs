@@ -16,7 +16,7 @@
 
 use super::calls::{CallFacts, CallKind, CallKinds, Direction};
 use crate::ir::LLVMOpcode;
-use crate::ir::{Function, TyKind, Value};
+use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
 
@@ -33,29 +33,29 @@ pub(crate) enum ArgFact {
 
 /// The activity facts of one function for one activity signature.
 #[derive(Debug, Default)]
-pub(crate) struct Activity {
-    varied: HashSet<Value>,
-    useful: HashSet<Value>,
-    family: HashMap<Value, usize>,
+pub(crate) struct Activity<'m> {
+    varied: HashSet<Value<'m>>,
+    useful: HashSet<Value<'m>>,
+    family: HashMap<Value<'m>, usize>,
     shadowed_families: HashSet<usize>,
 }
 
 /// What the analysis needs to know about the world outside the function.
-pub(crate) struct ActivityInputs<'a> {
+pub(crate) struct ActivityInputs<'m, 'a> {
     pub(crate) args: &'a [ArgFact],
     pub(crate) ret_active: bool,
     /// Whether returned pointers need shadows.
     pub(crate) ret_shadowed: bool,
     /// What the user declared about functions, for classifying calls.
-    pub(crate) calls: CallFacts<'a>,
+    pub(crate) calls: CallFacts<'m, 'a>,
     /// Globals the user gave shadows (their memory carries derivatives).
-    pub(crate) shadowed_globals: &'a HashSet<Value>,
+    pub(crate) shadowed_globals: &'a HashSet<Value<'m>>,
 }
 
-impl Activity {
+impl<'m> Activity<'m> {
     /// Analyses `func`.
-    pub(crate) fn analyse(func: Function, inputs: &ActivityInputs) -> Activity {
-        let insts: Vec<Value> = func
+    pub(crate) fn analyse(func: Function<'m>, inputs: &ActivityInputs<'m, '_>) -> Activity<'m> {
+        let insts: Vec<Inst> = func
             .blocks()
             .into_iter()
             .flat_map(|b| b.instructions())
@@ -112,17 +112,17 @@ impl Activity {
     }
 
     /// One forward transfer; returns whether anything changed.
-    fn step_forward(&mut self, i: Value, kinds: &CallKinds) -> bool {
+    fn step_forward(&mut self, i: Inst<'m>, kinds: &CallKinds<'m>) -> bool {
         use LLVMOpcode::*;
         let mut changed = false;
         match i.opcode() {
             Some(LLVMLoad) => {
                 if self.is_shadowed(i.operand(0)) {
                     if i.ty().carries_float() {
-                        changed |= self.varied.insert(i);
+                        changed |= self.varied.insert(i.into());
                     }
                     if i.ty().kind() == TyKind::Pointer {
-                        changed |= self.shadow(i);
+                        changed |= self.shadow(i.into());
                     }
                 }
             }
@@ -139,7 +139,7 @@ impl Activity {
                 }
             }
             Some(LLVMCall) => {
-                let kind = kinds.get(i);
+                let kind = kinds.get(i.into());
                 if kind.is_inactive() {
                     return false;
                 }
@@ -154,9 +154,9 @@ impl Activity {
                 if mem == Some(MemFn::Realloc) {
                     // The new block holds the old block's contents.
                     if self.is_shadowed(args[0]) {
-                        changed |= self.shadow(i);
+                        changed |= self.shadow(i.into());
                     }
-                    if self.is_shadowed(i) {
+                    if self.is_shadowed(i.into()) {
                         changed |= self.shadow(args[0]);
                     }
                     return changed;
@@ -171,7 +171,7 @@ impl Activity {
                     return false;
                 }
                 if i.ty().carries_float() {
-                    changed |= self.varied.insert(i);
+                    changed |= self.varied.insert(i.into());
                 }
                 if !matches!(kind, CallKind::Math(_)) {
                     for a in &args {
@@ -180,7 +180,7 @@ impl Activity {
                         }
                     }
                     if i.ty().kind() == TyKind::Pointer {
-                        changed |= self.shadow(i);
+                        changed |= self.shadow(i.into());
                     }
                 }
             }
@@ -190,7 +190,7 @@ impl Activity {
                     && !self.varied.contains(&i)
                     && data_operands(i).iter().any(|o| self.varied.contains(o))
                 {
-                    changed |= self.varied.insert(i);
+                    changed |= self.varied.insert(i.into());
                 }
             }
         }
@@ -198,7 +198,7 @@ impl Activity {
     }
 
     /// One backward transfer; returns whether anything changed.
-    fn step_backward(&mut self, i: Value, kinds: &CallKinds) -> bool {
+    fn step_backward(&mut self, i: Inst<'m>, kinds: &CallKinds<'m>) -> bool {
         use LLVMOpcode::*;
         let mut changed = false;
         match i.opcode() {
@@ -214,7 +214,7 @@ impl Activity {
             }
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
             Some(LLVMCall) => {
-                let kind = kinds.get(i);
+                let kind = kinds.get(i.into());
                 if kind.is_inactive() || kind.memory().is_some_and(MemFn::transfers) {
                     return false;
                 }
@@ -243,7 +243,7 @@ impl Activity {
     }
 
     /// Marks `p`'s pointer family shadowed; returns whether that is new.
-    fn shadow(&mut self, p: Value) -> bool {
+    fn shadow(&mut self, p: Value<'m>) -> bool {
         match self.family.get(&p) {
             Some(f) => self.shadowed_families.insert(*f),
             None => false,
@@ -251,17 +251,17 @@ impl Activity {
     }
 
     /// Whether floating value `v` (instruction or argument) is active.
-    pub(crate) fn is_active(&self, v: Value) -> bool {
+    pub(crate) fn is_active(&self, v: Value<'m>) -> bool {
         self.varied.contains(&v) && self.useful.contains(&v)
     }
 
     /// Whether `v` is reached from an active input (whether or not useful).
-    pub(crate) fn is_varied(&self, v: Value) -> bool {
+    pub(crate) fn is_varied(&self, v: Value<'m>) -> bool {
         self.varied.contains(&v)
     }
 
     /// Whether pointer `v` has a shadow.
-    pub(crate) fn is_shadowed(&self, v: Value) -> bool {
+    pub(crate) fn is_shadowed(&self, v: Value<'m>) -> bool {
         self.family
             .get(&v)
             .is_some_and(|f| self.shadowed_families.contains(f))
@@ -270,10 +270,10 @@ impl Activity {
 
 /// Groups pointer values connected through GEPs, casts, phis, selects and
 /// freezes (union-find); returns each pointer's family id.
-fn pointer_families(func: Function, insts: &[Value]) -> HashMap<Value, usize> {
+fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value<'m>, usize> {
     use LLVMOpcode::*;
     let mut parent: HashMap<Value, Value> = HashMap::new();
-    fn find(parent: &mut HashMap<Value, Value>, v: Value) -> Value {
+    fn find<'m>(parent: &mut HashMap<Value<'m>, Value<'m>>, v: Value<'m>) -> Value<'m> {
         let p = *parent.entry(v).or_insert(v);
         if p == v {
             return v;
@@ -282,7 +282,7 @@ fn pointer_families(func: Function, insts: &[Value]) -> HashMap<Value, usize> {
         parent.insert(v, r);
         r
     }
-    let union = |parent: &mut HashMap<Value, Value>, a: Value, b: Value| {
+    let union = |parent: &mut HashMap<Value<'m>, Value<'m>>, a: Value<'m>, b: Value<'m>| {
         let (ra, rb) = (find(parent, a), find(parent, b));
         if ra != rb {
             parent.insert(ra, rb);
@@ -314,25 +314,25 @@ fn pointer_families(func: Function, insts: &[Value]) -> HashMap<Value, usize> {
                 }
             }
         }
-        if !is_ptr(*i) {
+        if !is_ptr(i.as_value()) {
             continue;
         }
-        find(&mut parent, *i);
+        find(&mut parent, i.as_value());
         match i.opcode() {
             Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
-                union(&mut parent, *i, i.operand(0));
+                union(&mut parent, i.as_value(), i.operand(0));
             }
             Some(LLVMPHI) => {
                 for (v, _) in i.incoming() {
                     if !v.is_undef_or_null() {
-                        union(&mut parent, *i, v);
+                        union(&mut parent, i.as_value(), v);
                     }
                 }
             }
             Some(LLVMSelect) => {
                 for k in [1, 2] {
                     if !i.operand(k).is_undef_or_null() {
-                        union(&mut parent, *i, i.operand(k));
+                        union(&mut parent, i.as_value(), i.operand(k));
                     }
                 }
             }
@@ -352,7 +352,7 @@ fn pointer_families(func: Function, insts: &[Value]) -> HashMap<Value, usize> {
 }
 
 /// The operands of `i` that carry data (not blocks, not the callee).
-pub(crate) fn data_operands(i: Value) -> Vec<Value> {
+pub(crate) fn data_operands<'m>(i: Inst<'m>) -> Vec<Value<'m>> {
     if i.opcode() == Some(LLVMOpcode::LLVMCall) {
         return (0..i.call_num_args()).map(|k| i.operand(k)).collect();
     }

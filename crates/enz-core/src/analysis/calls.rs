@@ -27,11 +27,11 @@ use std::collections::{HashMap, HashSet};
 /// A user's derivative functions registered through
 /// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
 #[derive(Copy, Clone, Debug, Default)]
-pub struct CustomRules {
+pub struct CustomRules<'m> {
     /// (augmented forward, reverse) for reverse mode.
-    pub gradient: Option<(Function, Function)>,
+    pub gradient: Option<(Function<'m>, Function<'m>)>,
     /// The tangent function for forward mode.
-    pub forward: Option<Function>,
+    pub forward: Option<Function<'m>>,
 }
 
 /// Which derivative a custom rule must provide to count.
@@ -46,7 +46,7 @@ pub(crate) enum Direction {
 
 /// What a call is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub(crate) enum CallKind {
+pub(crate) enum CallKind<'m> {
     /// Through a pointer, or through another function type than the
     /// callee's (see `Value::callee_with_other_type`).
     Indirect,
@@ -55,7 +55,7 @@ pub(crate) enum CallKind {
     /// A function the user declared inactive.
     UserInactive,
     /// A function with a user-registered derivative for the direction.
-    Custom(Function),
+    Custom(Function<'m>),
     /// A memory function.
     Memory(MemFn),
     /// A GPU barrier (`__syncthreads`).
@@ -65,14 +65,14 @@ pub(crate) enum CallKind {
     /// A math function of the rule table.
     Math(MathFn),
     /// Another intrinsic (no derivative known).
-    Intrinsic(Function),
+    Intrinsic(Function<'m>),
     /// A function defined in the module.
-    Defined(Function),
+    Defined(Function<'m>),
     /// A declaration without a rule.
-    External(Function),
+    External(Function<'m>),
 }
 
-impl CallKind {
+impl<'m> CallKind<'m> {
     /// Whether derivatives never flow through the call (its results are
     /// constants and it writes no active memory).
     pub(crate) fn is_inactive(self) -> bool {
@@ -93,16 +93,16 @@ impl CallKind {
 
 /// What the user declared that decides how calls are classified.
 #[derive(Copy, Clone)]
-pub(crate) struct CallFacts<'a> {
+pub(crate) struct CallFacts<'m, 'a> {
     /// Functions declared inactive.
-    pub(crate) inactive: &'a HashSet<Function>,
+    pub(crate) inactive: &'a HashSet<Function<'m>>,
     /// Registered custom derivatives, by function.
-    pub(crate) custom: &'a HashMap<Function, CustomRules>,
+    pub(crate) custom: &'a HashMap<Function<'m>, CustomRules<'m>>,
 }
 
-impl CallFacts<'_> {
+impl<'m, 'a> CallFacts<'m, 'a> {
     /// The kind of `call` (a call or invoke instruction) for `direction`.
-    pub(crate) fn classify(&self, call: Value, direction: Direction) -> CallKind {
+    pub(crate) fn classify(&self, call: Value<'m>, direction: Direction) -> CallKind<'m> {
         let Some(f) = call.called_function() else {
             return CallKind::Indirect;
         };
@@ -113,35 +113,39 @@ impl CallFacts<'_> {
 /// The kind of every call of one function, classified once before
 /// synthesis reads them (instead of re-matching names per use).
 #[derive(Default)]
-pub(crate) struct CallKinds(HashMap<Value, CallKind>);
+pub(crate) struct CallKinds<'m>(HashMap<Value<'m>, CallKind<'m>>);
 
-impl CallKinds {
+impl<'m> CallKinds<'m> {
     /// Classifies every call and invoke of `func` for `direction`.
-    pub(crate) fn of(func: Function, facts: CallFacts<'_>, direction: Direction) -> CallKinds {
+    pub(crate) fn of(
+        func: Function<'m>,
+        facts: CallFacts<'m, '_>,
+        direction: Direction,
+    ) -> CallKinds<'m> {
         CallKinds(
             func.blocks()
                 .into_iter()
                 .flat_map(|b| b.instructions())
                 .filter(|i| i.called_value().is_some())
-                .map(|i| (i, facts.classify(i, direction)))
+                .map(|i| (i.as_value(), facts.classify(i.into(), direction)))
                 .collect(),
         )
     }
 
     /// The kind of `call` (a call of the function classified; anything
     /// else is [`CallKind::Indirect`]).
-    pub(crate) fn get(&self, call: Value) -> CallKind {
+    pub(crate) fn get(&self, call: Value<'m>) -> CallKind<'m> {
         self.0.get(&call).copied().unwrap_or(CallKind::Indirect)
     }
 }
 
 /// The kind of a call to `f` (see the module documentation).
-pub(crate) fn classify_callee(
-    f: Function,
+pub(crate) fn classify_callee<'m>(
+    f: Function<'m>,
     direction: Direction,
-    inactive: &HashSet<Function>,
-    custom: &HashMap<Function, CustomRules>,
-) -> CallKind {
+    inactive: &HashSet<Function<'m>>,
+    custom: &HashMap<Function<'m>, CustomRules<'m>>,
+) -> CallKind<'m> {
     let name = f.name();
     if let Some(e) = EntryPoint::from_callee(&name) {
         return CallKind::EntryPoint(e);

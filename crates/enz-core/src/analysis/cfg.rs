@@ -6,25 +6,25 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{HashMap, HashSet};
 
 /// The control-flow graph of one function and what is derived from it.
-pub(crate) struct Cfg {
+pub(crate) struct Cfg<'m> {
     /// Blocks in layout order.
-    pub(crate) blocks: Vec<Block>,
-    index: HashMap<Block, NodeIndex>,
-    graph: DiGraph<Block, ()>,
+    pub(crate) blocks: Vec<Block<'m>>,
+    index: HashMap<Block<'m>, NodeIndex>,
+    graph: DiGraph<Block<'m>, ()>,
     /// Pre- and post-order numbers of each reachable block in the dominator
     /// tree: `a` dominates `b` iff `a`'s interval contains `b`'s, so a
     /// dominance query is O(1) instead of a walk up the tree.
     dom_interval: HashMap<NodeIndex, (u32, u32)>,
     /// Predecessors with multiplicity (one entry per CFG edge), in order.
-    preds: HashMap<Block, Vec<Block>>,
+    preds: HashMap<Block<'m>, Vec<Block<'m>>>,
     /// Blocks reachable from the entry.
-    reachable: HashSet<Block>,
+    reachable: HashSet<Block<'m>>,
     /// Blocks ending in `ret`.
-    pub(crate) exits: Vec<Block>,
+    pub(crate) exits: Vec<Block<'m>>,
 }
 
-impl Cfg {
-    pub(crate) fn new(func: Function) -> Cfg {
+impl<'m> Cfg<'m> {
+    pub(crate) fn new(func: Function<'m>) -> Cfg<'m> {
         let blocks = func.blocks();
         let mut graph = DiGraph::new();
         let mut index = HashMap::new();
@@ -63,12 +63,12 @@ impl Cfg {
     }
 
     /// Predecessors, one entry per edge.
-    pub(crate) fn preds(&self, b: Block) -> &[Block] {
+    pub(crate) fn preds(&self, b: Block<'m>) -> &[Block<'m>] {
         self.preds.get(&b).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Distinct reachable predecessors, in first-seen order.
-    pub(crate) fn unique_preds(&self, b: Block) -> Vec<Block> {
+    pub(crate) fn unique_preds(&self, b: Block<'m>) -> Vec<Block<'m>> {
         let mut seen = Vec::new();
         for p in self.preds(b) {
             if self.reachable.contains(p) && !seen.contains(p) {
@@ -78,12 +78,12 @@ impl Cfg {
         seen
     }
 
-    pub(crate) fn is_reachable(&self, b: Block) -> bool {
+    pub(crate) fn is_reachable(&self, b: Block<'m>) -> bool {
         self.reachable.contains(&b)
     }
 
     /// Whether `a` dominates `b` (both reachable).
-    pub(crate) fn dominates(&self, a: Block, b: Block) -> bool {
+    pub(crate) fn dominates(&self, a: Block<'m>, b: Block<'m>) -> bool {
         let (Some(ia), Some(ib)) = (self.index.get(&a), self.index.get(&b)) else {
             return false;
         };
@@ -95,12 +95,12 @@ impl Cfg {
 
     /// Whether `b` dominates every exit: values defined there are available
     /// throughout a reverse sweep (which is only entered through an exit).
-    pub(crate) fn dominates_all_exits(&self, b: Block) -> bool {
+    pub(crate) fn dominates_all_exits(&self, b: Block<'m>) -> bool {
         self.exits.iter().all(|e| self.dominates(b, *e))
     }
 
     /// Edges whose target dominates their source (loop back edges).
-    pub(crate) fn back_edges(&self) -> Vec<(Block, Block)> {
+    pub(crate) fn back_edges(&self) -> Vec<(Block<'m>, Block<'m>)> {
         let mut out = Vec::new();
         for e in self.graph.edge_indices() {
             let (s, t) = self.graph.edge_endpoints(e).expect("edge");
@@ -114,7 +114,7 @@ impl Cfg {
 
     /// Reachable blocks in reverse post-order (definitions before uses,
     /// except through phis).
-    pub(crate) fn rpo(&self) -> Vec<Block> {
+    pub(crate) fn rpo(&self) -> Vec<Block<'m>> {
         let entry = self.blocks[0];
         let mut seen: HashSet<Block> = HashSet::new();
         let mut post = Vec::new();
@@ -137,7 +137,7 @@ impl Cfg {
     }
 
     /// Blocks that are reachable and from which some exit is reachable.
-    pub(crate) fn live_blocks(&self) -> Vec<Block> {
+    pub(crate) fn live_blocks(&self) -> Vec<Block<'m>> {
         // Backwards from the exits over predecessor edges: linear.
         let mut reaches_exit: HashSet<Block> = self.exits.iter().copied().collect();
         let mut stack: Vec<Block> = self.exits.clone();
@@ -158,8 +158,8 @@ impl Cfg {
 
 /// Pre- and post-order numbers of the dominator tree rooted at `entry`
 /// (children in node order), for every block reachable from it.
-fn dominator_intervals(
-    graph: &DiGraph<Block, ()>,
+fn dominator_intervals<'m>(
+    graph: &DiGraph<Block<'m>, ()>,
     doms: &Dominators<NodeIndex>,
     entry: NodeIndex,
 ) -> HashMap<NodeIndex, (u32, u32)> {

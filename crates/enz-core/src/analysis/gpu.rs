@@ -18,7 +18,7 @@
 //! only (it used to scan the whole function per accumulation).
 
 use crate::ir::LLVMOpcode;
-use crate::ir::{Function, TyKind, Value};
+use crate::ir::{Function, Inst, TyKind, Value};
 use std::collections::{HashMap, HashSet};
 
 /// How an adjoint is added to shadow memory.
@@ -34,13 +34,13 @@ pub(crate) enum Accumulate {
 
 /// Thread and block id/size reads (`llvm.nvvm.read.ptx.sreg.*`): pure,
 /// the same for a thread at any time, so recomputed, never cached.
-pub(crate) fn is_thread_index(v: Value) -> bool {
+pub(crate) fn is_thread_index<'m>(v: Inst<'m>) -> bool {
     v.called_function()
         .is_some_and(|f| f.name().starts_with("llvm.nvvm.read.ptx.sreg."))
 }
 
 /// Whether `v` depends on the thread's id within the block.
-fn depends_on_thread(v: Value, seen: &mut HashSet<Value>) -> bool {
+fn depends_on_thread<'m>(v: Value<'m>, seen: &mut HashSet<Value<'m>>) -> bool {
     if !v.is_instruction() || !seen.insert(v) {
         return false;
     }
@@ -63,7 +63,7 @@ fn depends_on_thread(v: Value, seen: &mut HashSet<Value>) -> bool {
 
 /// `base + index` when `p` is a GEP with one index (or a constant offset
 /// of one), for comparing accesses.
-fn base_and_index(p: Value) -> (Value, Option<Value>) {
+fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<Value<'m>>) {
     if p.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) && p.num_operands() == 2 {
         return (p.operand(0), Some(p.operand(1)));
     }
@@ -72,7 +72,7 @@ fn base_and_index(p: Value) -> (Value, Option<Value>) {
 
 /// Whether an index value is `global thread id` (possibly extended): the
 /// sum of `ctaid * ntid` and `tid` along x.
-fn is_global_thread_id(v: Value) -> bool {
+fn is_global_thread_id<'m>(v: Value<'m>) -> bool {
     let v = match v.opcode() {
         Some(LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt) => v.operand(0),
         _ => v,
@@ -89,7 +89,7 @@ fn is_global_thread_id(v: Value) -> bool {
     (is_sreg(a, "tid.x") && block_offset(b)) || (is_sreg(b, "tid.x") && block_offset(a))
 }
 
-fn is_sreg(v: Value, which: &str) -> bool {
+fn is_sreg<'m>(v: Value<'m>, which: &str) -> bool {
     v.called_function()
         .is_some_and(|f| f.name() == format!("llvm.nvvm.read.ptx.sreg.{which}"))
 }
@@ -97,7 +97,7 @@ fn is_sreg(v: Value, which: &str) -> bool {
 /// Whether every operand of pointer `p` is an argument, global or
 /// constant, through GEPs and casts: the same address for every thread,
 /// computable anywhere in the function.
-pub(crate) fn is_uniform_address(p: Value) -> bool {
+pub(crate) fn is_uniform_address<'m>(p: Value<'m>) -> bool {
     if !p.is_instruction() {
         return true;
     }
@@ -112,24 +112,24 @@ pub(crate) fn is_uniform_address(p: Value) -> bool {
 /// What one object (an argument, global, alloca or allocation) is
 /// accessed through.
 #[derive(Default)]
-struct ObjectAccesses {
+struct ObjectAccesses<'m> {
     /// Stored to, atomically updated, or passed to a call.
     written: bool,
     /// Passed to a call (its accesses are not all known).
     escapes: bool,
     /// The pointer of every load and store, as `(base, index)`.
-    accesses: Vec<(Value, Option<Value>)>,
+    accesses: Vec<(Value<'m>, Option<Value<'m>>)>,
 }
 
 /// The loads, stores, atomics and calls of one function, by the object
 /// they access.
-pub(crate) struct GpuAccesses {
-    by_root: HashMap<Value, ObjectAccesses>,
+pub(crate) struct GpuAccesses<'m> {
+    by_root: HashMap<Value<'m>, ObjectAccesses<'m>>,
 }
 
-impl GpuAccesses {
+impl<'m> GpuAccesses<'m> {
     /// Indexes the accesses of `func` (one pass).
-    pub(crate) fn of(func: Function) -> GpuAccesses {
+    pub(crate) fn of(func: Function<'m>) -> GpuAccesses<'m> {
         let mut by_root: HashMap<Value, ObjectAccesses> = HashMap::new();
         for b in func.blocks() {
             for i in b.instructions() {
@@ -169,7 +169,7 @@ impl GpuAccesses {
 
     /// How adjoints reach the shadow of `p` (a primal pointer of the
     /// function): see the module documentation.
-    pub(crate) fn classify(&self, p: Value) -> Accumulate {
+    pub(crate) fn classify(&self, p: Value<'m>) -> Accumulate {
         let (base, index) = base_and_index(p);
         let root = root_object(base);
         if root.opcode() == Some(LLVMOpcode::LLVMAlloca) {
@@ -203,7 +203,7 @@ impl GpuAccesses {
     }
 }
 
-fn root_object(mut p: Value) -> Value {
+fn root_object<'m>(mut p: Value<'m>) -> Value<'m> {
     for _ in 0..64 {
         match p.opcode() {
             Some(

@@ -8,7 +8,7 @@
 //! without that shape is reported, not guessed at.
 
 use super::cfg::Cfg;
-use crate::ir::{Block, Value};
+use crate::ir::{Block, Inst, Value};
 use crate::ir::{LLVMIntPredicate, LLVMOpcode};
 use std::collections::{HashMap, HashSet};
 
@@ -24,45 +24,45 @@ impl std::fmt::Display for LoopId {
 
 /// One natural loop.
 #[derive(Debug)]
-pub(crate) struct Loop {
-    pub(crate) header: Block,
+pub(crate) struct Loop<'m> {
+    pub(crate) header: Block<'m>,
     /// The single block with the back edge.
-    pub(crate) latch: Block,
+    pub(crate) latch: Block<'m>,
     /// The single predecessor of the header outside the loop.
-    pub(crate) preheader: Block,
-    pub(crate) blocks: HashSet<Block>,
+    pub(crate) preheader: Block<'m>,
+    pub(crate) blocks: HashSet<Block<'m>>,
     /// The innermost enclosing loop.
     pub(crate) parent: Option<LoopId>,
 }
 
 /// An induction variable `start + step * iteration` (a header phi).
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct AffineIv {
-    pub(crate) phi: Value,
+pub(crate) struct AffineIv<'m> {
+    pub(crate) phi: Inst<'m>,
     /// Incoming value from the preheader.
-    pub(crate) start: Value,
+    pub(crate) start: Value<'m>,
     /// Constant step per iteration (in units of `elem` bytes for pointers).
     pub(crate) step: i64,
     /// For pointer IVs, the GEP's source element type.
-    pub(crate) gep_type: Option<crate::ir::Ty>,
+    pub(crate) gep_type: Option<crate::ir::Ty<'m>>,
 }
 
 /// All loops of a function.
 #[derive(Debug, Default)]
-pub(crate) struct LoopNest {
-    pub(crate) loops: Vec<Loop>,
-    innermost: HashMap<Block, LoopId>,
+pub(crate) struct LoopNest<'m> {
+    pub(crate) loops: Vec<Loop<'m>>,
+    innermost: HashMap<Block<'m>, LoopId>,
 }
 
 /// Why a loop cannot be handled.
 #[derive(Debug)]
-pub(crate) struct LoopShapeError {
-    pub(crate) header: Block,
+pub(crate) struct LoopShapeError<'m> {
+    pub(crate) header: Block<'m>,
     pub(crate) reason: &'static str,
 }
 
-impl LoopNest {
-    pub(crate) fn new(cfg: &Cfg) -> Result<LoopNest, LoopShapeError> {
+impl<'m> LoopNest<'m> {
+    pub(crate) fn new(cfg: &Cfg<'m>) -> Result<LoopNest<'m>, LoopShapeError<'m>> {
         // Headers in the order their first back edge is found, so that loop
         // numbering (and so the output) does not depend on hashing.
         let mut headers: Vec<Block> = Vec::new();
@@ -131,21 +131,21 @@ impl LoopNest {
         Ok(LoopNest { loops, innermost })
     }
 
-    pub(crate) fn get(&self, id: LoopId) -> &Loop {
+    pub(crate) fn get(&self, id: LoopId) -> &Loop<'m> {
         &self.loops[id.0]
     }
 
     /// The innermost loop containing `b`.
-    pub(crate) fn innermost(&self, b: Block) -> Option<LoopId> {
+    pub(crate) fn innermost(&self, b: Block<'m>) -> Option<LoopId> {
         self.innermost.get(&b).copied()
     }
 
-    pub(crate) fn contains(&self, l: LoopId, b: Block) -> bool {
+    pub(crate) fn contains(&self, l: LoopId, b: Block<'m>) -> bool {
         self.loops[l.0].blocks.contains(&b)
     }
 
     /// The loops containing `b`, outermost first.
-    pub(crate) fn chain(&self, b: Block) -> Vec<LoopId> {
+    pub(crate) fn chain(&self, b: Block<'m>) -> Vec<LoopId> {
         let mut out = Vec::new();
         let mut cur = self.innermost(b);
         while let Some(l) = cur {
@@ -161,12 +161,12 @@ impl LoopNest {
     }
 
     /// Whether `b` is the header of a loop, and which.
-    pub(crate) fn header_of(&self, b: Block) -> Option<LoopId> {
+    pub(crate) fn header_of(&self, b: Block<'m>) -> Option<LoopId> {
         self.ids().find(|l| self.loops[l.0].header == b)
     }
 
     /// Header phis of loop `l` that are affine in the iteration count.
-    pub(crate) fn affine_ivs(&self, l: LoopId) -> Vec<AffineIv> {
+    pub(crate) fn affine_ivs(&self, l: LoopId) -> Vec<AffineIv<'m>> {
         let lp = &self.loops[l.0];
         let mut out = Vec::new();
         for phi in lp.header.instructions() {
@@ -182,12 +182,10 @@ impl LoopNest {
             let (Some(start), Some(next)) = (start, next) else {
                 continue;
             };
-            if inc.len() != 2
-                || (start.is_instruction() && lp.blocks.contains(&start.parent_block()))
-            {
+            if inc.len() != 2 || start.block_of().is_some_and(|b| lp.blocks.contains(&b)) {
                 continue;
             }
-            if let Some((step, gep_type)) = step_of(phi, next) {
+            if let Some((step, gep_type)) = step_of(phi.into(), next) {
                 out.push(AffineIv {
                     phi,
                     start,
@@ -201,7 +199,7 @@ impl LoopNest {
 }
 
 /// `next = phi + step` (integer add, or a one-index GEP) with a constant step.
-fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
+fn step_of<'m>(phi: Value<'m>, next: Value<'m>) -> Option<(i64, Option<crate::ir::Ty<'m>>)> {
     match next.opcode()? {
         LLVMOpcode::LLVMAdd if phi.ty().is_integer() => {
             let (a, b) = (next.operand(0), next.operand(1));
@@ -223,28 +221,33 @@ fn step_of(phi: Value, next: Value) -> Option<(i64, Option<crate::ir::Ty>)> {
 
 /// What bounds the number of header executions of a loop.
 #[derive(Copy, Clone, Debug)]
-pub(crate) enum TripBound {
+pub(crate) enum TripBound<'m> {
     /// `|limit - start| / |step| + 3` (a deliberate over-estimate that
     /// covers header- and latch-tested loops and inclusive comparisons).
     Affine {
-        start: Value,
-        limit: Value,
+        start: Value<'m>,
+        limit: Value<'m>,
         step: i64,
     },
     /// A constant (an IV halved each iteration until 0: its bit width).
     Constant(u64),
 }
 
-impl LoopNest {
+impl<'m> LoopNest<'m> {
     /// A bound on the iterations of `l` computable before it runs: an
     /// exiting test that every iteration passes (it dominates the latch)
     /// compares an affine IV (or its next value) with a value defined
     /// outside `outside` (a loop enclosing `l`, or `l` itself).
-    pub(crate) fn trip_bound(&self, cfg: &Cfg, l: LoopId, outside: LoopId) -> Option<TripBound> {
+    pub(crate) fn trip_bound(
+        &self,
+        cfg: &Cfg<'m>,
+        l: LoopId,
+        outside: LoopId,
+    ) -> Option<TripBound<'m>> {
         let lp = self.get(l);
         let ivs = self.affine_ivs(l);
         let outer = self.get(outside);
-        let invariant = |v: Value| !v.is_instruction() || !outer.blocks.contains(&v.parent_block());
+        let invariant = |v: Value| v.block_of().is_none_or(|b| !outer.blocks.contains(&b));
         for x in &lp.blocks {
             if !cfg.dominates(*x, lp.latch) {
                 continue;
@@ -358,7 +361,7 @@ fn swap(p: LLVMIntPredicate) -> LLVMIntPredicate {
 
 /// For a loop going on while an IV shifted right each iteration is
 /// non-zero (`for (s = N; s > 0; s >>= 1)`): the IV's bit width.
-fn halving_iv_test(lp: &Loop, c: Value, stays_true: bool) -> Option<u32> {
+fn halving_iv_test<'m>(lp: &Loop<'m>, c: Value<'m>, stays_true: bool) -> Option<u32> {
     use LLVMIntPredicate::*;
     let (a, b) = (c.operand(0), c.operand(1));
     if b.const_int_sext() != Some(0) {

@@ -51,7 +51,7 @@ pub(crate) use tree::{ConcreteType, FloatKind, TypeTree};
 
 use crate::analysis::calls::{classify_callee, Direction};
 use crate::ir::LLVMOpcode;
-use crate::ir::{Function, TyKind, Value};
+use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::Marker;
 use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
@@ -59,11 +59,11 @@ use std::fmt::Write as _;
 
 /// Two facts that disagree about one place (e.g. `Float` vs `Pointer`).
 #[derive(Clone, Debug)]
-pub(crate) struct Conflict {
+pub(crate) struct Conflict<'m> {
     /// The value whose tree refused the fact.
-    pub(crate) value: Value,
+    pub(crate) value: Value<'m>,
     /// The instruction whose rule produced it, if any.
-    pub(crate) instruction: Option<Value>,
+    pub(crate) instruction: Option<Value<'m>>,
     /// Where in the tree.
     pub(crate) path: Vec<i64>,
     /// The type kept (found first).
@@ -83,18 +83,18 @@ pub(crate) enum UndecidedKind {
 
 /// A place whose type stays `Unknown` although synthesis needs it.
 #[derive(Clone, Debug)]
-pub(crate) struct Undecided {
+pub(crate) struct Undecided<'m> {
     /// The function it is in.
     pub(crate) function: String,
     /// The instruction.
-    pub(crate) instruction: Value,
+    pub(crate) instruction: Value<'m>,
     /// Its `file:line:col`, when debug info has it.
     pub(crate) location: Option<String>,
     /// What is undecided.
     pub(crate) kind: UndecidedKind,
 }
 
-impl Undecided {
+impl<'m> Undecided<'m> {
     /// One line saying what is not known.
     pub(crate) fn message(&self) -> String {
         match self.kind {
@@ -120,27 +120,27 @@ impl Undecided {
 
 /// The type facts of one function.
 #[derive(Debug)]
-pub(crate) struct TypeAnalysis {
-    func: Function,
-    trees: HashMap<Value, TypeTree>,
+pub(crate) struct TypeAnalysis<'m> {
+    func: Function<'m>,
+    trees: HashMap<Value<'m>, TypeTree>,
     ret: TypeTree,
-    conflicts: Vec<Conflict>,
-    undecided: Vec<Undecided>,
+    conflicts: Vec<Conflict<'m>>,
+    undecided: Vec<Undecided<'m>>,
 }
 
-impl TypeAnalysis {
+impl<'m> TypeAnalysis<'m> {
     /// Analyses `func`, seeded by its parameter types only.
-    pub(crate) fn analyse(func: Function) -> TypeAnalysis {
+    pub(crate) fn analyse(func: Function<'m>) -> TypeAnalysis<'m> {
         TypeAnalysis::analyse_with(func, &[], &TypeTree::new())
     }
 
     /// Analyses `func` with `arg_seeds[i]` known of parameter `i` (e.g. from
     /// a call site or an annotation) and `ret_seed` of the return value.
     pub(crate) fn analyse_with(
-        func: Function,
+        func: Function<'m>,
         arg_seeds: &[TypeTree],
         ret_seed: &TypeTree,
-    ) -> TypeAnalysis {
+    ) -> TypeAnalysis<'m> {
         if !func.is_function() || func.blocks().is_empty() {
             return TypeAnalysis {
                 func,
@@ -165,12 +165,12 @@ impl TypeAnalysis {
     }
 
     /// The function analysed.
-    pub(crate) fn function(&self) -> Function {
+    pub(crate) fn function(&self) -> Function<'m> {
         self.func
     }
 
     /// The tree of `v` (for constants: what their type says).
-    pub(crate) fn tree(&self, v: Value) -> TypeTree {
+    pub(crate) fn tree(&self, v: Value<'m>) -> TypeTree {
         match self.trees.get(&v) {
             Some(t) => t.clone(),
             None if v.is_function() => TypeTree::from_type(ConcreteType::Pointer),
@@ -184,46 +184,46 @@ impl TypeAnalysis {
     }
 
     /// The type of the data at byte `offset` behind pointer `ptr`.
-    pub(crate) fn pointee_type(&self, ptr: Value, offset: i64) -> ConcreteType {
+    pub(crate) fn pointee_type(&self, ptr: Value<'m>, offset: i64) -> ConcreteType {
         self.tree(ptr).at(&[offset])
     }
 
     /// Whether the memory directly behind `ptr` holds floats anywhere.
-    pub(crate) fn pointee_has_float(&self, ptr: Value) -> bool {
+    pub(crate) fn pointee_has_float(&self, ptr: Value<'m>) -> bool {
         self.tree(ptr).first_level().any(|(_, t)| t.is_float())
     }
 
     /// Whether the memory directly behind `ptr` holds pointers anywhere.
-    pub(crate) fn pointee_has_pointer(&self, ptr: Value) -> bool {
+    pub(crate) fn pointee_has_pointer(&self, ptr: Value<'m>) -> bool {
         self.tree(ptr)
             .first_level()
             .any(|(_, t)| t == ConcreteType::Pointer)
     }
 
     /// Places whose type matters but stays unknown, for diagnostics.
-    pub(crate) fn undecided(&self) -> &[Undecided] {
+    pub(crate) fn undecided(&self) -> &[Undecided<'m>] {
         &self.undecided
     }
 
     /// Facts that disagreed (the first was kept).
-    pub(crate) fn conflicts(&self) -> &[Conflict] {
+    pub(crate) fn conflicts(&self) -> &[Conflict<'m>] {
         &self.conflicts
     }
 
-    fn find_undecided(&self) -> Vec<Undecided> {
+    fn find_undecided(&self) -> Vec<Undecided<'m>> {
         let mut out = Vec::new();
         let fname = self.func.name();
         for b in self.func.blocks() {
             for i in b.instructions() {
                 let kind = match i.opcode() {
                     Some(LLVMOpcode::LLVMCall) => self.untyped_copy(i),
-                    Some(LLVMOpcode::LLVMLoad) => self.integer_copy(i),
+                    Some(LLVMOpcode::LLVMLoad) => self.integer_copy(i.into()),
                     _ => None,
                 };
                 if let Some(kind) = kind {
                     out.push(Undecided {
                         function: fname.clone(),
-                        instruction: i,
+                        instruction: i.into(),
                         location: i.debug_location(),
                         kind,
                     });
@@ -233,7 +233,7 @@ impl TypeAnalysis {
         out
     }
 
-    fn untyped_copy(&self, call: Value) -> Option<UndecidedKind> {
+    fn untyped_copy(&self, call: Inst<'m>) -> Option<UndecidedKind> {
         let f = call.called_function()?;
         let none = (HashSet::new(), HashMap::new());
         let kind = classify_callee(f, Direction::Reverse, &none.0, &none.1);
@@ -249,7 +249,7 @@ impl TypeAnalysis {
         (dst.is_empty() && src.is_empty()).then_some(UndecidedKind::UntypedCopy)
     }
 
-    fn integer_copy(&self, load: Value) -> Option<UndecidedKind> {
+    fn integer_copy(&self, load: Value<'m>) -> Option<UndecidedKind> {
         let TyKind::Integer(bits) = load.ty().kind() else {
             return None;
         };
@@ -264,12 +264,12 @@ impl TypeAnalysis {
 
 /// `-enzyme-print-type` style: each argument, then each instruction with a
 /// result, one per line as `<IR>: <tree>`.
-pub(crate) fn print(func: Function, ta: &TypeAnalysis) -> String {
+pub(crate) fn print<'m>(func: Function<'m>, ta: &TypeAnalysis<'m>) -> String {
     let mut out = String::new();
     for p in func.params() {
         let _ = writeln!(out, "{}: {}", p.to_ir(), ta.tree(p));
     }
-    let results: Vec<Value> = func
+    let results: Vec<Inst> = func
         .blocks()
         .into_iter()
         .flat_map(|b| b.instructions())
@@ -288,7 +288,7 @@ pub(crate) fn print(func: Function, ta: &TypeAnalysis) -> String {
         } else {
             i.to_ir()
         };
-        let _ = writeln!(out, "{ir}: {}", ta.tree(*i));
+        let _ = writeln!(out, "{ir}: {}", ta.tree(i.as_value()));
     }
     out
 }

@@ -13,31 +13,31 @@
 
 use super::calls::{CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
-use crate::ir::{Block, Function, Value};
+use crate::ir::{Block, Function, Inst, Value};
 use crate::names::{is_libm_without_side_effects, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.
 #[derive(Debug, Default)]
-pub(crate) struct Rereadable {
-    loads: HashSet<Value>,
+pub(crate) struct Rereadable<'m> {
+    loads: HashSet<Value<'m>>,
 }
 
-impl Rereadable {
+impl<'m> Rereadable<'m> {
     /// The calls in `deferred_frees` run only after the reverse sweep
     /// (combined mode), so they do not count as writes.
     pub(crate) fn analyse(
-        func: Function,
-        deferred_frees: &HashSet<Value>,
-        calls: CallFacts<'_>,
-    ) -> Rereadable {
-        let insts: Vec<Value> = func
+        func: Function<'m>,
+        deferred_frees: &HashSet<Value<'m>>,
+        calls: CallFacts<'m, '_>,
+    ) -> Rereadable<'m> {
+        let insts: Vec<Inst> = func
             .blocks()
             .into_iter()
             .flat_map(|b| b.instructions())
             .collect();
         // Each write: the instruction and the objects it may write.
-        let mut written: Vec<(Value, HashSet<Value>)> = Vec::new();
+        let mut written: Vec<(Inst, HashSet<Value>)> = Vec::new();
         for i in &insts {
             match i.opcode() {
                 Some(LLVMOpcode::LLVMStore) => written.push((*i, roots(i.operand(1)))),
@@ -48,7 +48,7 @@ impl Rereadable {
                     if deferred_frees.contains(i) {
                         continue;
                     }
-                    match calls.classify(*i, Direction::Reverse) {
+                    match calls.classify(i.as_value(), Direction::Reverse) {
                         CallKind::Memory(m) if m.transfers() || m.frees() || m == MemFn::Memset => {
                             written.push((*i, roots(i.operand(0))));
                         }
@@ -75,12 +75,12 @@ impl Rereadable {
                     .iter()
                     .all(|(w, objs)| !order.may_follow(**l, *w) || !may_alias(&r, objs))
             })
-            .copied()
+            .map(|l| l.as_value())
             .collect();
         Rereadable { loads }
     }
 
-    pub(crate) fn contains(&self, load: Value) -> bool {
+    pub(crate) fn contains(&self, load: Value<'m>) -> bool {
         self.loads.contains(&load)
     }
 }
@@ -88,15 +88,15 @@ impl Rereadable {
 /// Execution order between instructions of one function, from block
 /// reachability: a write that cannot run after a load cannot change what
 /// the load read (so a buffer filled once and then only read is re-read).
-struct Order {
+struct Order<'m> {
     /// Blocks reachable from each block through at least one edge.
-    reach: HashMap<Block, HashSet<Block>>,
+    reach: HashMap<Block<'m>, HashSet<Block<'m>>>,
     /// Position of each instruction in its block.
-    index: HashMap<Value, usize>,
+    index: HashMap<Inst<'m>, usize>,
 }
 
-impl Order {
-    fn new(func: Function) -> Order {
+impl<'m> Order<'m> {
+    fn new(func: Function<'m>) -> Order<'m> {
         let blocks = func.blocks();
         let mut reach = HashMap::new();
         let mut index = HashMap::new();
@@ -117,7 +117,7 @@ impl Order {
     }
 
     /// Whether `later` may execute after `earlier` (in the same call).
-    fn may_follow(&self, earlier: Value, later: Value) -> bool {
+    fn may_follow(&self, earlier: Inst<'m>, later: Inst<'m>) -> bool {
         let (eb, lb) = (earlier.parent_block(), later.parent_block());
         if self.reach.get(&eb).is_some_and(|r| r.contains(&lb)) {
             return true;
@@ -127,7 +127,7 @@ impl Order {
 }
 
 /// The underlying objects `p` may point into.
-fn roots(p: Value) -> HashSet<Value> {
+fn roots<'m>(p: Value<'m>) -> HashSet<Value<'m>> {
     let mut out = HashSet::new();
     let mut seen = HashSet::new();
     let mut stack = vec![p];
@@ -142,7 +142,10 @@ fn roots(p: Value) -> HashSet<Value> {
                 | LLVMOpcode::LLVMAddrSpaceCast
                 | LLVMOpcode::LLVMFreeze,
             ) => stack.push(v.operand(0)),
-            Some(LLVMOpcode::LLVMPHI) => stack.extend(v.incoming().into_iter().map(|(x, _)| x)),
+            Some(LLVMOpcode::LLVMPHI) => {
+                let phi = v.as_inst().expect("a phi is an instruction");
+                stack.extend(phi.incoming().into_iter().map(|(x, _)| x))
+            }
             Some(LLVMOpcode::LLVMSelect) => {
                 stack.push(v.operand(1));
                 stack.push(v.operand(2));
@@ -164,7 +167,7 @@ fn roots(p: Value) -> HashSet<Value> {
 }
 
 /// Objects created inside the function (allocas, allocations).
-fn local_object(v: Value) -> bool {
+fn local_object<'m>(v: Value<'m>) -> bool {
     match v.opcode() {
         Some(LLVMOpcode::LLVMAlloca) => true,
         Some(LLVMOpcode::LLVMCall) => v
@@ -176,7 +179,7 @@ fn local_object(v: Value) -> bool {
 }
 
 /// Whether two underlying objects may be the same memory.
-fn roots_may_alias(x: Value, y: Value) -> bool {
+fn roots_may_alias<'m>(x: Value<'m>, y: Value<'m>) -> bool {
     if x == y {
         return true;
     }
@@ -193,6 +196,6 @@ fn roots_may_alias(x: Value, y: Value) -> bool {
     !(local_object(x) && outer(y) || local_object(y) && outer(x))
 }
 
-fn may_alias(a: &HashSet<Value>, b: &HashSet<Value>) -> bool {
+fn may_alias<'m>(a: &HashSet<Value<'m>>, b: &HashSet<Value<'m>>) -> bool {
     a.iter().any(|x| b.iter().any(|y| roots_may_alias(*x, *y)))
 }

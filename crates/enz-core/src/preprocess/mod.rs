@@ -33,12 +33,12 @@ const INLINE_ROUNDS: usize = 8;
 
 /// Makes the preprocessed clone of `func`. With `optimise` false, only the
 /// clone and inlining are done.
-pub(crate) fn preprocess(
-    func: Function,
+pub(crate) fn preprocess<'m>(
+    func: Function<'m>,
     optimise: bool,
     inline: bool,
-    keep_calls_to: &HashSet<Function>,
-) -> Result<Function, Diagnostic> {
+    keep_calls_to: &HashSet<Function<'m>>,
+) -> Result<Function<'m>, Diagnostic> {
     let failed = |e: String| {
         Diagnostic::internal(format_args!(
             "preprocessing failed (this is a bug in enz-rs): {e}"
@@ -72,7 +72,7 @@ pub(crate) fn preprocess(
 
 /// Copies function attributes (target-cpu, target-features, ...) except the
 /// ones that would stop optimisation.
-fn copy_function_attributes(from: Function, to: Function) {
+fn copy_function_attributes<'m>(from: Function<'m>, to: Function<'m>) {
     from.copy_function_attributes_to(to, |name| {
         !matches!(name, "optnone" | "noinline" | "alwaysinline")
     });
@@ -82,7 +82,7 @@ fn copy_function_attributes(from: Function, to: Function) {
 /// attribute (target-cpu, target-features, denormal modes...) and the enum
 /// attributes that stay true of code that also writes shadow memory,
 /// allocates and frees (`nounwind`, `uwtable`).
-pub(crate) fn copy_derivative_attributes(from: Function, to: Function) {
+pub(crate) fn copy_derivative_attributes<'m>(from: Function<'m>, to: Function<'m>) {
     from.copy_function_attributes_to(to, |name| matches!(name, "nounwind" | "uwtable"));
 }
 
@@ -91,7 +91,10 @@ pub(crate) fn copy_derivative_attributes(from: Function, to: Function) {
 /// known-inactive functions, not entry points, not those in
 /// `keep_calls_to`: the user's inactive functions and those with custom
 /// derivatives), and not recursive ones.
-fn inline_calls(func: Function, keep_calls_to: &HashSet<Function>) -> Result<(), String> {
+fn inline_calls<'m>(
+    func: Function<'m>,
+    keep_calls_to: &HashSet<Function<'m>>,
+) -> Result<(), String> {
     let no_rules = HashMap::new();
     for _ in 0..INLINE_ROUNDS {
         let mut marked = false;
@@ -121,7 +124,7 @@ fn inline_calls(func: Function, keep_calls_to: &HashSet<Function>) -> Result<(),
 }
 
 /// Whether `f` can reach itself through calls to defined functions.
-fn is_recursive(f: Function) -> bool {
+fn is_recursive<'m>(f: Function<'m>) -> bool {
     let mut seen = std::collections::HashSet::new();
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {

@@ -29,11 +29,11 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{Builder, Function, Ty, TyKind, Value};
+use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Applies every rewrite to `func` (the preprocessed clone), or refuses it.
-pub(crate) fn sanitize(func: Function) -> Result<(), Diagnostic> {
+pub(crate) fn sanitize<'m>(func: Function<'m>) -> Result<(), Diagnostic> {
     refuse_scalable_vectors(func)?;
     for b in func.blocks() {
         for i in b.instructions() {
@@ -62,7 +62,7 @@ pub(crate) fn sanitize(func: Function) -> Result<(), Diagnostic> {
 /// `lshr` and `trunc` optional) by the same float loaded as a float: a
 /// `load T` right after each `load iN` it comes from, merged by float phis
 /// and selects where the integers were.
-fn split_integer_loads_of_floats(func: Function) {
+fn split_integer_loads_of_floats<'m>(func: Function<'m>) {
     let little = crate::ir::is_little_endian(func.global_parent());
     let mut pieces = Vec::new();
     for b in func.blocks() {
@@ -70,17 +70,17 @@ fn split_integer_loads_of_floats(func: Function) {
             let TyKind::Integer(bits) = v.ty().kind() else {
                 continue;
             };
-            if !holds_loaded_bytes(v, &mut HashSet::new()) {
+            if !holds_loaded_bytes(v.into(), &mut HashSet::new()) {
                 continue;
             }
-            for (float, offset) in floats_taken_from(v, u64::from(bits), little) {
+            for (float, offset) in floats_taken_from(v.into(), u64::from(bits), little) {
                 pieces.push((v, float, offset));
             }
         }
     }
     let mut built = HashMap::new();
     for (v, float, offset) in pieces {
-        let piece = float_piece(v, offset, float.ty(), &mut built);
+        let piece = float_piece(v.into(), offset, float.ty(), &mut built);
         float.replace_all_uses_with(piece);
         erase_dead_chain(float);
     }
@@ -88,17 +88,18 @@ fn split_integer_loads_of_floats(func: Function) {
 
 /// Whether the integer `v` is a simple load, or phis and selects of
 /// simple loads only (`seen`: the phis and selects on the way, for cycles).
-fn holds_loaded_bytes(v: Value, seen: &mut HashSet<Value>) -> bool {
+fn holds_loaded_bytes<'m>(v: Value<'m>, seen: &mut HashSet<Value<'m>>) -> bool {
+    let Some(v) = v.as_inst() else { return false };
     match v.opcode() {
         Some(LLVMOpcode::LLVMLoad) => v.is_simple_access(),
         Some(LLVMOpcode::LLVMPHI) => {
-            !seen.insert(v)
+            !seen.insert(v.into())
                 || v.incoming()
                     .into_iter()
                     .all(|(x, _)| holds_loaded_bytes(x, seen))
         }
         Some(LLVMOpcode::LLVMSelect) => {
-            !seen.insert(v)
+            !seen.insert(v.into())
                 || (holds_loaded_bytes(v.operand(1), seen)
                     && holds_loaded_bytes(v.operand(2), seen))
         }
@@ -109,41 +110,42 @@ fn holds_loaded_bytes(v: Value, seen: &mut HashSet<Value>) -> bool {
 /// The bytes `offset..offset + size(ty)` of `v` (which
 /// [`holds_loaded_bytes`]) as a value of type `ty`, built once per
 /// (value, offset, type) in `built`.
-fn float_piece(
-    v: Value,
+fn float_piece<'m>(
+    v: Value<'m>,
     offset: u64,
-    ty: Ty,
-    built: &mut HashMap<(Value, u64, Ty), Value>,
-) -> Value {
+    ty: Ty<'m>,
+    built: &mut HashMap<(Value<'m>, u64, Ty<'m>), Value<'m>>,
+) -> Value<'m> {
     if let Some(p) = built.get(&(v, offset, ty)) {
         return *p;
     }
     let fb = Builder::new(v.context());
+    let inst = v.as_inst().expect("holds_loaded_bytes: an instruction");
     match v.opcode() {
         Some(LLVMOpcode::LLVMPHI) => {
-            let first = v
+            let first = inst
                 .parent_block()
                 .first_instruction()
                 .expect("the phi itself");
             fb.position_before(first);
             let phi = fb.phi(ty, "");
-            built.insert((v, offset, ty), phi);
-            for (x, blk) in v.incoming() {
+            built.insert((v, offset, ty), phi.into());
+            for (x, blk) in inst.incoming() {
                 let piece = float_piece(x, offset, ty, built);
                 phi.add_incoming(piece, blk);
             }
-            phi
+            phi.into()
         }
         Some(LLVMOpcode::LLVMSelect) => {
             let a = float_piece(v.operand(1), offset, ty, built);
             let b = float_piece(v.operand(2), offset, ty, built);
-            fb.position_after(v);
+            fb.position_after(inst);
             let sel = fb.select(v.operand(0), a, b);
             built.insert((v, offset, ty), sel);
             sel
         }
         _ => {
-            fb.position_after(v);
+            fb.position_after(inst);
             let at = if offset == 0 {
                 v.operand(0)
             } else {
@@ -160,7 +162,7 @@ fn float_piece(
 
 /// The floats taken out of the integer `v` (of `bits` bits, loaded from
 /// memory) and the byte offset each comes from.
-fn floats_taken_from(v: Value, bits: u64, little: bool) -> Vec<(Value, u64)> {
+fn floats_taken_from<'m>(v: Value<'m>, bits: u64, little: bool) -> Vec<(Value<'m>, u64)> {
     let mut out = Vec::new();
     for u in v.users() {
         match u.opcode() {
@@ -186,7 +188,12 @@ fn floats_taken_from(v: Value, bits: u64, little: bool) -> Vec<(Value, u64)> {
 
 /// The float bitcasts of `trunc`, which keeps the bits of an integer of
 /// `bits` bits from bit `shift` up, with their byte offsets.
-fn truncated_floats(trunc: Value, bits: u64, shift: u64, little: bool) -> Vec<(Value, u64)> {
+fn truncated_floats<'m>(
+    trunc: Value<'m>,
+    bits: u64,
+    shift: u64,
+    little: bool,
+) -> Vec<(Value<'m>, u64)> {
     let TyKind::Integer(kept) = trunc.ty().kind() else {
         return Vec::new();
     };
@@ -209,7 +216,7 @@ fn truncated_floats(trunc: Value, bits: u64, shift: u64, little: bool) -> Vec<(V
 
 /// The width of a half, float or double value, or of a fixed vector of
 /// them.
-fn float_bits(v: Value) -> Option<u64> {
+fn float_bits<'m>(v: Value<'m>) -> Option<u64> {
     fn scalar_bits(t: crate::ir::Ty) -> Option<u64> {
         match t.kind() {
             TyKind::Half => Some(16),
@@ -227,8 +234,8 @@ fn float_bits(v: Value) -> Option<u64> {
 
 /// Erases `v` (now unused) and the `trunc`/`lshr` it was computed by, as
 /// far as they have no other uses; stops at the load.
-fn erase_dead_chain(v: Value) {
-    let mut next = Some(v);
+fn erase_dead_chain<'m>(v: Value<'m>) {
+    let mut next = v.as_inst();
     while let Some(x) = next.take() {
         if x.has_uses() || x.opcode() == Some(LLVMOpcode::LLVMLoad) {
             return;
@@ -239,14 +246,14 @@ fn erase_dead_chain(v: Value) {
             from.opcode(),
             Some(LLVMOpcode::LLVMTrunc | LLVMOpcode::LLVMLShr)
         ) {
-            next = Some(from);
+            next = from.as_inst();
         }
     }
 }
 
 /// The simple (neither volatile nor atomic) loads of an integer in
 /// `func`, with their widths.
-fn integer_loads(func: Function) -> Vec<(Value, u32)> {
+fn integer_loads<'m>(func: Function<'m>) -> Vec<(Inst<'m>, u32)> {
     let mut out = Vec::new();
     for b in func.blocks() {
         for load in b.instructions() {
@@ -263,11 +270,14 @@ fn integer_loads(func: Function) -> Vec<(Value, u32)> {
 
 /// Rewrites `%v = load iN, p; ...; store iN %v, q` (the store the load's
 /// only use, nothing in between writing memory) as `memmove(q, p, N/8)`.
-fn restore_integer_copies(func: Function) {
+fn restore_integer_copies<'m>(func: Function<'m>) {
     let mut copies = Vec::new();
     for (load, bits) in integer_loads(func) {
         let users = load.users();
         let [store] = users[..] else { continue };
+        let Some(store) = store.as_inst() else {
+            continue;
+        };
         if bits % 8 == 0
             && store.opcode() == Some(LLVMOpcode::LLVMStore)
             && store.operand(0) == load
@@ -290,7 +300,7 @@ fn restore_integer_copies(func: Function) {
 
 /// Whether no instruction strictly between `from` and `to` (same block,
 /// `from` first) may write memory; `false` if `to` does not follow.
-fn nothing_writes_between(from: Value, to: Value) -> bool {
+fn nothing_writes_between<'m>(from: Inst<'m>, to: Inst<'m>) -> bool {
     let mut i = from.next_instruction();
     while let Some(x) = i {
         if x == to {
@@ -315,7 +325,7 @@ fn nothing_writes_between(from: Value, to: Value) -> bool {
 }
 
 /// `llvm.lifetime.start` / `llvm.lifetime.end`.
-fn is_lifetime_marker(call: Value) -> bool {
+fn is_lifetime_marker<'m>(call: Inst<'m>) -> bool {
     call.called_function()
         .is_some_and(|f| f.intrinsic_id() != 0 && f.name().starts_with("llvm.lifetime."))
 }
@@ -326,7 +336,7 @@ fn is_lifetime_marker(call: Value) -> bool {
 /// `m'` maps undefined lanes to lane 0 and `m''` takes them from the zero
 /// vector. When `b` is itself undefined the zero vector takes its place
 /// and one shuffle suffices.
-fn define_shuffle_lanes(shuffle: Value) {
+fn define_shuffle_lanes<'m>(shuffle: Inst<'m>) {
     let mask = shuffle.shuffle_mask();
     if mask.iter().all(Option::is_some) {
         return;
@@ -365,7 +375,7 @@ fn define_shuffle_lanes(shuffle: Value) {
 /// Gives the undefined lanes of constant vector operands the value zero
 /// (`insertelement <2 x double> poison, ...`, `<double 1.0, double undef>`,
 /// phi incoming values alike).
-fn define_constant_vector_lanes(func: Function) {
+fn define_constant_vector_lanes<'m>(func: Function<'m>) {
     for b in func.blocks() {
         for i in b.instructions() {
             let is_call = i.opcode() == Some(LLVMOpcode::LLVMCall);
@@ -384,7 +394,7 @@ fn define_constant_vector_lanes(func: Function) {
 }
 
 /// A diagnostic for the first value of scalable vector type in `func`.
-fn refuse_scalable_vectors(func: Function) -> Result<(), Diagnostic> {
+fn refuse_scalable_vectors<'m>(func: Function<'m>) -> Result<(), Diagnostic> {
     let scalable = |v: Value| v.ty().contains_scalable_vector();
     for p in func.params() {
         if scalable(p) {
@@ -397,7 +407,7 @@ fn refuse_scalable_vectors(func: Function) -> Result<(), Diagnostic> {
     }
     for b in func.blocks() {
         for i in b.instructions() {
-            let has = scalable(i)
+            let has = scalable(i.into())
                 || (0..i.num_operands()).any(|k| scalable(i.operand(k)))
                 || match i.opcode() {
                     Some(LLVMOpcode::LLVMAlloca) => i.allocated_type().contains_scalable_vector(),

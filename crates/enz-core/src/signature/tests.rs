@@ -18,15 +18,17 @@ define void @h(i64 %k) {
 "#;
 
 /// Runs `check` on the named functions of [`IR`].
-fn with_functions(check: impl FnOnce(&dyn Fn(&str) -> Function)) {
+fn with_functions(check: impl for<'m> FnOnce(&dyn Fn(&str) -> Function<'m>)) {
     let ctx = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
-    let get = |name: &str| Function::of(&module.get_function(name).expect("function"));
+    let get = |name: &str| {
+        crate::ir::named_function(crate::ir::Module::of(&module), name).expect("function")
+    };
     check(&get);
 }
 
-fn types(req: &Request, kinds: &[Kind]) -> Vec<String> {
+fn types<'m>(req: &Request<'m>, kinds: &[Kind]) -> Vec<String> {
     kinds
         .iter()
         .map(|k| req.signature(*k).function_type().to_string())

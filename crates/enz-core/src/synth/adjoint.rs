@@ -6,7 +6,7 @@ use crate::ir::{Builder, Ty, TyKind, Value};
 /// The empty adjoint of type `ty`: `-0.0` for floats (the identity of
 /// `fadd`, so that adding it folds away; `+0.0` does not, because of signed
 /// zeros), zero otherwise.
-pub(crate) fn empty(b: &Builder, ty: Ty) -> Value {
+pub(crate) fn empty<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Value<'m> {
     if ty.is_fp_or_fp_vector() {
         b.const_float(ty, -0.0)
     } else {
@@ -15,7 +15,7 @@ pub(crate) fn empty(b: &Builder, ty: Ty) -> Value {
 }
 
 /// `a + b` for two adjoints of the same type.
-pub(crate) fn add(b: &Builder, x: Value, y: Value) -> Value {
+pub(crate) fn add<'m>(b: &Builder<'m>, x: Value<'m>, y: Value<'m>) -> Value<'m> {
     let ty = x.ty();
     if ty.is_fp_or_fp_vector() {
         return b.fadd(x, y);
@@ -37,12 +37,17 @@ pub(crate) fn add(b: &Builder, x: Value, y: Value) -> Value {
 }
 
 /// Member `path` of an aggregate value.
-pub(crate) fn extract_path(b: &Builder, agg: Value, path: &[u32]) -> Value {
+pub(crate) fn extract_path<'m>(b: &Builder<'m>, agg: Value<'m>, path: &[u32]) -> Value<'m> {
     path.iter().fold(agg, |v, i| b.extract_member(v, *i))
 }
 
 /// `agg` with member `path` replaced by `new`.
-pub(crate) fn replace_path(b: &Builder, agg: Value, new: Value, path: &[u32]) -> Value {
+pub(crate) fn replace_path<'m>(
+    b: &Builder<'m>,
+    agg: Value<'m>,
+    new: Value<'m>,
+    path: &[u32],
+) -> Value<'m> {
     match path {
         [] => new,
         [i, rest @ ..] => {
@@ -53,6 +58,6 @@ pub(crate) fn replace_path(b: &Builder, agg: Value, new: Value, path: &[u32]) ->
 }
 
 /// A zero of type `ty` with `v` at member `path`.
-pub(crate) fn zero_with(b: &Builder, ty: Ty, v: Value, path: &[u32]) -> Value {
+pub(crate) fn zero_with<'m>(b: &Builder<'m>, ty: Ty<'m>, v: Value<'m>, path: &[u32]) -> Value<'m> {
     replace_path(b, b.zero(ty), v, path)
 }

@@ -18,14 +18,14 @@ use crate::diag::Diagnostic;
 use crate::ir::{Builder, Function, TyKind, Value};
 use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
 
-fn entry(f: Function) -> Builder {
+fn entry<'m>(f: Function<'m>) -> Builder<'m> {
     let b = Builder::new(f.context());
     let blk = f.append_block("entry");
     b.position_at_end(blk);
     b
 }
 
-fn mismatch(user: Function, f: Function, what: &str) -> Diagnostic {
+fn mismatch<'m>(user: Function<'m>, f: Function<'m>, what: &str) -> Diagnostic {
     Diagnostic::new(format!(
         "the registered derivative `{}` of `{}` does not have the expected signature: {what}",
         user.name(),
@@ -35,7 +35,10 @@ fn mismatch(user: Function, f: Function, what: &str) -> Diagnostic {
 }
 
 /// The forward derivative of `key.function` built on the user's `user`.
-pub(crate) fn forward_adapter(key: &Request, user: Function) -> Result<Function, Diagnostic> {
+pub(crate) fn forward_adapter<'m>(
+    key: &crate::signature::Request<'m>,
+    user: Function<'m>,
+) -> Result<Function<'m>, Diagnostic> {
     let f = key.function;
     if key.mode != (crate::signature::Mode::Forward { width: 1 }) {
         return Err(mismatch(
@@ -82,7 +85,7 @@ pub(crate) fn forward_adapter(key: &Request, user: Function) -> Result<Function,
     let mut agg = b.poison(rty);
     for (k, (field, _)) in sig.fields().iter().enumerate() {
         let v = if *field == Field::Return { r } else { t };
-        agg = b.insert_value(agg, v, k as u32);
+        agg = b.insert_value(agg, v.as_value(), k as u32);
     }
     b.ret(Some(agg));
     Ok(a)
@@ -90,11 +93,11 @@ pub(crate) fn forward_adapter(key: &Request, user: Function) -> Result<Function,
 
 /// The augmented primal and reverse function of `key.function` built on
 /// the user's `aug` and `rev`.
-pub(crate) fn gradient_adapters(
-    key: &Request,
-    aug: Function,
-    rev: Function,
-) -> Result<Derivative, Diagnostic> {
+pub(crate) fn gradient_adapters<'m>(
+    key: &crate::signature::Request<'m>,
+    aug: Function<'m>,
+    rev: Function<'m>,
+) -> Result<Derivative<'m>, Diagnostic> {
     let f = key.function;
     let ret = f.function_type().return_type();
     let is_pointer = |t: crate::ir::Ty| t.kind() == TyKind::Pointer;
@@ -109,7 +112,7 @@ pub(crate) fn gradient_adapters(
     }
     let tape = b.call(aug.function_type(), aug, &user_args);
     let tape = if tape.ty().kind() == TyKind::Pointer {
-        tape
+        tape.as_value()
     } else {
         b.zero(crate::ir::Ty::ptr(f.context()))
     };
@@ -118,7 +121,7 @@ pub(crate) fn gradient_adapters(
     for (k, (field, ty)) in asig.fields().iter().enumerate() {
         let v = match field {
             Field::Tape => tape,
-            Field::Return => r.expect("a return field for a non-void function"),
+            Field::Return => (r.expect("a return field for a non-void function")).as_value(),
             _ => b.zero(*ty),
         };
         agg = b.insert_value(agg, v, k as u32);
@@ -154,12 +157,12 @@ pub(crate) fn gradient_adapters(
     let user_outs: Vec<Value> = match res.ty().kind() {
         TyKind::Void => Vec::new(),
         TyKind::Struct | TyKind::Array => (0..res.ty().len() as u32)
-            .map(|i| b.extract_value(res, i))
+            .map(|i| b.extract_value(res.as_value(), i))
             .collect(),
         TyKind::Vector => (0..res.ty().len() as u32)
-            .map(|i| b.extract_member(res, i))
+            .map(|i| b.extract_member(res.as_value(), i))
             .collect(),
-        _ => vec![res],
+        _ => vec![res.as_value()],
     };
     if out_ty.is_void() {
         b.ret(None);
@@ -199,14 +202,14 @@ pub(crate) fn gradient_adapters(
 /// primal parameter, followed for the user's function by its shadow when
 /// `key` duplicates it, or by zero when it has none but `wants_shadow`
 /// says the user's convention passes one.
-fn user_arguments(
-    b: &Builder,
-    f: Function,
-    key: &Request,
-    sig: &Signature,
-    ps: &[Value],
+fn user_arguments<'m>(
+    b: &Builder<'m>,
+    f: Function<'m>,
+    key: &Request<'m>,
+    sig: &Signature<'m>,
+    ps: &[Value<'m>],
     wants_shadow: impl Fn(crate::ir::Ty) -> bool,
-) -> (Vec<Value>, Vec<Value>) {
+) -> (Vec<Value<'m>>, Vec<Value<'m>>) {
     let mut primal = Vec::new();
     let mut user = Vec::new();
     for (k, p) in f.params().iter().enumerate() {

@@ -8,23 +8,23 @@ use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::names::MathFn;
 
 /// The values a formula refers to.
-pub(crate) struct Operands<'a> {
+pub(crate) struct Operands<'m, 'a> {
     /// Primal operands, as available where the formula is emitted.
-    pub(crate) args: &'a [Value],
+    pub(crate) args: &'a [Value<'m>],
     /// The primal result, if the formula needs it (`None` if unavailable).
-    pub(crate) ret: Option<Value>,
+    pub(crate) ret: Option<Value<'m>>,
     /// The result's adjoint (reverse) or the operand's tangent (forward).
-    pub(crate) dret: Value,
+    pub(crate) dret: Value<'m>,
     /// Tangents of operands (forward mode only).
-    pub(crate) dargs: &'a [Option<Value>],
+    pub(crate) dargs: &'a [Option<Value<'m>>],
     /// The rule's floating type (the result type): constants take it.
-    pub(crate) ty: Ty,
+    pub(crate) ty: Ty<'m>,
     /// Values for [`Expr::Given`].
-    pub(crate) given: &'a [Value],
+    pub(crate) given: &'a [Value<'m>],
 }
 
 /// Emits `e` and returns its value.
-pub(crate) fn emit(b: &Builder, e: &Expr, o: &Operands) -> Value {
+pub(crate) fn emit<'m>(b: &Builder<'m>, e: &Expr, o: &Operands<'m, '_>) -> Value<'m> {
     match e {
         Expr::DRet => o.dret,
         Expr::DArg(i) => o.dargs[*i].unwrap_or_else(|| b.zero(o.args[*i].ty())),
@@ -60,7 +60,7 @@ pub(crate) fn emit(b: &Builder, e: &Expr, o: &Operands) -> Value {
 
 /// Calls math function `f` on `args` (the first argument's type decides the
 /// overload): the LLVM intrinsic where there is one, else libm.
-pub(crate) fn call_math(b: &Builder, f: MathFn, args: &[Value]) -> Value {
+pub(crate) fn call_math<'m>(b: &Builder<'m>, f: MathFn, args: &[Value<'m>]) -> Value<'m> {
     let ty = args[0].ty();
     if let Some(name) = f.intrinsic() {
         let overload: Vec<Ty> = if f == MathFn::Powi {
@@ -68,7 +68,7 @@ pub(crate) fn call_math(b: &Builder, f: MathFn, args: &[Value]) -> Value {
         } else {
             vec![ty]
         };
-        return b.call_intrinsic(&name, &overload, args);
+        return (b.call_intrinsic(&name, &overload, args)).as_value();
     }
     let bits = match ty.kind() {
         TyKind::Float => 32,
@@ -76,5 +76,5 @@ pub(crate) fn call_math(b: &Builder, f: MathFn, args: &[Value]) -> Value {
     };
     let name = f.libm_name(bits).expect("math function without libm name");
     let fn_ty = Ty::function(ty, &vec![ty; args.len()], false);
-    b.call_named(name, fn_ty, args)
+    (b.call_named(name, fn_ty, args)).as_value()
 }

@@ -22,30 +22,30 @@ use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{clone_body, Builder, Function, TyKind, Value, ValueMap};
+use crate::ir::{clone_body, Builder, Function, Inst, TyKind, Value, ValueMap};
 use crate::names::MemFn;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
 use std::collections::HashMap;
 
 /// What to differentiate in forward mode.
-pub(crate) struct ForwardRequest<'a> {
-    pub(crate) prep: Function,
+pub(crate) struct ForwardRequest<'m, 'a> {
+    pub(crate) prep: Function<'m>,
     pub(crate) name: &'a str,
     pub(crate) args: &'a [ArgActivity],
     pub(crate) width: u32,
 }
 
 /// The signature of the forward derivative of `prep` for `args`, `width`.
-fn forward_signature(prep: Function, args: &[ArgActivity], width: u32) -> Signature {
+fn forward_signature<'m>(prep: Function<'m>, args: &[ArgActivity], width: u32) -> Signature<'m> {
     Signature::new(Kind::Forward { width }, prep.function_type(), args, false)
 }
 
 /// Fills in `f`, declared with the forward [`Signature`] of the request.
 /// Fills in `f`, declared with [`forward_type`].
-pub(crate) fn synthesize_forward(
-    req: &ForwardRequest,
-    f: Function,
-    registry: &mut Registry,
+pub(crate) fn synthesize_forward<'m>(
+    req: &ForwardRequest<'m, '_>,
+    f: Function<'m>,
+    registry: &mut Registry<'m>,
 ) -> Result<(), Vec<Diagnostic>> {
     let p = req.prep;
     let start = std::time::Instant::now();
@@ -119,41 +119,41 @@ pub(crate) fn synthesize_forward(
     }
 }
 
-struct Forward<'a> {
-    req: &'a ForwardRequest<'a>,
-    act: Activity,
+struct Forward<'m, 'a> {
+    req: &'a ForwardRequest<'m, 'a>,
+    act: Activity<'m>,
     /// The kind of every call of the primal.
-    call_kinds: CallKinds,
-    map: ValueMap,
-    tangents: HashMap<Value, Vec<Value>>,
-    shadows: Vec<ShadowMap>,
+    call_kinds: CallKinds<'m>,
+    map: ValueMap<'m>,
+    tangents: HashMap<Value<'m>, Vec<Value<'m>>>,
+    shadows: Vec<ShadowMap<'m>>,
     /// Tangent phis to complete: (primal phi, one phi per lane).
-    phis: Vec<(Value, Vec<Value>)>,
+    phis: Vec<(Inst<'m>, Vec<Inst<'m>>)>,
     diags: Vec<Diagnostic>,
 }
 
-impl Forward<'_> {
+impl<'m, 'a> Forward<'m, 'a> {
     fn lanes(&self) -> usize {
         self.req.width as usize
     }
 
     /// The tangent of `v` in `lane`: zero for constants and inactive values.
-    fn tangent(&self, b: &Builder, v: Value, lane: usize) -> Value {
+    fn tangent(&self, b: &Builder<'m>, v: Value<'m>, lane: usize) -> Value<'m> {
         match self.tangents.get(&v) {
             Some(t) => t[lane],
             None => b.zero(v.ty()),
         }
     }
 
-    fn unsupported(&mut self, i: Value, msg: &str) {
+    fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
         self.diags
             .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
     }
 
-    fn instruction(&mut self, i: Value, registry: &mut Registry) {
+    fn instruction(&mut self, i: Inst<'m>, registry: &mut Registry<'m>) {
         use LLVMOpcode::*;
         let Some(op) = i.opcode() else { return };
-        let gi = self.map.get(i);
+        let gi = self.map.inst(i);
         for lane in 0..self.lanes() {
             match self.shadows[lane].mirror(i, gi, &self.act, false, &self.call_kinds, registry) {
                 Mirror::Built if lane + 1 == self.lanes() => return,
@@ -171,16 +171,17 @@ impl Forward<'_> {
             LLVMRet => return self.ret(i, gi),
             _ => {}
         }
-        if !self.act.is_active(i) {
+        if !self.act.is_active(i.as_value()) {
             return;
         }
         if op == LLVMPHI {
             position_at_top(&b, gi.parent_block());
-            let lanes: Vec<Value> = (0..self.lanes())
+            let lanes: Vec<Inst> = (0..self.lanes())
                 .map(|_| b.phi(i.ty(), "tangent"))
                 .collect();
-            self.phis.push((i, lanes.clone()));
-            self.tangents.insert(i, lanes);
+            self.tangents
+                .insert(i.as_value(), lanes.iter().map(|l| l.as_value()).collect());
+            self.phis.push((i, lanes));
             return;
         }
         b.position_after(gi);
@@ -214,7 +215,7 @@ impl Forward<'_> {
                         for k in data {
                             c.set_operand(*k, self.tangent(&b, i.operand(*k), lane));
                         }
-                        c
+                        c.as_value()
                     })
                     .collect()
             }
@@ -226,7 +227,7 @@ impl Forward<'_> {
                     let args: Vec<Value> = (0..i.num_operands())
                         .map(|k| self.map.get(i.operand(k)))
                         .collect();
-                    self.apply(&b, i, gi, rule, &args, &active)
+                    self.apply(&b, i.as_value(), gi, rule, &args, &active)
                 }
                 None => {
                     let msg =
@@ -235,19 +236,19 @@ impl Forward<'_> {
                 }
             },
         };
-        self.tangents.insert(i, lanes);
+        self.tangents.insert(i.as_value(), lanes);
     }
 
     /// The rule's tangent in every lane.
     fn apply(
         &self,
-        b: &Builder,
-        i: Value,
-        gi: Value,
+        b: &Builder<'m>,
+        i: Value<'m>,
+        gi: Inst<'m>,
         rule: &super::rules::Rule,
-        args: &[Value],
+        args: &[Value<'m>],
         active: &[bool],
-    ) -> Vec<Value> {
+    ) -> Vec<Value<'m>> {
         let expr = rule.tangent_over(active);
         (0..self.lanes())
             .map(|lane| {
@@ -256,8 +257,8 @@ impl Forward<'_> {
                     .collect();
                 let o = Operands {
                     args,
-                    ret: Some(gi),
-                    dret: gi,
+                    ret: Some(gi.as_value()),
+                    dret: gi.as_value(),
                     dargs: &dargs,
                     ty: i.ty(),
                     given: &[],
@@ -267,7 +268,7 @@ impl Forward<'_> {
             .collect()
     }
 
-    fn store(&mut self, i: Value, gi: Value) {
+    fn store(&mut self, i: Inst<'m>, gi: Inst<'m>) {
         let (v, p) = (i.operand(0), i.operand(1));
         if !self.act.is_shadowed(p) {
             if self.act.is_active(v) {
@@ -298,8 +299,8 @@ impl Forward<'_> {
         }
     }
 
-    fn call(&mut self, i: Value, gi: Value, registry: &mut Registry) {
-        let kind = self.call_kinds.get(i);
+    fn call(&mut self, i: Inst<'m>, gi: Inst<'m>, registry: &mut Registry<'m>) {
+        let kind = self.call_kinds.get(i.into());
         let b = Builder::new(i.context());
         b.position_after(gi);
         if let Some(m) = kind.memory() {
@@ -316,16 +317,16 @@ impl Forward<'_> {
         let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
         let active: Vec<bool> = args.iter().map(|a| self.act.is_active(*a)).collect();
         let any_shadow = args.iter().any(|a| self.act.is_shadowed(*a));
-        if !active.iter().any(|a| *a) && !any_shadow && !self.act.is_active(i) {
+        if !active.iter().any(|a| *a) && !any_shadow && !self.act.is_active(i.into()) {
             return;
         }
         match kind {
             CallKind::Math(f) => match lookup(OpKey::Math(f)) {
                 Some(rule) => {
-                    if self.act.is_active(i) {
+                    if self.act.is_active(i.into()) {
                         let mapped: Vec<Value> = args.iter().map(|a| self.map.get(*a)).collect();
-                        let lanes = self.apply(&b, i, gi, rule, &mapped, &active);
-                        self.tangents.insert(i, lanes);
+                        let lanes = self.apply(&b, i.as_value(), gi, rule, &mapped, &active);
+                        self.tangents.insert(i.into(), lanes);
                     }
                 }
                 None => match i.called_function() {
@@ -347,7 +348,7 @@ impl Forward<'_> {
     /// Memory functions: allocations keep their primal (shadows were made
     /// by `ShadowMap::mirror`), frees free the shadows too, copies and sets
     /// are mirrored on the shadows.
-    fn memory_call(&mut self, i: Value, gi: Value, m: MemFn, b: &Builder) {
+    fn memory_call(&mut self, i: Inst<'m>, gi: Inst<'m>, m: MemFn, b: &Builder<'m>) {
         if m.allocates() {
             return;
         }
@@ -392,7 +393,13 @@ impl Forward<'_> {
 
     /// A call to a function of the module (or with a custom derivative):
     /// call its forward derivative.
-    fn user_call(&mut self, i: Value, gi: Value, f: Function, registry: &mut Registry) {
+    fn user_call(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        f: Function<'m>,
+        registry: &mut Registry<'m>,
+    ) {
         let acts: Vec<ArgActivity> = (0..i.call_num_args())
             .map(|k| {
                 let a = i.operand(k);
@@ -445,26 +452,29 @@ impl Forward<'_> {
             gi.erase();
             return;
         }
-        let primal = b.extract_value(res, sig.field_index(Field::Return).expect("a return"));
+        let primal = b.extract_value(
+            res.as_value(),
+            sig.field_index(Field::Return).expect("a return"),
+        );
         gi.replace_all_uses_with(primal);
         gi.erase();
         self.map.insert(i, primal);
         if sig.field_index(Field::ReturnShadow { lane: 0 }).is_some() {
             let lanes: Vec<Value> = (0..self.req.width)
                 .filter_map(|lane| sig.field_index(Field::ReturnShadow { lane }))
-                .map(|k| b.extract_value(res, k))
+                .map(|k| b.extract_value(res.as_value(), k))
                 .collect();
             if ret.kind() == TyKind::Pointer {
                 for (lane, s) in lanes.into_iter().enumerate() {
-                    self.shadows[lane].insert(i, s);
+                    self.shadows[lane].insert(i.into(), s);
                 }
             } else {
-                self.tangents.insert(i, lanes);
+                self.tangents.insert(i.into(), lanes);
             }
         }
     }
 
-    fn ret(&mut self, i: Value, gi: Value) {
+    fn ret(&mut self, i: Inst<'m>, gi: Inst<'m>) {
         let b = Builder::new(i.context());
         b.position_before(gi);
         let f = gi.parent_block().parent();

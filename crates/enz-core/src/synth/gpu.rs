@@ -7,12 +7,12 @@
 use crate::ir::{add_internal_global, named_global, Builder, Function, Ty, TyKind, Value};
 
 /// Whether the module is compiled for an NVIDIA GPU.
-pub(crate) fn is_gpu_module(func: Function) -> bool {
+pub(crate) fn is_gpu_module<'m>(func: Function<'m>) -> bool {
     crate::ir::module_triple(func.global_parent()).contains("nvptx")
 }
 
 /// `atomicrmw fadd ptr, v monotonic` (element by element for vectors).
-pub(crate) fn atomic_add(b: &Builder, ptr: Value, v: Value) {
+pub(crate) fn atomic_add<'m>(b: &Builder<'m>, ptr: Value<'m>, v: Value<'m>) {
     if v.ty().kind() == TyKind::Vector {
         let elem = v.ty().element();
         let size = elem.alloc_size(ptr.module());
@@ -28,14 +28,20 @@ pub(crate) fn atomic_add(b: &Builder, ptr: Value, v: Value) {
 /// Adds this thread's `v` over the whole block and has thread 0 add the
 /// total to `ptr` with one atomic. Every thread of the block must reach
 /// this point (it is placed at the end of the reverse sweep).
-pub(crate) fn block_reduce_add(b: &Builder, ptr: Value, v: Value) {
+pub(crate) fn block_reduce_add<'m>(b: &Builder<'m>, ptr: Value<'m>, v: Value<'m>) {
     let ctx = b.ctx();
     let i32t = Ty::int(ctx, 32);
     let sreg = |n: &str| b.call_intrinsic(&format!("llvm.nvvm.read.ptx.sreg.{n}"), &[], &[]);
     let (tx, ty, tz) = (sreg("tid.x"), sreg("tid.y"), sreg("tid.z"));
     let (nx, ny, nz) = (sreg("ntid.x"), sreg("ntid.y"), sreg("ntid.z"));
-    let tid = b.add(tx, b.mul(nx, b.add(ty, b.mul(ny, tz))));
-    let n = b.mul(nx, b.mul(ny, nz));
+    let tid = b.add(
+        tx.as_value(),
+        b.mul(
+            nx.as_value(),
+            b.add(ty.as_value(), b.mul(ny.as_value(), tz.as_value())),
+        ),
+    );
+    let n = b.mul(nx.as_value(), b.mul(ny.as_value(), nz.as_value()));
     let buf = reduction_buffer(b, v.ty());
     let arr = v.ty().array(MAX_BLOCK);
     let zero = b.const_int(i32t, 0);
@@ -56,9 +62,9 @@ pub(crate) fn block_reduce_add(b: &Builder, ptr: Value, v: Value) {
     b.position_at_end(sum_loop);
     let k = b.phi(i32t, "k");
     let acc = b.phi(v.ty(), "acc");
-    let x = b.load(v.ty(), b.gep(arr, buf, &[zero, k]));
-    let acc2 = b.fadd(acc, x);
-    let k2 = b.add(k, b.const_int(i32t, 1));
+    let x = b.load(v.ty(), b.gep(arr, buf, &[zero, k.into()]));
+    let acc2 = b.fadd(acc.into(), x);
+    let k2 = b.add(k.into(), b.const_int(i32t, 1));
     k.add_incoming(zero, sum_head);
     k.add_incoming(k2, sum_loop);
     acc.add_incoming(b.zero(v.ty()), sum_head);
@@ -77,7 +83,7 @@ pub(crate) fn block_reduce_add(b: &Builder, ptr: Value, v: Value) {
 const MAX_BLOCK: u64 = 1024;
 
 /// A block-shared buffer of `MAX_BLOCK` elements of `ty` (`addrspace(3)`).
-fn reduction_buffer(b: &Builder, ty: Ty) -> Value {
+fn reduction_buffer<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Value<'m> {
     let module = b.insert_block().parent().global_parent();
     let name = format!(
         "__enz_block_sum_{}",
@@ -91,7 +97,7 @@ fn reduction_buffer(b: &Builder, ty: Ty) -> Value {
 }
 
 /// `__syncthreads()`.
-pub(crate) fn barrier(b: &Builder) {
+pub(crate) fn barrier<'m>(b: &Builder<'m>) {
     let i32t = Ty::int(b.ctx(), 32);
     b.call_intrinsic(
         "llvm.nvvm.barrier.cta.sync.aligned.all",
@@ -102,7 +108,7 @@ pub(crate) fn barrier(b: &Builder) {
 
 /// Zeroes shared-memory shadow `s` of `bytes` bytes: each thread clears a
 /// strided share, then the block meets at a barrier.
-pub(crate) fn zero_shared(b: &Builder, s: Value, bytes: u64) {
+pub(crate) fn zero_shared<'m>(b: &Builder<'m>, s: Value<'m>, bytes: u64) {
     let ctx = b.ctx();
     let i32t = Ty::int(ctx, 32);
     let i8t = Ty::int(ctx, 8);
@@ -115,13 +121,17 @@ pub(crate) fn zero_shared(b: &Builder, s: Value, bytes: u64) {
     let body = mk("zero_shared");
     let done = mk("zero_shared_done");
     let total = b.const_int(i32t, bytes as i64);
-    let any = b.icmp(crate::ir::LLVMIntPredicate::LLVMIntULT, tid, total);
+    let any = b.icmp(
+        crate::ir::LLVMIntPredicate::LLVMIntULT,
+        tid.as_value(),
+        total,
+    );
     b.cond_br(any, body, done);
     b.position_at_end(body);
     let k = b.phi(i32t, "k");
-    let p = b.gep(i8t, s, &[k]);
+    let p = b.gep(i8t, s, &[k.into()]);
     b.store(b.const_int(i8t, 0), p);
-    let k2 = b.add(k, n);
+    let k2 = b.add(k.into(), n.as_value());
     k.add_incoming(tid, head);
     k.add_incoming(k2, body);
     let more = b.icmp(crate::ir::LLVMIntPredicate::LLVMIntULT, k2, total);

@@ -14,10 +14,11 @@ pub(crate) mod shadow;
 pub(crate) mod tape;
 
 use crate::diag::Diagnostic;
+use crate::ir::Value;
 
 /// The diagnostic for a differentiable call that has neither a rule nor a
 /// function body enz-rs can differentiate (both modes say the same).
-pub(crate) fn undifferentiable_call(call: crate::ir::Value, in_function: &str) -> Diagnostic {
+pub(crate) fn undifferentiable_call(call: crate::ir::Inst, in_function: &str) -> Diagnostic {
     if let Some(f) = call.callee_with_other_type() {
         return Diagnostic::new(format!(
             "the call to `{}` uses the function type `{}`, but `{}` is `{}`: LLVM leaves such a call undefined",
@@ -48,10 +49,10 @@ pub(crate) fn undifferentiable_call(call: crate::ir::Value, in_function: &str) -
 /// lshr (how the x86-64 ABI passes `struct { float x; int k; }`). Synthesis
 /// has no derivative for floats inside integers, so such a value crossing
 /// a differentiated call is refused rather than given a zero derivative.
-pub(crate) fn float_carried_in_integer(
-    v: crate::ir::Value,
+pub(crate) fn float_carried_in_integer<'m>(
+    v: Value<'m>,
     act: &crate::analysis::activity::Activity,
-) -> Option<crate::ir::Value> {
+) -> Option<Value<'m>> {
     use crate::ir::LLVMOpcode::*;
     let mut stack = vec![(v, 0usize)];
     while let Some((x, depth)) = stack.pop() {
@@ -96,11 +97,11 @@ fn floats_taken_out_of(v: crate::ir::Value) -> bool {
 /// argument (see [`float_carried_in_integer`]), or returning floats inside
 /// an integer (`struct { float x; int k; }` returned by value).
 pub(crate) fn check_integer_arguments(
-    call: crate::ir::Value,
+    call: crate::ir::Inst,
     act: &crate::analysis::activity::Activity,
     in_function: &str,
 ) -> Option<Diagnostic> {
-    if call.ty().is_integer() && floats_taken_out_of(call) {
+    if call.ty().is_integer() && floats_taken_out_of(call.as_value()) {
         return Some(
             Diagnostic::new(format!(
                 "this call returns floating-point values inside an integer (`{}`), which enz-rs cannot differentiate through",

@@ -16,31 +16,31 @@ use std::collections::{HashMap, HashSet};
 pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
 
 /// Derivatives and shared state of one module.
-pub(crate) struct Registry {
+pub(crate) struct Registry<'m> {
     /// Time spent in preprocessing and analyses (synthesis adds to it).
     pub(crate) timings: crate::timing::Timings,
     inline: bool,
-    forward: HashMap<Request, Function>,
-    pending_forward: Vec<Request>,
-    custom: HashMap<Function, CustomRules>,
+    forward: HashMap<Request<'m>, Function<'m>>,
+    pending_forward: Vec<Request<'m>>,
+    custom: HashMap<Function<'m>, CustomRules<'m>>,
     preopt: bool,
-    prepped: HashMap<Function, Function>,
-    split: HashMap<Request, Derivative>,
-    pending: Vec<Request>,
-    inactive_fns: HashSet<Function>,
-    shadow_globals: HashMap<Global, Global>,
+    prepped: HashMap<Function<'m>, Function<'m>>,
+    split: HashMap<Request<'m>, Derivative<'m>>,
+    pending: Vec<Request<'m>>,
+    inactive_fns: HashSet<Function<'m>>,
+    shadow_globals: HashMap<Global<'m>, Global<'m>>,
     /// Shadows the user registered for globals (never zeroed by enz-rs).
-    user_global_shadows: HashMap<Global, Global>,
-    user_shadowed: HashSet<Value>,
+    user_global_shadows: HashMap<Global<'m>, Global<'m>>,
+    user_shadowed: HashSet<Value<'m>>,
 }
 
-impl Registry {
+impl<'m> Registry<'m> {
     pub(crate) fn new(
         opts: crate::session::SessionOptions,
-        inactive_fns: HashSet<Function>,
-        custom: HashMap<Function, CustomRules>,
-        user_global_shadows: HashMap<Global, Global>,
-    ) -> Registry {
+        inactive_fns: HashSet<Function<'m>>,
+        custom: HashMap<Function<'m>, CustomRules<'m>>,
+        user_global_shadows: HashMap<Global<'m>, Global<'m>>,
+    ) -> Registry<'m> {
         Registry {
             forward: HashMap::new(),
             pending_forward: Vec::new(),
@@ -59,7 +59,7 @@ impl Registry {
     }
 
     /// What the user declared about functions, for classifying calls.
-    pub(crate) fn call_facts(&self) -> CallFacts<'_> {
+    pub(crate) fn call_facts(&self) -> CallFacts<'m, '_> {
         CallFacts {
             inactive: &self.inactive_fns,
             custom: &self.custom,
@@ -67,17 +67,17 @@ impl Registry {
     }
 
     /// Globals with a user-registered shadow.
-    pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value> {
+    pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value<'m>> {
         &self.user_shadowed
     }
 
     /// The user's tangent function for `f`, if registered.
-    pub(crate) fn custom_forward(&self, f: Function) -> Option<Function> {
+    pub(crate) fn custom_forward(&self, f: Function<'m>) -> Option<Function<'m>> {
         self.custom.get(&f).and_then(|c| c.forward)
     }
 
     /// The user's (augmented, reverse) functions for `f`, if registered.
-    pub(crate) fn custom_gradient(&self, f: Function) -> Option<(Function, Function)> {
+    pub(crate) fn custom_gradient(&self, f: Function<'m>) -> Option<(Function<'m>, Function<'m>)> {
         self.custom.get(&f).and_then(|c| c.gradient)
     }
 
@@ -85,7 +85,10 @@ impl Registry {
     /// declared now and synthesised later (see
     /// [`Registry::take_pending_forward`]); for a function with a
     /// registered tangent function, an adapter calling it.
-    pub(crate) fn forward(&mut self, key: &Request) -> Result<Function, Diagnostic> {
+    pub(crate) fn forward(
+        &mut self,
+        key: &crate::signature::Request<'m>,
+    ) -> Result<Function<'m>, Diagnostic> {
         let Mode::Forward { width } = key.mode else {
             return Err(Diagnostic::internal(
                 "a forward derivative was asked for a reverse-mode request",
@@ -108,14 +111,14 @@ impl Registry {
     }
 
     /// The next forward derivative whose body is still to be built.
-    pub(crate) fn take_pending_forward(&mut self) -> Option<(Request, Function)> {
+    pub(crate) fn take_pending_forward(&mut self) -> Option<(Request<'m>, Function<'m>)> {
         let k = self.pending_forward.pop()?;
         let f = self.forward[&k];
         Some((k, f))
     }
 
     /// The preprocessed clone of `f`, made once.
-    pub(crate) fn prep(&mut self, f: Function) -> Result<Function, Diagnostic> {
+    pub(crate) fn prep(&mut self, f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
         if let Some(p) = self.prepped.get(&f) {
             return Ok(*p);
         }
@@ -137,7 +140,10 @@ impl Registry {
     /// The augmented primal and reverse function for `key` (a
     /// [`Mode::Split`] request), declared now and synthesised later (see
     /// [`Registry::take_pending`]).
-    pub(crate) fn split(&mut self, key: &Request) -> Result<Derivative, Diagnostic> {
+    pub(crate) fn split(
+        &mut self,
+        key: &crate::signature::Request<'m>,
+    ) -> Result<Derivative<'m>, Diagnostic> {
         if let Some(d) = self.split.get(key) {
             return Ok(*d);
         }
@@ -159,14 +165,14 @@ impl Registry {
     }
 
     /// The next split derivative whose body is still to be built.
-    pub(crate) fn take_pending(&mut self) -> Option<(Request, Derivative)> {
+    pub(crate) fn take_pending(&mut self) -> Option<(Request<'m>, Derivative<'m>)> {
         let k = self.pending.pop()?;
         let d = self.split[&k];
         Some((k, d))
     }
 
     /// The shadow of global `g`: a zero-initialised private copy.
-    pub(crate) fn shadow_global(&mut self, g: Global) -> Global {
+    pub(crate) fn shadow_global(&mut self, g: Global<'m>) -> Global<'m> {
         if let Some(s) = self.user_global_shadows.get(&g) {
             return *s;
         }
@@ -196,7 +202,7 @@ impl Registry {
 
     /// The zero-initialised shadows enz-rs made for globals (not the
     /// block-shared ones, which each gradient clears itself).
-    pub(crate) fn private_shadow_globals(&self) -> Vec<Global> {
+    pub(crate) fn private_shadow_globals(&self) -> Vec<Global<'m>> {
         let mut out: Vec<Global> = self
             .shadow_globals
             .values()

@@ -8,18 +8,24 @@ use crate::names::MALLOC_USABLE_SIZE;
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.
-pub(crate) fn min_usable(b: &Builder, p: Value, bytes: Value) -> Value {
+pub(crate) fn min_usable<'m>(b: &Builder<'m>, p: Value<'m>, bytes: Value<'m>) -> Value<'m> {
     let ctx = b.ctx();
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(i64t, &[Ty::ptr(ctx)], false);
     let usable = b.call_named(MALLOC_USABLE_SIZE, fty, &[p]);
-    let lt = b.icmp(LLVMIntPredicate::LLVMIntULT, usable, bytes);
-    b.select(lt, usable, bytes)
+    let lt = b.icmp(LLVMIntPredicate::LLVMIntULT, usable.as_value(), bytes);
+    b.select(lt, usable.as_value(), bytes)
 }
 
 /// Calls `__enz_add_and_zero_<ty>(d, s, nbytes)`: for every element of
 /// type `ty` in the first `nbytes` bytes, `s[k] += d[k]; d[k] = 0`.
-pub(crate) fn add_and_zero(b: &Builder, ty: Ty, d: Value, s: Value, nbytes: Value) {
+pub(crate) fn add_and_zero<'m>(
+    b: &Builder<'m>,
+    ty: Ty<'m>,
+    d: Value<'m>,
+    s: Value<'m>,
+    nbytes: Value<'m>,
+) {
     let f = add_and_zero_fn(b, ty);
     let ctx = b.ctx();
     let ptr = Ty::ptr(ctx);
@@ -27,7 +33,7 @@ pub(crate) fn add_and_zero(b: &Builder, ty: Ty, d: Value, s: Value, nbytes: Valu
     b.call(fty, f, &[d, s, nbytes]);
 }
 
-fn add_and_zero_fn(b: &Builder, ty: Ty) -> Function {
+fn add_and_zero_fn<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Function<'m> {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
     let suffix = match ty.kind() {
@@ -59,13 +65,13 @@ fn add_and_zero_fn(b: &Builder, ty: Ty) -> Function {
     fb.cond_br(empty, done, body);
     fb.position_at_end(body);
     let k = fb.phi(i64t, "k");
-    let pd = fb.gep(ty, d, &[k]);
-    let pss = fb.gep(ty, s, &[k]);
+    let pd = fb.gep(ty, d, &[k.into()]);
+    let pss = fb.gep(ty, s, &[k.into()]);
     let dv = fb.load(ty, pd);
     let sv = fb.load(ty, pss);
     fb.store(fb.fadd(sv, dv), pss);
     fb.store(fb.zero(ty), pd);
-    let next = fb.add(k, fb.const_int(i64t, 1));
+    let next = fb.add(k.into(), fb.const_int(i64t, 1));
     k.add_incoming(zero, entry);
     k.add_incoming(next, body);
     let more = fb.icmp(LLVMIntPredicate::LLVMIntULT, next, n);

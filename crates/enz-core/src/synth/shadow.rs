@@ -11,7 +11,7 @@ use super::runtime;
 use crate::analysis::activity::Activity;
 use crate::analysis::calls::CallKinds;
 use crate::ir::LLVMOpcode;
-use crate::ir::{Block, Builder, Ty, TyKind, Value, ValueMap};
+use crate::ir::{Block, Builder, Inst, Ty, TyKind, Value, ValueMap};
 use crate::names::MemFn;
 use std::collections::HashMap;
 
@@ -29,26 +29,26 @@ pub(crate) enum Mirror {
 /// Primal pointers (of the preprocessed function) to their shadows in the
 /// forward sweep.
 #[derive(Default)]
-pub(crate) struct ShadowMap {
-    shadows: HashMap<Value, Value>,
-    pending_phis: Vec<(Value, Value)>,
+pub(crate) struct ShadowMap<'m> {
+    shadows: HashMap<Value<'m>, Value<'m>>,
+    pending_phis: Vec<(Inst<'m>, Inst<'m>)>,
 }
 
-impl ShadowMap {
+impl<'m> ShadowMap<'m> {
     /// Starts with the shadows of the `dup` parameters.
-    pub(crate) fn new(params: HashMap<Value, Value>) -> ShadowMap {
+    pub(crate) fn new(params: HashMap<Value<'m>, Value<'m>>) -> ShadowMap<'m> {
         ShadowMap {
             shadows: params,
             pending_phis: Vec::new(),
         }
     }
 
-    pub(crate) fn insert(&mut self, primal: Value, shadow: Value) {
+    pub(crate) fn insert(&mut self, primal: Value<'m>, shadow: Value<'m>) {
         self.shadows.insert(primal, shadow);
     }
 
     /// The forward-sweep shadow of `p`: null and undef are their own shadows.
-    pub(crate) fn forward(&self, p: Value) -> Option<Value> {
+    pub(crate) fn forward(&self, p: Value<'m>) -> Option<Value<'m>> {
         if let Some(s) = self.shadows.get(&p) {
             return Some(*s);
         }
@@ -56,13 +56,13 @@ impl ShadowMap {
     }
 
     /// Registers an empty shadow phi to complete later.
-    pub(crate) fn defer_phi(&mut self, primal: Value, shadow: Value) {
-        self.shadows.insert(primal, shadow);
+    pub(crate) fn defer_phi(&mut self, primal: Inst<'m>, shadow: Inst<'m>) {
+        self.shadows.insert(primal.as_value(), shadow.as_value());
         self.pending_phis.push((primal, shadow));
     }
 
     /// Adds the incoming shadows to every deferred phi.
-    pub(crate) fn finish_phis(&mut self, map: &ValueMap) {
+    pub(crate) fn finish_phis(&mut self, map: &ValueMap<'m>) {
         for (phi, sphi) in std::mem::take(&mut self.pending_phis) {
             for (v, b) in phi.incoming() {
                 let s = self.forward(v).unwrap_or_else(|| {
@@ -75,7 +75,7 @@ impl ShadowMap {
     }
 
     /// The shadow globals in use: (global, shadow).
-    pub(crate) fn globals(&self) -> Vec<(Value, Value)> {
+    pub(crate) fn globals(&self) -> Vec<(Value<'m>, Value<'m>)> {
         let mut out: Vec<(Value, Value)> = Vec::new();
         for (k, v) in &self.shadows {
             let (mut g, mut s) = (*k, *v);
@@ -96,7 +96,7 @@ impl ShadowMap {
     }
 
     /// Whether `p` has a shadow already.
-    pub(crate) fn contains(&self, p: Value) -> bool {
+    pub(crate) fn contains(&self, p: Value<'m>) -> bool {
         self.shadows.contains_key(&p)
     }
 
@@ -108,12 +108,12 @@ impl ShadowMap {
     /// Shadow globals of the operands are created on the way.
     pub(crate) fn mirror(
         &mut self,
-        i: Value,
-        gi: Value,
-        act: &Activity,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        act: &Activity<'m>,
         heap_allocas: bool,
-        kinds: &CallKinds,
-        registry: &mut Registry,
+        kinds: &CallKinds<'m>,
+        registry: &mut Registry<'m>,
     ) -> Mirror {
         use LLVMOpcode::*;
         for o in i.operands() {
@@ -123,7 +123,7 @@ impl ShadowMap {
                 }
             }
         }
-        if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i) {
+        if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i.into()) {
             return Mirror::NotShadowed;
         }
         let fb = Builder::new(i.context());
@@ -137,7 +137,7 @@ impl ShadowMap {
                 let s = gi.clone_instruction();
                 fb.insert(s);
                 s.set_operand(0, base);
-                s
+                s.as_value()
             }
             Some(LLVMSelect) => {
                 let (Some(a), Some(b)) = (self.forward(i.operand(1)), self.forward(i.operand(2)))
@@ -165,8 +165,8 @@ impl ShadowMap {
                     fb.insert(s);
                     s
                 };
-                fb.memset_zero(s, bytes);
-                s
+                fb.memset_zero(s.as_value(), bytes);
+                s.as_value()
             }
             Some(LLVMLoad) => {
                 let Some(addr) = self.forward(i.operand(0)) else {
@@ -178,7 +178,7 @@ impl ShadowMap {
                 s
             }
             Some(LLVMCall) => {
-                let mem = kinds.get(i).memory().filter(|m| m.allocates());
+                let mem = kinds.get(i.into()).memory().filter(|m| m.allocates());
                 if mem.is_none() {
                     return Mirror::NotShadowed;
                 }
@@ -191,30 +191,30 @@ impl ShadowMap {
                         .unwrap_or_else(|| fb.zero(i.ty()));
                     let bytes = fb.int_cast(gi.operand(1), i64t);
                     let s = fb.malloc(bytes);
-                    fb.memset_zero(s, bytes);
+                    fb.memset_zero(s.as_value(), bytes);
                     let keep = runtime::min_usable(&fb, old, bytes);
-                    fb.memcpy(s, old, keep);
-                    s
+                    fb.memcpy(s.as_value(), old, keep);
+                    s.as_value()
                 } else {
                     let s = gi.clone_instruction();
                     fb.insert(s);
                     if let Some(k) = mem.and_then(MemFn::size_argument) {
                         let bytes = fb.int_cast(gi.operand(k), i64t);
-                        fb.memset_zero(s, bytes);
+                        fb.memset_zero(s.as_value(), bytes);
                     }
-                    s
+                    s.as_value()
                 }
             }
             _ => return Mirror::Impossible,
         };
         s.set_name(&format!("{}'", gi.name()));
-        self.insert(i, s);
+        self.insert(i.into(), s);
         Mirror::Built
     }
 }
 
 /// The first insertion point of a block, for new phis.
-pub(crate) fn position_at_top(b: &Builder, blk: Block) {
+pub(crate) fn position_at_top<'m>(b: &Builder<'m>, blk: Block<'m>) {
     match blk.first_instruction() {
         Some(i) => b.position_before(i),
         None => b.position_at_end(blk),
@@ -223,7 +223,7 @@ pub(crate) fn position_at_top(b: &Builder, blk: Block) {
 
 /// The shadow of a constant pointer: a global's shadow global, through
 /// constant casts and GEPs.
-fn shadow_constant(c: Value, registry: &mut Registry) -> Option<Value> {
+fn shadow_constant<'m>(c: Value<'m>, registry: &mut Registry<'m>) -> Option<Value<'m>> {
     if let Some(g) = c.as_global() {
         return Some(registry.shadow_global(g).as_value());
     }

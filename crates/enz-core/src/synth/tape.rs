@@ -7,33 +7,33 @@
 //! slot is a byte offset in it. The block's size is known only when
 //! synthesis is done, so the allocation is patched by [`Tape::finish`].
 
-use crate::ir::{Builder, Function, Ty, Value};
+use crate::ir::{Builder, Function, Inst, Ty, Value};
 
 /// One value's place on the tape.
 #[derive(Copy, Clone, Debug)]
-pub(crate) enum Slot {
+pub(crate) enum Slot<'m> {
     /// A stack slot (combined mode).
-    Stack(Value, Ty),
+    Stack(Value<'m>, Ty<'m>),
     /// A byte offset in the heap tape (split mode).
-    Heap(u64, Ty),
+    Heap(u64, Ty<'m>),
 }
 
 /// The tape of one derivative.
-pub(crate) enum Tape {
+pub(crate) enum Tape<'m> {
     Stack {
         /// Positioned at the top of the function's entry block.
-        entry: Builder,
+        entry: Builder<'m>,
     },
     Heap {
         /// The `malloc` call at the augmented primal's entry.
-        alloc: Value,
+        alloc: Inst<'m>,
         size: u64,
     },
 }
 
-impl Tape {
+impl<'m> Tape<'m> {
     /// Stack slots in `func`'s entry block.
-    pub(crate) fn stack(func: Function) -> Tape {
+    pub(crate) fn stack(func: Function<'m>) -> Tape<'m> {
         let entry = Builder::new(func.context());
         let blk = func.entry_block();
         match blk.first_instruction() {
@@ -44,7 +44,7 @@ impl Tape {
     }
 
     /// A heap block allocated at the top of `func`'s entry block.
-    pub(crate) fn heap(func: Function) -> Tape {
+    pub(crate) fn heap(func: Function<'m>) -> Tape<'m> {
         let b = Builder::new(func.context());
         let blk = func.entry_block();
         match blk.first_instruction() {
@@ -58,7 +58,7 @@ impl Tape {
     }
 
     /// Reserves a slot for a value of type `ty`.
-    pub(crate) fn reserve(&mut self, ty: Ty) -> Slot {
+    pub(crate) fn reserve(&mut self, ty: Ty<'m>) -> Slot<'m> {
         match self {
             Tape::Stack { entry } => Slot::Stack(entry.alloca(ty, "cache"), ty),
             Tape::Heap { alloc, size } => {
@@ -72,7 +72,7 @@ impl Tape {
     }
 
     /// Reserves a slot that starts zeroed when the forward function starts.
-    pub(crate) fn reserve_zeroed(&mut self, ty: Ty) -> Slot {
+    pub(crate) fn reserve_zeroed(&mut self, ty: Ty<'m>) -> Slot<'m> {
         let slot = self.reserve(ty);
         match (&*self, slot) {
             (Tape::Stack { entry }, Slot::Stack(p, ty)) => {
@@ -81,7 +81,7 @@ impl Tape {
             (Tape::Heap { alloc, .. }, Slot::Heap(off, ty)) => {
                 let b = Builder::new(alloc.context());
                 b.position_after(*alloc);
-                let p = b.byte_gep(*alloc, off);
+                let p = b.byte_gep(alloc.as_value(), off);
                 b.store(b.zero(ty), p);
             }
             _ => unreachable!("slot of another tape"),
@@ -90,17 +90,22 @@ impl Tape {
     }
 
     /// The address of `slot` in the forward function.
-    pub(crate) fn address(&self, b: &Builder, slot: Slot) -> Value {
+    pub(crate) fn address(&self, b: &Builder<'m>, slot: Slot<'m>) -> Value<'m> {
         match (self, slot) {
             (_, Slot::Stack(p, _)) => p,
-            (Tape::Heap { alloc, .. }, Slot::Heap(off, _)) => b.byte_gep(*alloc, off),
+            (Tape::Heap { alloc, .. }, Slot::Heap(off, _)) => b.byte_gep(alloc.as_value(), off),
             (Tape::Stack { .. }, Slot::Heap(..)) => unreachable!("heap slot on a stack tape"),
         }
     }
 
     /// The address of `slot` in the reverse function (`tape` is its tape
     /// parameter in split mode).
-    pub(crate) fn address_rev(&self, b: &Builder, tape: Value, slot: Slot) -> Value {
+    pub(crate) fn address_rev(
+        &self,
+        b: &Builder<'m>,
+        tape: Value<'m>,
+        slot: Slot<'m>,
+    ) -> Value<'m> {
         match slot {
             Slot::Stack(p, _) => p,
             Slot::Heap(off, _) => b.byte_gep(tape, off),
@@ -108,21 +113,21 @@ impl Tape {
     }
 
     /// The tape pointer in the forward function (split mode).
-    pub(crate) fn pointer(&self) -> Value {
+    pub(crate) fn pointer(&self) -> Value<'m> {
         match self {
-            Tape::Heap { alloc, .. } => *alloc,
+            Tape::Heap { alloc, .. } => alloc.as_value(),
             Tape::Stack { .. } => panic!("a stack tape has no pointer"),
         }
     }
 
     /// Stores `v` to `slot` in the forward sweep.
-    pub(crate) fn store(&self, b: &Builder, slot: Slot, v: Value) {
+    pub(crate) fn store(&self, b: &Builder<'m>, slot: Slot<'m>, v: Value<'m>) {
         match (self, slot) {
             (_, Slot::Stack(p, _)) => {
                 b.store(v, p);
             }
             (Tape::Heap { alloc, .. }, Slot::Heap(off, _)) => {
-                let p = b.byte_gep(*alloc, off);
+                let p = b.byte_gep(alloc.as_value(), off);
                 b.store(v, p);
             }
             (Tape::Stack { .. }, Slot::Heap(..)) => unreachable!("heap slot on a stack tape"),
@@ -131,7 +136,7 @@ impl Tape {
 
     /// Loads `slot` in the reverse sweep (`tape` is the reverse function's
     /// tape parameter in split mode).
-    pub(crate) fn load(&self, b: &Builder, tape: Value, slot: Slot) -> Value {
+    pub(crate) fn load(&self, b: &Builder<'m>, tape: Value<'m>, slot: Slot<'m>) -> Value<'m> {
         match slot {
             Slot::Stack(p, ty) => b.load(ty, p),
             Slot::Heap(off, ty) => {
@@ -150,7 +155,7 @@ impl Tape {
     }
 
     /// Patches the heap tape's size now that every slot is known.
-    pub(crate) fn finish(&mut self, _top: &Builder, _rev_tape: Option<Value>) {
+    pub(crate) fn finish(&mut self, _top: &Builder<'m>, _rev_tape: Option<Value<'m>>) {
         if let Tape::Heap { alloc, size } = self {
             let b = Builder::new(alloc.context());
             let n = b.const_int(Ty::int(alloc.context(), 64), (*size).max(8) as i64);

@@ -50,7 +50,7 @@ impl<'a> Sig<'a> {
     }
 }
 
-fn state(act: &Activity, v: Value) -> &'static str {
+fn state<'m>(act: &Activity<'m>, v: Value<'m>) -> &'static str {
     if v.ty().kind() == TyKind::Pointer {
         if act.is_shadowed(v) {
             "shadowed"
@@ -79,16 +79,14 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
     if let Err(e) = module.verify() {
         panic!("test IR does not verify: {e}");
     }
-    let f = Function::of(&module.get_function(func).expect("function in test IR"));
+    let f = crate::ir::named_function(crate::ir::Module::of(&module), func)
+        .expect("function in test IR");
     let inactive_fns: HashSet<Function> = sig
         .inactive
         .iter()
         .map(|n| {
-            Function::of(
-                &module
-                    .get_function(n)
-                    .unwrap_or_else(|| panic!("no function @{n} in test IR")),
-            )
+            crate::ir::named_function(crate::ir::Module::of(&module), n)
+                .unwrap_or_else(|| panic!("no function @{n} in test IR"))
         })
         .collect();
     assert_eq!(
@@ -112,7 +110,12 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
     let mut s = String::new();
     let mut values = f.params();
     for b in f.blocks() {
-        values.extend(b.instructions().into_iter().filter(|i| !i.ty().is_void()));
+        values.extend(
+            b.instructions()
+                .into_iter()
+                .filter(|i| !i.ty().is_void())
+                .map(|i| i.as_value()),
+        );
     }
     for v in values {
         let name = v.name();
@@ -124,10 +127,9 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
         let _ = writeln!(s, "%{name}: {}", state(&act, v));
     }
     for g in globals {
-        let gv = module
-            .get_global(g)
+        let gv = crate::ir::named_global(crate::ir::Module::of(&module), g)
             .unwrap_or_else(|| panic!("no global @{g} in test IR"));
-        let _ = writeln!(s, "@{g}: {}", state(&act, Value::of(&gv)));
+        let _ = writeln!(s, "@{g}: {}", state(&act, gv.as_value()));
     }
     s
 }

@@ -36,8 +36,8 @@ define double @calls(double %x, ptr %fp) {
 "#;
 
 /// The kinds of `@calls`' calls, in order, printed, for `direction`.
-fn kinds(
-    get: &dyn Fn(&str) -> Function,
+fn kinds<'m>(
+    get: &dyn Fn(&str) -> Function<'m>,
     inactive: &[&str],
     custom: &[(&str, bool, bool)],
     direction: Direction,
@@ -64,7 +64,7 @@ fn kinds(
         .into_iter()
         .flat_map(|b| b.instructions())
         .filter(|i| i.called_value().is_some())
-        .map(|i| match kinds.get(i) {
+        .map(|i| match kinds.get(i.as_value()) {
             CallKind::Custom(f) => format!("custom {}", f.name()),
             CallKind::Defined(f) => format!("defined {}", f.name()),
             CallKind::External(f) => format!("external {}", f.name()),
@@ -74,11 +74,12 @@ fn kinds(
         .collect()
 }
 
-fn with_module(check: impl FnOnce(&dyn Fn(&str) -> Function)) {
+fn with_module(check: impl for<'m> FnOnce(&dyn Fn(&str) -> Function<'m>)) {
     let ctx = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(IR.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
-    let get = |n: &str| Function::of(&module.get_function(n).expect("function"));
+    let get =
+        |n: &str| crate::ir::named_function(crate::ir::Module::of(&module), n).expect("function");
     check(&get);
 }
 

@@ -6,7 +6,7 @@
 use super::solve::{self, tbaa_access, Solver};
 use super::tree::{TypeTree, MAX_OFFSET};
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
-use crate::ir::{Function, Value};
+use crate::ir::{Function, Inst, Value};
 use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
 
@@ -26,23 +26,23 @@ struct Summary {
 
 /// Interprocedural state shared by the analyses of one top-level function.
 #[derive(Default)]
-pub(super) struct Interproc {
+pub(super) struct Interproc<'m> {
     /// Callee analyses by (callee, parameter seeds, return seed).
-    memo: HashMap<(Function, Vec<TypeTree>, TypeTree), Summary>,
+    memo: HashMap<(Function<'m>, Vec<TypeTree>, TypeTree), Summary>,
     /// How many seeds each callee has been analysed with.
-    contexts: HashMap<Function, usize>,
+    contexts: HashMap<Function<'m>, usize>,
     /// Functions being analysed, outermost first (recursion guard).
-    pub(super) stack: Vec<Function>,
+    pub(super) stack: Vec<Function<'m>>,
 }
 
 /// Arguments of a call (without the callee and bundles).
-fn args(call: Value) -> Vec<Value> {
+fn args<'m>(call: Inst<'m>) -> Vec<Value<'m>> {
     let n = call.call_num_args().min(call.num_operands());
     (0..n).map(|k| call.operand(k)).collect()
 }
 
 /// Visits one call instruction.
-pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
+pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
     let args = args(call);
     let Some(f) = call.called_function() else {
         return;
@@ -50,7 +50,7 @@ pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
     // What the user declared does not change what a call does to types.
     let none = (HashSet::new(), HashMap::new());
     match classify_callee(f, Direction::Reverse, &none.0, &none.1) {
-        CallKind::Memory(m) => return memory(s, call, &args, m),
+        CallKind::Memory(m) => return memory(s, call.into(), &args, m),
         CallKind::Math(_) => {
             // Float operands and result are typed by their LLVM types; the
             // rest (powi's exponent) are integers.
@@ -61,7 +61,7 @@ pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
         }
         CallKind::Intrinsic(_) | CallKind::Barrier => return,
         CallKind::Defined(f) if !f.blocks().is_empty() => {
-            return interprocedural(s, call, f, &args);
+            return interprocedural(s, call.into(), f, &args);
         }
         _ => {}
     }
@@ -69,13 +69,13 @@ pub(super) fn visit_call(s: &mut Solver<'_>, call: Value) {
     for a in &args {
         s.integer(*a);
     }
-    s.integer(call);
+    s.integer(call.into());
 }
 
 /// A memory function: copies carry their source's facts to their
 /// destination, `realloc`'s result holds what its argument held, and
 /// sizes, alignments and fill bytes are integers.
-fn memory(s: &mut Solver<'_>, call: Value, args: &[Value], m: MemFn) {
+fn memory<'m>(s: &mut Solver<'m, '_>, call: Value<'m>, args: &[Value<'m>], m: MemFn) {
     if m.transfers() {
         if args.len() >= 3 {
             mem_transfer(s, call, args[0], args[1], args[2]);
@@ -93,7 +93,7 @@ fn memory(s: &mut Solver<'_>, call: Value, args: &[Value], m: MemFn) {
 }
 
 /// The constant length of a memory transfer, if any.
-pub(super) fn const_len(len: Value) -> Option<i64> {
+pub(super) fn const_len<'m>(len: Value<'m>) -> Option<i64> {
     len.const_int_sext().filter(|n| *n >= 0)
 }
 
@@ -105,7 +105,13 @@ pub(super) fn copied(t: &TypeTree, len: Option<i64>) -> TypeTree {
 
 /// `memcpy(dst, src, len)`: each side's pointee facts over the copied bytes
 /// flow to the other; `!tbaa.struct` triples and a scalar `!tbaa` type them.
-fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Value) {
+fn mem_transfer<'m>(
+    s: &mut Solver<'m, '_>,
+    call: Value<'m>,
+    dst: Value<'m>,
+    src: Value<'m>,
+    len: Value<'m>,
+) {
     s.integer(len);
     let n = const_len(len);
     let from_src = copied(&s.tree(src), n);
@@ -154,7 +160,12 @@ fn mem_transfer(s: &mut Solver<'_>, call: Value, dst: Value, src: Value, len: Va
 /// and return trees back. Direct recursion joins the arguments with the
 /// function's own parameters; a call back into a function further up the
 /// analysis stack (mutual recursion), or nested too deep, adds nothing.
-fn interprocedural(s: &mut Solver<'_>, call: Value, f: Function, args: &[Value]) {
+fn interprocedural<'m>(
+    s: &mut Solver<'m, '_>,
+    call: Value<'m>,
+    f: Function<'m>,
+    args: &[Value<'m>],
+) {
     let params = f.params();
     if f == s.function() {
         // Direct recursion: the callee's parameters are ours.

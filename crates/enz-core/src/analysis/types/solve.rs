@@ -20,7 +20,7 @@ use super::Conflict;
 use crate::analysis::cfg::Cfg;
 use crate::ir::LLVMOpcode;
 use crate::ir::Module;
-use crate::ir::{Block, Function, Ty, TyKind, Value};
+use crate::ir::{Block, Function, Inst, Ty, TyKind, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -30,47 +30,47 @@ mod gep;
 const MAX_LAYOUT_ENTRIES: usize = 64;
 
 /// The facts of one solved function.
-pub(super) struct Solved {
-    pub(super) trees: HashMap<Value, TypeTree>,
+pub(super) struct Solved<'m> {
+    pub(super) trees: HashMap<Value<'m>, TypeTree>,
     pub(super) ret: TypeTree,
-    pub(super) conflicts: Vec<Conflict>,
+    pub(super) conflicts: Vec<Conflict<'m>>,
 }
 
 /// The state of the fixed point over one function.
-pub(super) struct Solver<'c> {
-    func: Function,
-    module: Module,
-    trees: HashMap<Value, TypeTree>,
+pub(super) struct Solver<'m, 'c> {
+    func: Function<'m>,
+    module: Module<'m>,
+    trees: HashMap<Value<'m>, TypeTree>,
     ret: TypeTree,
-    rets: Vec<Value>,
-    insts: Vec<Value>,
+    rets: Vec<Inst<'m>>,
+    insts: Vec<Inst<'m>>,
     /// Index of each instruction in `insts`.
-    members: HashMap<Value, usize>,
-    params: HashSet<Value>,
+    members: HashMap<Value<'m>, usize>,
+    params: HashSet<Value<'m>>,
     /// Per GEP: whether it steps a loop-carried pointer.
-    induction: HashMap<Value, bool>,
+    induction: HashMap<Value<'m>, bool>,
     /// CFG edges (from, to) whose target dominates their source.
-    back_edges: HashSet<(Block, Block)>,
+    back_edges: HashSet<(Block<'m>, Block<'m>)>,
     /// Indices of instructions to visit.
     work: BTreeSet<usize>,
     /// Phase two: integer defaults are on.
     integers: bool,
     /// The instruction being visited (blamed for conflicts).
-    current: Option<Value>,
-    conflicts: Vec<Conflict>,
-    seen_conflicts: HashSet<(Value, Vec<i64>, ConcreteType)>,
-    pub(super) calls: &'c mut Interproc,
+    current: Option<Value<'m>>,
+    conflicts: Vec<Conflict<'m>>,
+    seen_conflicts: HashSet<(Value<'m>, Vec<i64>, ConcreteType)>,
+    pub(super) calls: &'c mut Interproc<'m>,
 }
 
 /// Solves `func` (which must have a body) with `arg_seeds[i]` joined into
 /// parameter `i` and `ret_seed` into the return.
-pub(super) fn solve(
-    func: Function,
+pub(super) fn solve<'m>(
+    func: Function<'m>,
     arg_seeds: &[TypeTree],
     ret_seed: &TypeTree,
-    calls: &mut Interproc,
-) -> Solved {
-    let insts: Vec<Value> = func
+    calls: &mut Interproc<'m>,
+) -> Solved<'m> {
+    let insts: Vec<Inst> = func
         .blocks()
         .into_iter()
         .flat_map(|b| b.instructions())
@@ -86,7 +86,11 @@ pub(super) fn solve(
             .copied()
             .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMRet))
             .collect(),
-        members: insts.iter().enumerate().map(|(k, i)| (*i, k)).collect(),
+        members: insts
+            .iter()
+            .enumerate()
+            .map(|(k, i)| (i.as_value(), k))
+            .collect(),
         params: func.params().into_iter().collect(),
         induction: HashMap::new(),
         back_edges: Cfg::new(func).back_edges().into_iter().collect(),
@@ -109,7 +113,7 @@ pub(super) fn solve(
         s.trees.insert(p, t);
     }
     for i in s.insts.clone() {
-        s.trees.insert(i, seed(i, module));
+        s.trees.insert(i.as_value(), seed(i.as_value(), module));
     }
     for phase_two in [false, true] {
         s.integers = phase_two;
@@ -122,8 +126,8 @@ pub(super) fn solve(
             }
         }
         for i in s.insts.clone() {
-            if !phase_two || has_integer_rule(i) {
-                s.enqueue(i);
+            if !phase_two || has_integer_rule(i.as_value()) {
+                s.enqueue(i.as_value());
             }
         }
         s.drain();
@@ -136,7 +140,7 @@ pub(super) fn solve(
 }
 
 /// Whether phase two (integer defaults) can add facts at `i` directly.
-fn has_integer_rule(i: Value) -> bool {
+fn has_integer_rule<'m>(i: Value<'m>) -> bool {
     use LLVMOpcode::*;
     !matches!(
         i.opcode(),
@@ -158,10 +162,13 @@ fn has_integer_rule(i: Value) -> bool {
 
 /// What a value's LLVM type (and, for stack slots and globals of scalar
 /// type, the allocated type) says by itself.
-pub(super) fn seed(v: Value, module: Module) -> TypeTree {
+pub(super) fn seed<'m>(v: Value<'m>, module: Module<'m>) -> TypeTree {
     let mut t = TypeTree::from_type(ConcreteType::from_ty(v.ty()));
-    let slot = if v.opcode() == Some(LLVMOpcode::LLVMAlloca) {
-        Some(v.allocated_type())
+    let slot = if let Some(a) = v
+        .as_inst()
+        .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMAlloca))
+    {
+        Some(a.allocated_type())
     } else if v.is_global_variable() {
         Some(v.global_value_type())
     } else {
@@ -176,7 +183,7 @@ pub(super) fn seed(v: Value, module: Module) -> TypeTree {
 }
 
 /// A scalar (non-aggregate, non-vector) sized type.
-pub(super) fn is_scalar(ty: Ty) -> bool {
+pub(super) fn is_scalar<'m>(ty: Ty<'m>) -> bool {
     matches!(
         ty.kind(),
         TyKind::Half
@@ -191,8 +198,8 @@ pub(super) fn is_scalar(ty: Ty) -> bool {
 /// The memory layout of an LLVM type as pointee facts: `[o]: T` for each
 /// float or pointer leaf at byte `o` (integers stay unknown: they may be
 /// copies of anything). Large arrays are cut after a few entries.
-pub(super) fn layout(ty: Ty, module: Module) -> TypeTree {
-    fn walk(ty: Ty, module: Module, base: i64, out: &mut Vec<(i64, ConcreteType)>) {
+pub(super) fn layout<'m>(ty: Ty<'m>, module: Module<'m>) -> TypeTree {
+    fn walk<'m>(ty: Ty<'m>, module: Module<'m>, base: i64, out: &mut Vec<(i64, ConcreteType)>) {
         if out.len() >= MAX_LAYOUT_ENTRIES || base > super::tree::MAX_OFFSET {
             return;
         }
@@ -232,7 +239,7 @@ pub(super) fn layout(ty: Ty, module: Module) -> TypeTree {
 
 /// The access type a `!tbaa` tag names (`!{base, access, offset}`, or an
 /// old-style scalar type node), with its size where fixed.
-pub(super) fn tbaa_access(tag: Value) -> Option<(ConcreteType, Option<u64>)> {
+pub(super) fn tbaa_access<'m>(tag: Value<'m>) -> Option<(ConcreteType, Option<u64>)> {
     let ops = tag.md_node_operands();
     let first = *ops.first()?;
     let name = if let Some(s) = first.metadata_string() {
@@ -244,9 +251,9 @@ pub(super) fn tbaa_access(tag: Value) -> Option<(ConcreteType, Option<u64>)> {
     tbaa_type(&name)
 }
 
-impl Solver<'_> {
+impl<'m, 'c> Solver<'m, 'c> {
     /// The function being solved.
-    pub(super) fn function(&self) -> Function {
+    pub(super) fn function(&self) -> Function<'m> {
         self.func
     }
 
@@ -259,7 +266,7 @@ impl Solver<'_> {
     pub(super) fn update_ret(&mut self, t: &TypeTree) {
         if self.ret.merge(t) {
             for r in self.rets.clone() {
-                self.enqueue(r);
+                self.enqueue(r.as_value());
             }
         }
     }
@@ -269,7 +276,7 @@ impl Solver<'_> {
         self.integers
     }
 
-    fn enqueue(&mut self, i: Value) {
+    fn enqueue(&mut self, i: Value<'m>) {
         if let Some(k) = self.members.get(&i) {
             self.work.insert(*k);
         }
@@ -296,7 +303,7 @@ impl Solver<'_> {
                 self.work.remove(&k);
                 cursor = Some(k);
                 let i = self.insts[k];
-                self.current = Some(i);
+                self.current = Some(i.as_value());
                 self.visit(i);
             }
             forward = !forward;
@@ -305,12 +312,12 @@ impl Solver<'_> {
     }
 
     /// The current tree of `v` (constants: what their type says).
-    pub(super) fn tree(&self, v: Value) -> TypeTree {
+    pub(super) fn tree(&self, v: Value<'m>) -> TypeTree {
         self.tree_ref(v).into_owned()
     }
 
     /// The current tree of `v`, borrowed where it is tracked.
-    pub(super) fn tree_ref(&self, v: Value) -> Cow<'_, TypeTree> {
+    pub(super) fn tree_ref(&self, v: Value<'m>) -> Cow<'_, TypeTree> {
         match self.trees.get(&v) {
             Some(t) => Cow::Borrowed(t),
             None => Cow::Owned(seed(v, self.module)),
@@ -318,7 +325,7 @@ impl Solver<'_> {
     }
 
     /// The root type of `v`.
-    pub(super) fn root(&self, v: Value) -> ConcreteType {
+    pub(super) fn root(&self, v: Value<'m>) -> ConcreteType {
         self.trees
             .get(&v)
             .map(TypeTree::root)
@@ -328,7 +335,7 @@ impl Solver<'_> {
     /// Joins `t` into the tree of `v` (instructions, arguments and global
     /// variables; other constants carry no facts). Growth requeues `v`'s
     /// definition and users.
-    pub(super) fn update(&mut self, v: Value, t: &TypeTree) {
+    pub(super) fn update(&mut self, v: Value<'m>, t: &TypeTree) {
         if t.is_empty() {
             return;
         }
@@ -355,7 +362,7 @@ impl Solver<'_> {
         }
     }
 
-    fn record(&mut self, value: Value, c: TreeConflict) {
+    fn record(&mut self, value: Value<'m>, c: TreeConflict) {
         if self
             .seen_conflicts
             .insert((value, c.path.clone(), c.rejected))
@@ -371,7 +378,7 @@ impl Solver<'_> {
     }
 
     /// Phase two: an integer-typed `v` whose type is still open is `Integer`.
-    pub(super) fn integer(&mut self, v: Value) {
+    pub(super) fn integer(&mut self, v: Value<'m>) {
         if !self.integers {
             return;
         }
@@ -384,22 +391,22 @@ impl Solver<'_> {
     }
 
     /// Both directions between `a` and `b`, whole trees.
-    pub(super) fn flow(&mut self, a: Value, b: Value) {
+    pub(super) fn flow(&mut self, a: Value<'m>, b: Value<'m>) {
         let tb = self.tree_ref(b).into_owned();
         self.update(a, &tb);
         let ta = self.tree_ref(a).into_owned();
         self.update(b, &ta);
     }
 
-    fn visit(&mut self, i: Value) {
+    fn visit(&mut self, i: Inst<'m>) {
         use LLVMOpcode::*;
         let Some(op) = i.opcode() else { return };
         let n = i.num_operands();
         let opnd = |k: u32| (k < n).then(|| i.operand(k));
         match op {
-            LLVMLoad => self.access(i, i.operand(0), i),
-            LLVMStore if n >= 2 => self.access(i, i.operand(1), i.operand(0)),
-            LLVMGetElementPtr => self.gep(i),
+            LLVMLoad => self.access(i.as_value(), i.operand(0), i.as_value()),
+            LLVMStore if n >= 2 => self.access(i.into(), i.operand(1), i.operand(0)),
+            LLVMGetElementPtr => self.gep(i.into()),
             LLVMPHI => {
                 // Values entering along a loop's back edge are derived from
                 // the phi itself (`p.next = p + 8`): feeding the phi back
@@ -412,17 +419,17 @@ impl Solver<'_> {
                         up.push(v);
                     }
                 }
-                self.merge_into(i, &inputs, &up);
+                self.merge_into(i.into(), &inputs, &up);
             }
             LLVMSelect if n == 3 => {
                 let inputs = [i.operand(1), i.operand(2)];
-                self.merge_into(i, &inputs, &inputs);
+                self.merge_into(i.into(), &inputs, &inputs);
                 self.integer(i.operand(0));
             }
             LLVMFreeze | LLVMAddrSpaceCast | LLVMPtrToInt | LLVMPtrToAddr | LLVMIntToPtr
                 if n >= 1 =>
             {
-                self.flow(i, i.operand(0))
+                self.flow(i.into(), i.operand(0))
             }
             LLVMBitCast if n >= 1 => {
                 let (a, b) = (
@@ -431,26 +438,26 @@ impl Solver<'_> {
                 );
                 // A float of one kind reinterpreted as another: no relation.
                 if !(a.is_known() && b.is_known() && a != b) {
-                    self.flow(i, i.operand(0));
+                    self.flow(i.into(), i.operand(0));
                 }
             }
             LLVMZExt | LLVMSExt | LLVMTrunc | LLVMSIToFP | LLVMUIToFP => {
                 if op != LLVMSIToFP && op != LLVMUIToFP {
-                    self.integer(i);
+                    self.integer(i.into());
                 }
                 if let Some(o) = opnd(0) {
                     self.integer(o);
                 }
             }
-            LLVMFPToSI | LLVMFPToUI | LLVMFCmp => self.integer(i),
+            LLVMFPToSI | LLVMFPToUI | LLVMFCmp => self.integer(i.into()),
             LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl
             | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor
                 if n == 2 =>
             {
-                self.int_binop(i, op)
+                self.int_binop(i.into(), op)
             }
             LLVMICmp if n == 2 => {
-                self.integer(i);
+                self.integer(i.into());
                 self.integer(i.operand(0));
                 self.integer(i.operand(1));
             }
@@ -458,18 +465,18 @@ impl Solver<'_> {
                 // Lanes share the vector's root type.
                 let vecs = if op == LLVMShuffleVector { 2 } else { 1 };
                 for k in 0..vecs.min(n) {
-                    self.flow_root(i, i.operand(k));
+                    self.flow_root(i.into(), i.operand(k));
                 }
                 if op == LLVMInsertElement && n == 3 {
-                    self.flow_root(i, i.operand(1));
+                    self.flow_root(i.into(), i.operand(1));
                     self.integer(i.operand(2));
                 } else if op == LLVMExtractElement && n == 2 {
                     self.integer(i.operand(1));
                 }
             }
             LLVMAtomicRMW if n >= 2 => {
-                self.access(i, i.operand(0), i.operand(1));
-                self.flow(i, i.operand(1));
+                self.access(i.into(), i.operand(0), i.operand(1));
+                self.flow(i.into(), i.operand(1));
             }
             LLVMCall => calls::visit_call(self, i),
             LLVMRet if n == 1 => {
@@ -485,7 +492,7 @@ impl Solver<'_> {
     }
 
     /// Root types only, both directions (vector lanes).
-    fn flow_root(&mut self, a: Value, b: Value) {
+    fn flow_root(&mut self, a: Value<'m>, b: Value<'m>) {
         let rb = TypeTree::from_type(self.root(b));
         self.update(a, &rb);
         let ra = TypeTree::from_type(self.root(a));
@@ -496,7 +503,7 @@ impl Solver<'_> {
     /// on (constants such as `0` or `null` say nothing and are left out);
     /// the inputs in `up` get the result back without `Anything` (one
     /// input's bytes say nothing of another's).
-    fn merge_into(&mut self, i: Value, inputs: &[Value], up: &[Value]) {
+    fn merge_into(&mut self, i: Value<'m>, inputs: &[Value<'m>], up: &[Value<'m>]) {
         let mut meet: Option<TypeTree> = None;
         for v in inputs {
             if *v == i || (v.is_constant() && !v.is_global_variable()) {
@@ -518,7 +525,7 @@ impl Solver<'_> {
     }
 
     /// A load or store of `value` through `ptr` (`inst` carries the TBAA).
-    fn access(&mut self, inst: Value, ptr: Value, value: Value) {
+    fn access(&mut self, inst: Value<'m>, ptr: Value<'m>, value: Value<'m>) {
         let ty = value.ty();
         if is_scalar(ty) {
             let t = self.tree_ref(ptr).pointee_at(0);
@@ -540,7 +547,7 @@ impl Solver<'_> {
     /// Integer arithmetic. Phase one: pointer arithmetic on `ptrtoint`
     /// values stays `Pointer` (a difference of pointers is `Integer`).
     /// Phase two: everything not a pointer is `Integer`.
-    fn int_binop(&mut self, i: Value, op: LLVMOpcode) {
+    fn int_binop(&mut self, i: Value<'m>, op: LLVMOpcode) {
         use LLVMOpcode::*;
         let (a, b) = (i.operand(0), i.operand(1));
         let (ra, rb) = (self.root(a), self.root(b));

@@ -11,15 +11,19 @@ target triple = "x86_64-pc-linux-gnu"
 
 /// Parses `ir` (after the x86-64 data layout), analyses `func`, and hands the
 /// function and its analysis to `check`.
-fn with_analysis<R>(ir: &str, func: &str, check: impl FnOnce(Function, &TypeAnalysis) -> R) -> R {
+fn with_analysis<R>(
+    ir: &str,
+    func: &str,
+    check: impl for<'m> FnOnce(Function<'m>, &TypeAnalysis<'m>) -> R,
+) -> R {
     let ctx = Context::create();
     let text = format!("{HEADER}{ir}");
     let buf = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "test");
     let module = ctx
         .create_module_from_ir(buf)
         .unwrap_or_else(|e| panic!("bad test IR: {e}"));
-    let f = module.get_function(func).expect("function in test IR");
-    let v = Function::of(&f);
+    let v = crate::ir::named_function(crate::ir::Module::of(&module), func)
+        .expect("function in test IR");
     let ta = TypeAnalysis::analyse(v);
     check(v, &ta)
 }
@@ -51,11 +55,10 @@ fn debug_dump() {
         let ctx = Context::create();
         let buf = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "dump");
         let module = ctx.create_module_from_ir(buf).unwrap();
-        for f in module.get_functions() {
-            if f.count_basic_blocks() == 0 {
+        for v in crate::ir::functions(crate::ir::Module::of(&module)) {
+            if v.blocks().is_empty() {
                 continue;
             }
-            let v = Function::of(&f);
             let t0 = std::time::Instant::now();
             let ta = TypeAnalysis::analyse(v);
             let t1 = t0.elapsed();

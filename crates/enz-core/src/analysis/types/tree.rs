@@ -98,7 +98,7 @@ impl ConcreteType {
     /// The type an LLVM type fixes by itself: floating-point scalars and
     /// vectors are `Float`, pointers (and vectors of them) `Pointer`.
     /// Integers stay `Unknown`: their bits may be a copied float or pointer.
-    pub(crate) fn from_ty(ty: Ty) -> ConcreteType {
+    pub(crate) fn from_ty<'m>(ty: Ty<'m>) -> ConcreteType {
         match ty.kind() {
             TyKind::Half => ConcreteType::Float(FloatKind::Half),
             TyKind::Float => ConcreteType::Float(FloatKind::F32),

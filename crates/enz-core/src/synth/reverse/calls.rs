@@ -12,14 +12,14 @@
 
 use super::Reverse;
 use crate::analysis::calls::CallKind;
-use crate::ir::{Builder, Function, TyKind, Value};
+use crate::ir::{Builder, Function, Inst, TyKind, Value};
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
 use crate::synth::registry::Registry;
 use crate::synth::rules::{lookup, OpKey};
 
-impl Reverse<'_> {
+impl<'m, 'a> Reverse<'m, 'a> {
     /// The activity signature a call passes to its callee.
-    fn call_signature(&self, i: Value) -> (Vec<ArgActivity>, bool, bool) {
+    fn call_signature(&self, i: Inst<'m>) -> (Vec<ArgActivity>, bool, bool) {
         let args: Vec<ArgActivity> = (0..i.call_num_args())
             .map(|k| {
                 let a = i.operand(k);
@@ -32,8 +32,9 @@ impl Reverse<'_> {
                 }
             })
             .collect();
-        let ret_active = i.ty().carries_float() && self.facts.act.is_active(i);
-        let ret_shadowed = i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i);
+        let ret_active = i.ty().carries_float() && self.facts.act.is_active(i.as_value());
+        let ret_shadowed =
+            i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i.as_value());
         (args, ret_active, ret_shadowed)
     }
 
@@ -41,10 +42,10 @@ impl Reverse<'_> {
     /// primal instead, when anything about the call is active.
     pub(super) fn augment_user_call(
         &mut self,
-        i: Value,
-        gi: Value,
-        callee: Function,
-        registry: &mut Registry,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        callee: Function<'m>,
+        registry: &mut Registry<'m>,
     ) {
         if let Some(d) = crate::synth::check_integer_arguments(i, &self.facts.act, self.req.name) {
             return self.diags.push(d);
@@ -83,21 +84,22 @@ impl Reverse<'_> {
             sig.field_index(f)
                 .expect("the augmented function returns it")
         };
-        let tape = fb.extract_value(res, field(Field::Tape));
+        let tape = fb.extract_value(res.as_value(), field(Field::Tape));
         if !i.ty().is_void() {
-            let primal = fb.extract_value(res, field(Field::Return));
+            let primal = fb.extract_value(res.as_value(), field(Field::Return));
             gi.replace_all_uses_with(primal);
             self.map.insert(i, primal);
             if i.ty().kind() == TyKind::Pointer {
-                let s = fb.extract_value(res, field(Field::ReturnShadow { lane: 0 }));
-                self.shadows.insert(i, s);
+                let s = fb.extract_value(res.as_value(), field(Field::ReturnShadow { lane: 0 }));
+                self.shadows.insert(i.as_value(), s);
             }
         }
         gi.erase();
-        self.aug_calls.insert(i, (tape, key, fns.reverse));
+        self.aug_calls
+            .insert(i.as_value(), (tape, key, fns.reverse));
     }
 
-    fn no_shadow_arg(&mut self, i: Value, k: usize) {
+    fn no_shadow_arg(&mut self, i: Inst<'m>, k: usize) {
         self.unsupported(
             i,
             &format!("argument {k} of this call needs a shadow that enz-rs cannot build"),
@@ -105,15 +107,15 @@ impl Reverse<'_> {
     }
 
     /// Reverse sweep of any call.
-    pub(super) fn reverse_call(&mut self, i: Value) {
+    pub(super) fn reverse_call(&mut self, i: Inst<'m>) {
         if let Some((tape, key, rev)) = self.aug_calls.get(&i).cloned() {
             return self.reverse_user_call(i, tape, &key, rev);
         }
-        match self.facts.call_kinds.get(i) {
+        match self.facts.call_kinds.get(i.as_value()) {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
-            _ if !self.facts.act.is_active(i) => {}
+            _ if !self.facts.act.is_active(i.as_value()) => {}
             CallKind::Math(f) => match lookup(OpKey::Math(f)) {
                 Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
                 None => self.no_rule_for_call(i),
@@ -122,13 +124,19 @@ impl Reverse<'_> {
         }
     }
 
-    fn reverse_user_call(&mut self, i: Value, tape: Value, key: &Request, rev: Function) {
+    fn reverse_user_call(
+        &mut self,
+        i: Inst<'m>,
+        tape: Value<'m>,
+        key: &crate::signature::Request<'m>,
+        rev: Function<'m>,
+    ) {
         let blk = i.parent_block();
         let sig = key.signature(Kind::Reverse);
         let args = sig.arguments(|p, _| match p {
             Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
             Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
-            Param::ReturnAdjoint => Ok(self.take_adjoint(i)),
+            Param::ReturnAdjoint => Ok(self.take_adjoint(i.as_value())),
             Param::Tape => Ok(self.cached_forward(tape, blk)),
         });
         let args = match args {
@@ -138,13 +146,13 @@ impl Reverse<'_> {
         let res = self.b.call(rev.function_type(), rev, &args);
         for (j, (field, _)) in sig.fields().iter().enumerate() {
             if let Field::Adjoint(k) = *field {
-                let d = self.b.extract_value(res, j as u32);
+                let d = self.b.extract_value(res.as_value(), j as u32);
                 self.accumulate(i.operand(k as u32), d);
             }
         }
     }
 
-    fn no_rule_for_call(&mut self, i: Value) {
+    fn no_rule_for_call(&mut self, i: Inst<'m>) {
         let d = crate::synth::undifferentiable_call(i, self.req.name);
         self.diags.push(d);
     }

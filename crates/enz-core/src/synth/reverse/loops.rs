@@ -33,31 +33,31 @@ use crate::synth::tape::Slot;
 use std::collections::HashMap;
 
 /// The forward and reverse bookkeeping of one loop.
-pub(super) struct LoopState {
+pub(super) struct LoopState<'m> {
     /// Iterations of the loop before this instance (forward, preheader).
-    base: Value,
+    base: Value<'m>,
     /// `base + iv` (forward, header).
-    pos: Value,
+    pos: Value<'m>,
     /// The reverse iteration counter (a stack slot of the reverse function).
-    rev_iv: Value,
+    rev_iv: Value<'m>,
     /// `last_L` phis per exit block (forward, in the exit block).
-    last: HashMap<Block, Value>,
+    last: HashMap<Block<'m>, Value<'m>>,
     /// When every iteration count of the loop and its parents is bounded
     /// before the outermost one starts: that bound on the positions, and
     /// the (forward) block ending in which the buffers are allocated once.
-    prealloc: Option<(Value, Block)>,
+    prealloc: Option<(Value<'m>, Block<'m>)>,
 }
 
 /// A growable cache buffer: `{ ptr data, i64 capacity }` on the tape.
 #[derive(Copy, Clone)]
-pub(super) struct Buffer {
-    holder: Slot,
-    elem: Ty,
+pub(super) struct Buffer<'m> {
+    holder: Slot<'m>,
+    elem: Ty<'m>,
     /// On the stack (GPU, combined mode): nothing to free.
     on_stack: bool,
 }
 
-impl Reverse<'_> {
+impl<'m, 'a> Reverse<'m, 'a> {
     /// Adds the canonical induction variables and counters to the forward
     /// sweep.
     pub(super) fn setup_loops(&mut self) {
@@ -81,16 +81,16 @@ impl Reverse<'_> {
             let glatch = self.map.block(latch);
             let lb = Builder::new(ctx);
             lb.position_before(glatch.terminator().expect("latch terminator"));
-            let next = lb.add(iv, lb.const_int(i64t, 1));
+            let next = lb.add(iv.into(), lb.const_int(i64t, 1));
             iv.add_incoming(fb.const_int(i64t, 0), gpre);
             iv.add_incoming(next, glatch);
             fb.position_before(gh.first_non_phi().expect("header terminator"));
-            let pos = fb.add(base, iv);
+            let pos = fb.add(base, iv.into());
             pos.set_name(&format!("pos.{l}"));
             fb.store(fb.add(pos, fb.const_int(i64t, 1)), count);
             let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
             self.top.store(self.top.const_int(i64t, 0), rev_iv);
-            let last = self.exit_phis(l, iv);
+            let last = self.exit_phis(l, iv.into());
             let prealloc = self.position_bound(l);
             let state = LoopState {
                 base,
@@ -106,7 +106,7 @@ impl Reverse<'_> {
     /// A bound on every position of loop `l`'s buffers, computed in the
     /// preheader of its outermost enclosing loop: the product of the trip
     /// bounds of the loops around it, if each is known there.
-    fn position_bound(&mut self, l: LoopId) -> Option<(Value, Block)> {
+    fn position_bound(&mut self, l: LoopId) -> Option<(Value<'m>, Block<'m>)> {
         let chain = self.facts.loops.chain(self.facts.loops.get(l).header);
         let outer = chain[0];
         let bounds: Vec<_> = chain
@@ -140,7 +140,7 @@ impl Reverse<'_> {
     }
 
     /// An i64 counter in the forward function, zeroed at its entry.
-    fn forward_counter(&self) -> Value {
+    fn forward_counter(&self) -> Value<'m> {
         let f = self.fns.forward;
         let b = Builder::new(f.context());
         let entry = f.entry_block();
@@ -155,7 +155,7 @@ impl Reverse<'_> {
     }
 
     /// In every exit block of `l`, a phi of the iteration it exited in.
-    fn exit_phis(&mut self, l: LoopId, iv: Value) -> HashMap<Block, Value> {
+    fn exit_phis(&mut self, l: LoopId, iv: Value<'m>) -> HashMap<Block<'m>, Value<'m>> {
         let mut out = HashMap::new();
         let blocks: Vec<Block> = self.facts.loops.get(l).blocks.iter().copied().collect();
         let mut exits: Vec<Block> = Vec::new();
@@ -179,14 +179,14 @@ impl Reverse<'_> {
                 };
                 phi.add_incoming(v, self.map.block(*p));
             }
-            out.insert(e, phi);
+            out.insert(e, phi.as_value());
         }
         out
     }
 
     /// Sets the reverse counters of the loops entered on the reverse edge
     /// from `from` (outside them) to `to` (inside).
-    pub(super) fn enter_loops(&mut self, from: Block, to: Block) {
+    pub(super) fn enter_loops(&mut self, from: Block<'m>, to: Block<'m>) {
         for l in self.facts.loops.chain(to) {
             if self.facts.loops.contains(l, from) {
                 continue;
@@ -203,7 +203,10 @@ impl Reverse<'_> {
     /// The reverse of a loop header: continue with the previous iteration
     /// (through the latch) or leave to the preheader. Returns the two edge
     /// blocks, already holding the counter update, for the phi adjoints.
-    pub(super) fn header_branch(&mut self, l: LoopId) -> ((Block, Block), (Block, Block)) {
+    pub(super) fn header_branch(
+        &mut self,
+        l: LoopId,
+    ) -> ((Block<'m>, Block<'m>), (Block<'m>, Block<'m>)) {
         let ctx = self.req.prep.context();
         let i64t = Ty::int(ctx, 64);
         let (latch, preheader) = {
@@ -227,7 +230,7 @@ impl Reverse<'_> {
     }
 
     /// The reverse iteration's position in loop `l`'s buffers.
-    fn rev_pos(&mut self, l: LoopId) -> Value {
+    fn rev_pos(&mut self, l: LoopId) -> Value<'m> {
         let st = &self.loop_states[&l];
         let (base, rev_iv) = (st.base, st.rev_iv);
         let pre = self.facts.loops.get(l).preheader;
@@ -237,7 +240,7 @@ impl Reverse<'_> {
     }
 
     /// The current reverse iteration of loop `l` (for affine IVs).
-    pub(super) fn rev_iv(&mut self, l: LoopId) -> Value {
+    pub(super) fn rev_iv(&mut self, l: LoopId) -> Value<'m> {
         let slot = self.loop_states[&l].rev_iv;
         self.b.load(Ty::int(slot.context(), 64), slot)
     }
@@ -245,7 +248,7 @@ impl Reverse<'_> {
     /// Caches forward value `gv`, defined in loop `l`, in a buffer indexed
     /// by the loop position; returns the value read back at the reverse
     /// builder's position.
-    pub(super) fn cache_in_loop(&mut self, gv: Value, l: LoopId) -> Value {
+    pub(super) fn cache_in_loop(&mut self, gv: Value<'m>, l: LoopId) -> Value<'m> {
         let buf = match self.loop_buffers.get(&gv) {
             Some(b) => *b,
             None => {
@@ -262,13 +265,17 @@ impl Reverse<'_> {
                 };
                 let pos = self.loop_states[&l].pos;
                 let fb = Builder::new(ctx);
-                if gv.opcode() == Some(crate::ir::LLVMOpcode::LLVMPHI)
-                    && gv.parent_block() == pos.parent_block()
+                let gi = gv
+                    .as_inst()
+                    .expect("a value cached in a loop is an instruction");
+                let pos_inst = pos.as_inst().expect("a loop position is an instruction");
+                if gi.opcode() == Some(crate::ir::LLVMOpcode::LLVMPHI)
+                    && gi.parent_block() == pos_inst.parent_block()
                 {
                     // The header's phis: after `pos`, which follows them.
-                    fb.position_after(pos);
+                    fb.position_after(pos_inst);
                 } else {
-                    fb.position_after(gv);
+                    fb.position_after(gi);
                 }
                 let hp = self.tape.address(&fb, holder);
                 let size = fb.const_int(Ty::int(ctx, 64), gv.ty().alloc_size(gv.module()) as i64);
@@ -282,7 +289,7 @@ impl Reverse<'_> {
                             // Thread-private: a (dynamic) stack array.
                             ab.array_alloca(gv.ty(), bound)
                         } else {
-                            ab.malloc(ab.mul(bound, size))
+                            (ab.malloc(ab.mul(bound, size))).as_value()
                         };
                         ab.store(data, self.tape.address(&ab, holder));
                         let data = fb.load(ptr, hp);
@@ -299,7 +306,7 @@ impl Reverse<'_> {
                         let slot_fn = cache_slot_fn(&fb);
                         let fty =
                             Ty::function(ptr, &[ptr, Ty::int(ctx, 64), Ty::int(ctx, 64)], false);
-                        fb.call(fty, slot_fn, &[hp, pos, size])
+                        (fb.call(fty, slot_fn, &[hp, pos, size])).as_value()
                     }
                 };
                 fb.store(gv, addr);
@@ -333,7 +340,7 @@ impl Reverse<'_> {
 /// `__enz_cache_slot(holder, pos, size)`: the address of element `pos` of
 /// the buffer `holder = {data, capacity}`, growing it (doubling) first if
 /// needed. Emitted once per module, always inlined.
-fn cache_slot_fn(b: &Builder) -> Function {
+fn cache_slot_fn<'m>(b: &Builder<'m>) -> Function<'m> {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
     let name = "__enz_cache_slot";
@@ -368,7 +375,7 @@ fn cache_slot_fn(b: &Builder) -> Function {
     let bytes = fb.mul(ncap, size);
     let rfty = Ty::function(ptr, &[ptr, i64t], false);
     let ndata = fb.call_named(REALLOC, rfty, &[data, bytes]);
-    fb.store(ndata, holder);
+    fb.store(ndata.as_value(), holder);
     fb.store(ncap, cap_p);
     fb.br(done);
     fb.position_at_end(done);
@@ -377,7 +384,7 @@ fn cache_slot_fn(b: &Builder) -> Function {
     d.add_incoming(ndata, grow);
     let off = fb.mul(pos, size);
     let i8t = Ty::int(ctx, 8);
-    let addr = fb.gep(i8t, d, &[off]);
+    let addr = fb.gep(i8t, d.into(), &[off]);
     fb.ret(Some(addr));
     f
 }

@@ -7,27 +7,27 @@
 use crate::analysis::calls::{CallKind, CallKinds};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::LoopNest;
-use crate::ir::{Function, Value};
+use crate::ir::{Function, Inst, Value};
 use crate::names::MathFn;
 use std::collections::HashMap;
 
 /// Math calls of the primal by (function, operands), in program order.
-pub(super) struct PrimalMathCalls {
-    calls: HashMap<(MathFn, Vec<Value>), Vec<Value>>,
+pub(super) struct PrimalMathCalls<'m> {
+    calls: HashMap<(MathFn, Vec<Value<'m>>), Vec<Inst<'m>>>,
     /// Position of every instruction in its block.
-    position: HashMap<Value, usize>,
+    position: HashMap<Inst<'m>, usize>,
 }
 
-impl PrimalMathCalls {
+impl<'m> PrimalMathCalls<'m> {
     /// Indexes the calls `kinds` classifies as math functions of the rule
     /// table (a function with a registered derivative is not one).
-    pub(super) fn new(prep: Function, kinds: &CallKinds) -> PrimalMathCalls {
-        let mut calls: HashMap<(MathFn, Vec<Value>), Vec<Value>> = HashMap::new();
+    pub(super) fn new(prep: Function<'m>, kinds: &CallKinds<'m>) -> PrimalMathCalls<'m> {
+        let mut calls: HashMap<(MathFn, Vec<Value>), Vec<Inst>> = HashMap::new();
         let mut position = HashMap::new();
         for b in prep.blocks() {
             for (k, i) in b.instructions().into_iter().enumerate() {
                 position.insert(i, k);
-                let CallKind::Math(f) = kinds.get(i) else {
+                let CallKind::Math(f) = kinds.get(i.as_value()) else {
                     continue;
                 };
                 let operands = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
@@ -43,18 +43,22 @@ impl PrimalMathCalls {
     pub(super) fn before(
         &self,
         f: MathFn,
-        operands: &[Value],
-        at: Value,
-        cfg: &Cfg,
-        loops: &LoopNest,
-    ) -> Option<Value> {
+        operands: &[Value<'m>],
+        at: Inst<'m>,
+        cfg: &Cfg<'m>,
+        loops: &LoopNest<'m>,
+    ) -> Option<Value<'m>> {
         let blk = at.parent_block();
         let found = self.calls.get(&(f, operands.to_vec()))?;
-        found.iter().copied().find(|c| {
-            let cb = c.parent_block();
-            (cb != blk || self.position.get(c) < self.position.get(&at))
-                && cfg.dominates(cb, blk)
-                && loops.innermost(cb) == loops.innermost(blk)
-        })
+        found
+            .iter()
+            .copied()
+            .find(|c| {
+                let cb = c.parent_block();
+                (cb != blk || self.position.get(c) < self.position.get(&at))
+                    && cfg.dominates(cb, blk)
+                    && loops.innermost(cb) == loops.innermost(blk)
+            })
+            .map(Inst::as_value)
     }
 }

@@ -15,19 +15,19 @@ use crate::analysis::calls::CallKind;
 use crate::analysis::gpu::Accumulate;
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::LLVMOpcode;
-use crate::ir::{Builder, Ty, TyKind, Value};
+use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use crate::names::MemFn;
 use crate::synth::registry::Registry;
 use crate::synth::shadow::Mirror;
 use crate::synth::{gpu, runtime};
 
-impl Reverse<'_> {
+impl<'m, 'a> Reverse<'m, 'a> {
     /// Adds the forward-sweep work for primal instruction `i`: its shadow
     /// if it is a shadowed pointer, shadow stores of pointers, shadow
     /// copies of pointer data, calls to augmented primals.
-    pub(super) fn augment_instruction(&mut self, i: Value, registry: &mut Registry) {
+    pub(super) fn augment_instruction(&mut self, i: Inst<'m>, registry: &mut Registry<'m>) {
         let Some(op) = i.opcode() else { return };
-        let gi = self.map.get(i);
+        let gi = self.map.inst(i);
         let heap = self.req.mode == Mode::Split;
         match self.shadows.mirror(
             i,
@@ -54,7 +54,7 @@ impl Reverse<'_> {
                 }
             }
             LLVMOpcode::LLVMCall => {
-                let kind = self.facts.call_kinds.get(i);
+                let kind = self.facts.call_kinds.get(i.as_value());
                 if kind.memory().is_some_and(MemFn::transfers) {
                     let (d, s) = (i.operand(0), i.operand(1));
                     if self.facts.act.is_shadowed(d)
@@ -83,10 +83,12 @@ impl Reverse<'_> {
         }
     }
 
-    fn no_shadow(&mut self, i: Value) {
+    fn no_shadow(&mut self, i: Inst<'m>) {
         // A pointer returned by a call enz-rs cannot differentiate: say so
         // about the call, which is what the user has to change.
-        let from = (i.num_operands() > 0).then(|| i.operand(0));
+        let from = (i.num_operands() > 0)
+            .then(|| i.operand(0))
+            .and_then(Value::as_inst);
         if let Some(call) = from.filter(|p| p.called_value().is_some()) {
             if call.called_function().is_none() {
                 let d = crate::synth::undifferentiable_call(call, self.req.name);
@@ -101,12 +103,12 @@ impl Reverse<'_> {
 
     /// Whether the memory `p` points to may hold pointers (which the
     /// forward sweep must mirror in shadow memory).
-    pub(super) fn holds_pointers(&self, p: Value) -> bool {
+    pub(super) fn holds_pointers(&self, p: Value<'m>) -> bool {
         self.facts.types.pointee_has_pointer(p)
     }
 
     /// The float type of the memory `p` points to, if it holds floats.
-    pub(super) fn float_elem(&self, p: Value) -> Option<Ty> {
+    pub(super) fn float_elem(&self, p: Value<'m>) -> Option<Ty<'m>> {
         let ctx = p.context();
         self.facts
             .types
@@ -123,7 +125,7 @@ impl Reverse<'_> {
     /// (byte offset, type) of each, from type analysis, repeating its
     /// layout with the period of the last known field. `None` when the
     /// layout is unknown or does not tile `n`.
-    fn float_fields(&self, p: Value, n: u64) -> Option<Vec<(u64, Ty)>> {
+    fn float_fields(&self, p: Value<'m>, n: u64) -> Option<Vec<(u64, Ty<'m>)>> {
         let ctx = p.context();
         let tree = self.facts.types.tree(p);
         let fields: Vec<(i64, ConcreteType)> =
@@ -160,7 +162,7 @@ impl Reverse<'_> {
 
     /// Reverse of a memcpy of memory holding both floats and pointers:
     /// element by element over the float fields.
-    fn reverse_mixed_copy(&mut self, i: Value, sd: Value, ss: Option<Value>) {
+    fn reverse_mixed_copy(&mut self, i: Inst<'m>, sd: Value<'m>, ss: Option<Value<'m>>) {
         let Some(n) = i.operand(2).const_int_sext() else {
             return self.unsupported(
                 i,
@@ -185,11 +187,11 @@ impl Reverse<'_> {
         }
     }
 
-    pub(super) fn reverse_load(&mut self, i: Value) {
+    pub(super) fn reverse_load(&mut self, i: Inst<'m>) {
         if !i.ty().carries_float() {
             return;
         }
-        let d = self.take_adjoint(i);
+        let d = self.take_adjoint(i.as_value());
         let Some(s) = self.shadow_rev(i.operand(0)) else {
             return self.no_shadow(i);
         };
@@ -201,7 +203,7 @@ impl Reverse<'_> {
     /// and for thread-private GPU addresses, a per-thread sum reduced over
     /// the block at the end for GPU addresses shared by every thread, and
     /// `atomicrmw fadd` otherwise.
-    fn add_to_shadow(&mut self, p: Value, s: Value, d: Value, align: u32) {
+    fn add_to_shadow(&mut self, p: Value<'m>, s: Value<'m>, d: Value<'m>, align: u32) {
         let how = match &self.facts.gpu_accesses {
             Some(accesses) => match accesses.classify(p) {
                 Accumulate::BlockReduce if self.req.mode == Mode::Split => Accumulate::Atomic,
@@ -240,14 +242,15 @@ impl Reverse<'_> {
             let Some(s) = self.shadow_rev(p) else {
                 continue;
             };
-            let v = self.b.load(acc.allocated_type(), acc);
+            let slot = acc.as_inst().expect("a block sum lives in an alloca");
+            let v = self.b.load(slot.allocated_type(), acc);
             gpu::block_reduce_add(&self.b, s, v);
         }
     }
 
     /// `atomicrmw fadd p, v` (what `atomicAdd` becomes): `d(v) += *shadow(p)`;
     /// the shadow keeps its value (an addition passes its adjoint on).
-    pub(super) fn reverse_atomic_add(&mut self, i: Value) {
+    pub(super) fn reverse_atomic_add(&mut self, i: Inst<'m>) {
         let (p, v) = (i.operand(0), i.operand(1));
         if !v.ty().carries_float() || !self.facts.act.is_shadowed(p) {
             return;
@@ -259,7 +262,7 @@ impl Reverse<'_> {
         ) {
             return self.unsupported(i, "only atomic fadd and fsub can be differentiated");
         }
-        if self.facts.act.is_active(i) {
+        if self.facts.act.is_active(i.as_value()) {
             return self.unsupported(
                 i,
                 "the old value returned by an atomic add cannot be differentiated",
@@ -277,7 +280,7 @@ impl Reverse<'_> {
         self.accumulate(v, ds);
     }
 
-    pub(super) fn reverse_store(&mut self, i: Value) {
+    pub(super) fn reverse_store(&mut self, i: Inst<'m>) {
         let (v, p) = (i.operand(0), i.operand(1));
         if !v.ty().carries_float() {
             return;
@@ -303,15 +306,15 @@ impl Reverse<'_> {
     }
 
     /// Reverse of a call to the memory function `m`.
-    pub(super) fn reverse_memory_call(&mut self, i: Value, m: MemFn) {
+    pub(super) fn reverse_memory_call(&mut self, i: Inst<'m>, m: MemFn) {
         if m.allocates() {
-            if i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i) {
-                let Some(s) = self.shadow_rev(i) else {
+            if i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i.as_value()) {
+                let Some(s) = self.shadow_rev(i.as_value()) else {
                     return;
                 };
                 if m == MemFn::Realloc {
                     let old = self.shadow_rev(i.operand(0));
-                    if let (Some(old), Some(ty)) = (old, self.float_elem(i)) {
+                    if let (Some(old), Some(ty)) = (old, self.float_elem(i.as_value())) {
                         let bytes = self.primal(i.operand(1));
                         let bytes = self.b.int_cast(bytes, Ty::int(i.context(), 64));
                         let n = runtime::min_usable(&self.b, old, bytes);
@@ -370,9 +373,9 @@ impl Reverse<'_> {
     }
 
     /// Reverse of an alloca: split mode frees its heap shadow.
-    pub(super) fn reverse_alloca(&mut self, i: Value) {
-        if self.req.mode == Mode::Split && self.facts.act.is_shadowed(i) {
-            if let Some(s) = self.shadow_rev(i) {
+    pub(super) fn reverse_alloca(&mut self, i: Inst<'m>) {
+        if self.req.mode == Mode::Split && self.facts.act.is_shadowed(i.as_value()) {
+            if let Some(s) = self.shadow_rev(i.as_value()) {
                 self.b.free(s);
             }
         }

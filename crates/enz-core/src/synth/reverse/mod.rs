@@ -40,7 +40,9 @@ use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{add_internal_function, clone_body, Block, Builder, Function, Ty, Value, ValueMap};
+use crate::ir::{
+    add_internal_function, clone_body, Block, Builder, Function, Inst, Ty, Value, ValueMap,
+};
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
@@ -58,9 +60,9 @@ pub(crate) enum Mode {
 }
 
 /// What to differentiate and how.
-pub(crate) struct GradientRequest<'a> {
+pub(crate) struct GradientRequest<'m, 'a> {
     /// The preprocessed function.
-    pub(crate) prep: Function,
+    pub(crate) prep: Function<'m>,
     /// The user's name for it (for names and diagnostics).
     pub(crate) name: &'a str,
     /// Activity of each parameter.
@@ -74,21 +76,21 @@ pub(crate) struct GradientRequest<'a> {
 
 /// The functions a request produces.
 #[derive(Copy, Clone, Debug)]
-pub struct Derivative {
+pub struct Derivative<'m> {
     /// The function holding the forward sweep (`diffe_f` or `augmented_f`).
-    pub forward: Function,
+    pub forward: Function<'m>,
     /// The function holding the reverse sweep (the same in combined mode).
-    pub reverse: Function,
+    pub reverse: Function<'m>,
 }
 
 /// The parameters of `f`, a derivative of `prep` with signature `sig`:
 /// `prep`'s parameters to their primal copies, and to their shadows (named
 /// after them).
-fn bind_params(
-    sig: &Signature,
-    prep: Function,
-    f: Function,
-) -> (HashMap<Value, Value>, HashMap<Value, Value>) {
+fn bind_params<'m>(
+    sig: &Signature<'m>,
+    prep: Function<'m>,
+    f: Function<'m>,
+) -> (HashMap<Value<'m>, Value<'m>>, HashMap<Value<'m>, Value<'m>>) {
     let primal = prep.params();
     let mut copies = HashMap::new();
     let mut shadows = HashMap::new();
@@ -109,7 +111,7 @@ fn bind_params(
 }
 
 /// Creates a new internal function `name` of type `fty` in `like`'s module.
-pub(crate) fn new_function(like: Function, name: &str, fty: Ty) -> Function {
+pub(crate) fn new_function<'m>(like: Function<'m>, name: &str, fty: Ty<'m>) -> Function<'m> {
     let f = add_internal_function(like.global_parent(), name, fty);
     copy_derivative_attributes(like, f);
     f
@@ -117,7 +119,7 @@ pub(crate) fn new_function(like: Function, name: &str, fty: Ty) -> Function {
 
 /// The loop nest of a function, or the diagnostic for a loop enz-rs cannot
 /// differentiate.
-fn loop_nest(cfg: &Cfg, name: &str) -> Result<LoopNest, Vec<Diagnostic>> {
+fn loop_nest<'m>(cfg: &Cfg<'m>, name: &str) -> Result<LoopNest<'m>, Vec<Diagnostic>> {
     LoopNest::new(cfg).map_err(|e| {
         let at = e
             .header
@@ -135,13 +137,13 @@ fn loop_nest(cfg: &Cfg, name: &str) -> Result<LoopNest, Vec<Diagnostic>> {
 /// The frees that run on every path, outside loops, which can wait until
 /// the reverse sweep is done (combined mode): then the memory they free may
 /// be re-read rather than cached.
-fn deferrable_frees(
-    prep: Function,
+fn deferrable_frees<'m>(
+    prep: Function<'m>,
     mode: Mode,
-    cfg: &Cfg,
-    loops: &LoopNest,
-    calls: CallFacts<'_>,
-) -> HashSet<Value> {
+    cfg: &Cfg<'m>,
+    loops: &LoopNest<'m>,
+    calls: CallFacts<'m, '_>,
+) -> HashSet<Value<'m>> {
     if mode != Mode::Combined {
         return HashSet::new();
     }
@@ -152,20 +154,21 @@ fn deferrable_frees(
         .filter(|i| {
             i.opcode() == Some(LLVMOpcode::LLVMCall)
                 && matches!(
-                    calls.classify(*i, Direction::Reverse),
+                    calls.classify(i.as_value(), Direction::Reverse),
                     CallKind::Memory(MemFn::Free | MemFn::Delete)
                 )
         })
+        .map(Inst::as_value)
         .collect()
 }
 
 /// The plan of the combined-mode gradient of `prep` (for `--print-plan`):
 /// the same analyses and decisions as [`synthesize`], without emitting.
-pub(crate) fn combined_plan(
-    prep: Function,
+pub(crate) fn combined_plan<'m>(
+    prep: Function<'m>,
     name: &str,
-    calls: CallFacts<'_>,
-) -> Result<plan::Plan, Vec<Diagnostic>> {
+    calls: CallFacts<'m, '_>,
+) -> Result<plan::Plan<'m>, Vec<Diagnostic>> {
     let cfg = Cfg::new(prep);
     let loops = loop_nest(&cfg, name)?;
     let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
@@ -182,10 +185,10 @@ pub(crate) fn combined_plan(
 /// Fills in the body of a derivative whose functions already exist (so
 /// that recursive calls can refer to them). Returns the size in bytes of
 /// the heap tape (0 in combined mode).
-pub(crate) fn synthesize(
-    req: &GradientRequest,
-    fns: Derivative,
-    registry: &mut Registry,
+pub(crate) fn synthesize<'m>(
+    req: &GradientRequest<'m, '_>,
+    fns: Derivative<'m>,
+    registry: &mut Registry<'m>,
 ) -> Result<u64, Vec<Diagnostic>> {
     let start = std::time::Instant::now();
     let cfg = Cfg::new(req.prep);
@@ -238,74 +241,78 @@ pub(crate) fn synthesize(
 
 /// What the analyses and the plan say about the primal function of one
 /// derivative: computed before emission, read only during it.
-pub(super) struct Facts {
-    cfg: Cfg,
-    act: Activity,
+pub(super) struct Facts<'m> {
+    cfg: Cfg<'m>,
+    act: Activity<'m>,
     /// What values and memory hold, for memory intrinsics.
-    types: TypeAnalysis,
-    loops: LoopNest,
+    types: TypeAnalysis<'m>,
+    loops: LoopNest<'m>,
     /// The kind of every call of the primal.
-    call_kinds: CallKinds,
+    call_kinds: CallKinds<'m>,
     /// GPU: the accesses of every object, for choosing how adjoints are
     /// accumulated (None on the CPU).
-    gpu_accesses: Option<GpuAccesses>,
+    gpu_accesses: Option<GpuAccesses<'m>>,
     /// How each primal value reaches the reverse sweep.
-    plan: plan::Plan,
+    plan: plan::Plan<'m>,
     /// The primal's math calls, for reuse in adjoints.
-    math_calls: math_calls::PrimalMathCalls,
+    math_calls: math_calls::PrimalMathCalls<'m>,
     /// The `free` calls that may wait for the end of the reverse sweep
     /// (see `deferrable_frees`).
-    deferrable_frees: HashSet<Value>,
+    deferrable_frees: HashSet<Value<'m>>,
 }
 
 /// The state of one synthesis: the derivative's functions, the maps from
 /// primal values to what emission made of them, and the tape.
-pub(super) struct Reverse<'a> {
-    req: &'a GradientRequest<'a>,
+pub(super) struct Reverse<'m, 'a> {
+    req: &'a GradientRequest<'m, 'a>,
     /// What the analyses and the plan say about the primal (read only).
-    facts: Facts,
-    fns: Derivative,
+    facts: Facts<'m>,
+    fns: Derivative<'m>,
     /// Primal (preprocessed) values to their forward-sweep clones.
-    map: ValueMap,
+    map: ValueMap<'m>,
     /// Primal parameters to the reverse function's parameters.
-    rev_params: HashMap<Value, Value>,
+    rev_params: HashMap<Value<'m>, Value<'m>>,
     /// Shadows of `dup` parameters in the reverse function.
-    rev_shadow_params: HashMap<Value, Value>,
+    rev_shadow_params: HashMap<Value<'m>, Value<'m>>,
     /// The signature of the function holding the reverse sweep.
-    rev_sig: Signature,
-    shadows: ShadowMap,
-    tape: Tape,
+    rev_sig: Signature<'m>,
+    shadows: ShadowMap<'m>,
+    tape: Tape<'m>,
     /// Builds in the reverse sweep.
-    b: Builder,
+    b: Builder<'m>,
     /// Positioned at the top of the reverse function's entry, for slots.
-    top: Builder,
-    adjoints: HashMap<Value, Value>,
-    rev: HashMap<Block, Block>,
-    came_from: HashMap<Block, Value>,
+    top: Builder<'m>,
+    adjoints: HashMap<Value<'m>, Value<'m>>,
+    rev: HashMap<Block<'m>, Block<'m>>,
+    came_from: HashMap<Block<'m>, Value<'m>>,
     /// Split mode: the tape pointer in the reverse function.
-    rev_tape: Option<Value>,
+    rev_tape: Option<Value<'m>>,
     /// Forward-sweep calls to augmented primals: primal call -> (tape in
     /// the forward sweep, signature, reverse function).
-    aug_calls: HashMap<Value, (Value, Request, Function)>,
+    aug_calls: HashMap<Value<'m>, (Value<'m>, Request<'m>, Function<'m>)>,
     /// Tape slots of forward values read by the reverse sweep.
-    cache_slots: HashMap<Value, Slot>,
-    loop_states: HashMap<LoopId, LoopState>,
+    cache_slots: HashMap<Value<'m>, Slot<'m>>,
+    loop_states: HashMap<LoopId, LoopState<'m>>,
     /// Loop buffers of forward values.
-    loop_buffers: HashMap<Value, Buffer>,
-    buffers: Vec<Buffer>,
+    loop_buffers: HashMap<Value<'m>, Buffer<'m>>,
+    buffers: Vec<Buffer<'m>>,
     /// Whether this is GPU (NVPTX) code: many threads run the sweep.
     gpu: bool,
     /// GPU: per-thread sums of adjoints for addresses every thread shares
     /// (primal pointer, stack slot), reduced over the block at the end.
-    block_sums: Vec<(Value, Value)>,
+    block_sums: Vec<(Value<'m>, Value<'m>)>,
     /// Combined mode: the primal's `free`/`delete` calls, made at the end
     /// of the reverse sweep instead (which may still read that memory).
-    deferred_frees: Vec<Value>,
+    deferred_frees: Vec<Inst<'m>>,
     diags: Vec<Diagnostic>,
 }
 
-impl<'a> Reverse<'a> {
-    fn new(req: &'a GradientRequest<'a>, fns: Derivative, facts: Facts) -> Reverse<'a> {
+impl<'m, 'a> Reverse<'m, 'a> {
+    fn new(
+        req: &'a GradientRequest<'m, 'a>,
+        fns: Derivative<'m>,
+        facts: Facts<'m>,
+    ) -> Reverse<'m, 'a> {
         let p = req.prep;
         let ctx = p.context();
         let g = fns.forward;
@@ -373,7 +380,7 @@ impl<'a> Reverse<'a> {
         }
     }
 
-    fn build(&mut self, registry: &mut Registry) {
+    fn build(&mut self, registry: &mut Registry<'m>) {
         let live = self.facts.cfg.live_blocks();
         let rf = self.fns.reverse;
         self.augment_forward(registry);
@@ -395,7 +402,7 @@ impl<'a> Reverse<'a> {
 
     /// The forward sweep's additions to the cloned primal: shadows of
     /// pointers, shadow stores of pointers, and calls to augmented primals.
-    fn augment_forward(&mut self, registry: &mut Registry) {
+    fn augment_forward(&mut self, registry: &mut Registry<'m>) {
         for blk in self.facts.cfg.rpo() {
             for i in blk.instructions() {
                 self.augment_instruction(i, registry);
@@ -440,7 +447,7 @@ impl<'a> Reverse<'a> {
 
     /// For blocks with several predecessors, a phi in the forward sweep
     /// saying which one control came from.
-    fn record_came_from(&mut self, live: &[Block]) {
+    fn record_came_from(&mut self, live: &[Block<'m>]) {
         let i32t = Ty::int(self.req.prep.context(), 32);
         for blk in live {
             let preds = self.facts.cfg.unique_preds(*blk);
@@ -459,7 +466,7 @@ impl<'a> Reverse<'a> {
                 let idx = preds.iter().position(|q| q == p).unwrap_or(0);
                 phi.add_incoming(fb.i32(idx as i64), self.map.block(*p));
             }
-            self.came_from.insert(*blk, phi);
+            self.came_from.insert(*blk, phi.into());
         }
     }
 
@@ -485,7 +492,7 @@ impl<'a> Reverse<'a> {
             .then(|| self.tape.reserve(Ty::int(self.req.prep.context(), 32)));
         for blk in exits {
             let t = blk.terminator().expect("exit");
-            let gt = self.map.get(t);
+            let gt = self.map.inst(t);
             fb.position_before(gt);
             match (self.req.mode, self.rev.get(&blk)) {
                 (_, None) => {
@@ -551,7 +558,7 @@ impl<'a> Reverse<'a> {
         }
     }
 
-    fn reverse_block(&mut self, blk: Block, ret_block: Block) {
+    fn reverse_block(&mut self, blk: Block<'m>, ret_block: Block<'m>) {
         let rb = self.rev[&blk];
         self.b.position_at_end(rb);
         if let Some(t) = blk.terminator() {
@@ -578,17 +585,17 @@ impl<'a> Reverse<'a> {
     }
 
     /// The `dret` parameter of a split reverse function.
-    fn dret_param(&self) -> Value {
+    fn dret_param(&self) -> Value<'m> {
         self.rev_param(Param::ReturnAdjoint)
     }
 
     /// The reverse function's parameter carrying `p`.
-    fn rev_param(&self, p: Param) -> Value {
+    fn rev_param(&self, p: Param) -> Value<'m> {
         let k = self.rev_sig.param_index(p);
         self.fns.reverse.params()[k.expect("the reverse function's signature has it")]
     }
 
-    fn reverse_instruction(&mut self, i: Value) {
+    fn reverse_instruction(&mut self, i: Inst<'m>) {
         use LLVMOpcode::*;
         let op = i.opcode().expect("instruction");
         match op {
@@ -598,20 +605,20 @@ impl<'a> Reverse<'a> {
             LLVMAlloca => return self.reverse_alloca(i),
             _ => {}
         }
-        if !self.facts.act.is_active(i) {
+        if !self.facts.act.is_active(i.as_value()) {
             return;
         }
         match op {
             LLVMLoad => self.reverse_load(i),
             LLVMExtractValue => {
-                let d = self.take_adjoint(i);
+                let d = self.take_adjoint(i.as_value());
                 let path = i.indices();
                 let agg = i.operand(0);
                 let c = adjoint::zero_with(&self.b, agg.ty(), d, &path);
                 self.accumulate(agg, c);
             }
             LLVMInsertValue => {
-                let d = self.take_adjoint(i);
+                let d = self.take_adjoint(i.as_value());
                 let path = i.indices();
                 let (agg, val) = (i.operand(0), i.operand(1));
                 let dv = adjoint::extract_path(&self.b, d, &path);
@@ -620,14 +627,14 @@ impl<'a> Reverse<'a> {
                 self.accumulate(agg, rest);
             }
             LLVMExtractElement => {
-                let d = self.take_adjoint(i);
+                let d = self.take_adjoint(i.as_value());
                 let vec = i.operand(0);
                 let idx = self.primal(i.operand(1));
                 let c = self.b.insert_element(self.b.zero(vec.ty()), d, idx);
                 self.accumulate(vec, c);
             }
             LLVMInsertElement => {
-                let d = self.take_adjoint(i);
+                let d = self.take_adjoint(i.as_value());
                 let (vec, val) = (i.operand(0), i.operand(1));
                 let idx = self.primal(i.operand(2));
                 let dv = self.b.extract_element(d, idx);
@@ -639,15 +646,18 @@ impl<'a> Reverse<'a> {
             _ => match lookup(OpKey::Inst(op)) {
                 Some(rule) => self.apply_rule(i, rule, i.num_operands()),
                 None => {
-                    let msg = format!("cannot differentiate the `{}` instruction", opcode_name(i));
+                    let msg = format!(
+                        "cannot differentiate the `{}` instruction",
+                        opcode_name(i.as_value())
+                    );
                     self.unsupported(i, &msg)
                 }
             },
         }
     }
 
-    fn apply_rule(&mut self, i: Value, rule: &Rule, nops: u32) {
-        let d = self.take_adjoint(i);
+    fn apply_rule(&mut self, i: Inst<'m>, rule: &Rule, nops: u32) {
+        let d = self.take_adjoint(i.as_value());
         let ops: Vec<Value> = (0..nops).map(|k| i.operand(k)).collect();
         let needed: Vec<usize> = (0..ops.len())
             .filter(|k| {
@@ -674,7 +684,7 @@ impl<'a> Reverse<'a> {
                 }
             })
             .collect();
-        let ret = uses.ret.then(|| self.primal(i));
+        let ret = uses.ret.then(|| self.primal(i.as_value()));
         for k in needed {
             let mut given = Vec::new();
             let expr = self.reuse_primal_math(
@@ -702,12 +712,12 @@ impl<'a> Reverse<'a> {
     /// `d sin(x)` uses the primal's `cos(x)` instead of calling cos again).
     fn reuse_primal_math(
         &mut self,
-        i: Value,
-        ops: &[Value],
+        i: Inst<'m>,
+        ops: &[Value<'m>],
         expr: &Expr,
-        given: &mut Vec<Value>,
+        given: &mut Vec<Value<'m>>,
     ) -> Expr {
-        let sub = |e: &Expr, this: &mut Self, given: &mut Vec<Value>| {
+        let sub = |e: &Expr, this: &mut Self, given: &mut Vec<Value<'m>>| {
             this.reuse_primal_math(i, ops, e, given)
         };
         match expr {
@@ -747,8 +757,8 @@ impl<'a> Reverse<'a> {
         }
     }
 
-    fn reverse_shuffle(&mut self, i: Value) {
-        let d = self.take_adjoint(i);
+    fn reverse_shuffle(&mut self, i: Inst<'m>) {
+        let d = self.take_adjoint(i.as_value());
         let (a, bv) = (i.operand(0), i.operand(1));
         let n0 = a.ty().len() as u32;
         let mut acc = [self.b.zero(a.ty()), self.b.zero(bv.ty())];
@@ -766,21 +776,24 @@ impl<'a> Reverse<'a> {
         self.accumulate(bv, acc[1]);
     }
 
-    fn unsupported(&mut self, i: Value, msg: &str) {
+    fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
         self.diags
             .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
     }
 
     /// Adjoints of the phis of `blk` go to the incoming values of the edge
     /// control came along; then branch to that predecessor's reverse block.
-    fn reverse_phis_and_branch(&mut self, blk: Block, ret_block: Block) {
-        let phis: Vec<Value> = blk
+    fn reverse_phis_and_branch(&mut self, blk: Block<'m>, ret_block: Block<'m>) {
+        let phis: Vec<Inst> = blk
             .instructions()
             .into_iter()
             .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
-            .filter(|p| self.facts.act.is_active(*p))
+            .filter(|p| self.facts.act.is_active(p.as_value()))
             .collect();
-        let ds: Vec<Value> = phis.iter().map(|p| self.take_adjoint(*p)).collect();
+        let ds: Vec<Value> = phis
+            .iter()
+            .map(|p| self.take_adjoint(p.as_value()))
+            .collect();
         let preds: Vec<Block> = self
             .facts
             .cfg
@@ -844,7 +857,7 @@ impl<'a> Reverse<'a> {
         }
     }
 
-    fn build_return(&mut self, ret_block: Block) {
+    fn build_return(&mut self, ret_block: Block<'m>) {
         self.b.position_at_end(ret_block);
         self.finish_block_sums();
         let params = self.req.prep.params();
@@ -888,7 +901,7 @@ impl<'a> Reverse<'a> {
 
     // ---- adjoint slots ----
 
-    fn adjoint_slot(&mut self, v: Value) -> Value {
+    fn adjoint_slot(&mut self, v: Value<'m>) -> Value<'m> {
         if let Some(s) = self.adjoints.get(&v) {
             return *s;
         }
@@ -904,7 +917,7 @@ impl<'a> Reverse<'a> {
     }
 
     /// Reads the adjoint of `v` and resets it to zero.
-    fn take_adjoint(&mut self, v: Value) -> Value {
+    fn take_adjoint(&mut self, v: Value<'m>) -> Value<'m> {
         let slot = self.adjoint_slot(v);
         let d = self.b.load(v.ty(), slot);
         self.b.store(adjoint::empty(&self.b, v.ty()), slot);
@@ -912,7 +925,7 @@ impl<'a> Reverse<'a> {
     }
 
     /// Adds `c` to the adjoint of `v` (no-op for inactive values and constants).
-    fn accumulate(&mut self, v: Value, c: Value) {
+    fn accumulate(&mut self, v: Value<'m>, c: Value<'m>) {
         if !(v.is_instruction() || v.is_argument()) || !self.facts.act.is_active(v) {
             return;
         }
@@ -924,7 +937,7 @@ impl<'a> Reverse<'a> {
 }
 
 /// The instruction's opcode as LLVM spells it (`fmul`, `load`, ...).
-fn opcode_name(i: Value) -> String {
+fn opcode_name<'m>(i: Value<'m>) -> String {
     i.opcode()
         .map(|op| format!("{op:?}").trim_start_matches("LLVM").to_lowercase())
         .unwrap_or_default()

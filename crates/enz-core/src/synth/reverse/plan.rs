@@ -47,11 +47,11 @@ pub(crate) enum Placement {
 
 /// How one primal value reaches the reverse sweep.
 #[derive(Copy, Clone, Debug)]
-pub(crate) enum Availability {
+pub(crate) enum Availability<'m> {
     /// The forward value itself.
     Direct,
     /// `start + step * rev_iv` of its loop.
-    Affine(LoopId, AffineIv),
+    Affine(LoopId, AffineIv<'m>),
     /// Re-emitted from its operands; `reread` for a load of unchanged memory.
     Recompute {
         /// A load re-read rather than arithmetic recomputed.
@@ -62,30 +62,30 @@ pub(crate) enum Availability {
 }
 
 /// The decisions for one derivative.
-pub(crate) struct Plan {
+pub(crate) struct Plan<'m> {
     /// Every instruction of the primal, in layout order.
-    order: Vec<Value>,
-    values: HashMap<Value, Availability>,
-    blocks: HashMap<Block, Placement>,
+    order: Vec<Value<'m>>,
+    values: HashMap<Value<'m>, Availability<'m>>,
+    blocks: HashMap<Block<'m>, Placement>,
 }
 
-impl Plan {
+impl<'m> Plan<'m> {
     /// Decides, for every instruction of `prep`, how the reverse sweep of a
     /// `mode` derivative gets its value.
     pub(crate) fn new(
-        prep: Function,
+        prep: Function<'m>,
         mode: Mode,
-        cfg: &Cfg,
-        loops: &LoopNest,
-        rereadable: &Rereadable,
-    ) -> Plan {
+        cfg: &Cfg<'m>,
+        loops: &LoopNest<'m>,
+        rereadable: &Rereadable<'m>,
+    ) -> Plan<'m> {
         let affine: HashMap<Value, (LoopId, AffineIv)> = loops
             .ids()
             .flat_map(|l| {
                 loops
                     .affine_ivs(l)
                     .into_iter()
-                    .map(move |iv| (iv.phi, (l, iv)))
+                    .map(move |iv| (iv.phi.as_value(), (l, iv)))
             })
             .collect();
         let mut plan = Plan {
@@ -103,25 +103,28 @@ impl Plan {
             for v in blk.instructions() {
                 let reread = mode == Mode::Combined
                     && v.opcode() == Some(LLVMOpcode::LLVMLoad)
-                    && rereadable.contains(v);
+                    && rereadable.contains(v.into());
                 let how = if placement == Placement::Direct {
                     Availability::Direct
                 } else if let Some((l, iv)) = affine.get(&v) {
                     Availability::Affine(*l, *iv)
-                } else if reread || is_recomputable(v) || crate::analysis::gpu::is_thread_index(v) {
+                } else if reread
+                    || is_recomputable(v.into())
+                    || crate::analysis::gpu::is_thread_index(v)
+                {
                     Availability::Recompute { reread }
                 } else {
                     Availability::Cache(placement)
                 };
-                plan.order.push(v);
-                plan.values.insert(v, how);
+                plan.order.push(v.into());
+                plan.values.insert(v.into(), how);
             }
         }
         plan
     }
 
     /// How instruction `v` of the primal reaches the reverse sweep.
-    pub(crate) fn value(&self, v: Value) -> Availability {
+    pub(crate) fn value(&self, v: Value<'m>) -> Availability<'m> {
         self.values
             .get(&v)
             .copied()
@@ -130,12 +133,12 @@ impl Plan {
 
     /// Where a forward value defined in primal block `blk` is cached (a
     /// shadow, a callee's tape, a value whose recomputation was cut).
-    pub(crate) fn placement(&self, blk: Block) -> Placement {
+    pub(crate) fn placement(&self, blk: Block<'m>) -> Placement {
         self.blocks.get(&blk).copied().unwrap_or(Placement::Slot)
     }
 }
 
-impl fmt::Display for Plan {
+impl<'m> fmt::Display for Plan<'m> {
     /// One line per value-producing instruction: `%x: decision`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for v in &self.order {
@@ -161,7 +164,7 @@ impl fmt::Display for Plan {
 /// Pure, cheap instructions worth recomputing rather than caching: integer
 /// and pointer arithmetic, casts and the cheapest float arithmetic (a loop
 /// then caches only what it cannot recompute, typically its phis and loads).
-fn is_recomputable(v: Value) -> bool {
+fn is_recomputable<'m>(v: Value<'m>) -> bool {
     use LLVMOpcode::*;
     match v.opcode() {
         Some(

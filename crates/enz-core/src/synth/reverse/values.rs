@@ -7,25 +7,25 @@ use super::plan::{Availability, Placement, MAX_RECOMPUTE_DEPTH};
 use super::Reverse;
 use crate::analysis::loops::{AffineIv, LoopId};
 use crate::ir::LLVMOpcode;
-use crate::ir::{Block, Builder, Ty, Value};
+use crate::ir::{Block, Builder, Inst, Ty, Value};
 
-impl Reverse<'_> {
+impl<'m, 'a> Reverse<'m, 'a> {
     /// The primal value `v` as available at the reverse builder's position.
-    pub(super) fn primal(&mut self, v: Value) -> Value {
+    pub(super) fn primal(&mut self, v: Value<'m>) -> Value<'m> {
         self.primal_at_depth(v, 0)
     }
 
-    fn primal_at_depth(&mut self, v: Value, depth: u32) -> Value {
+    fn primal_at_depth(&mut self, v: Value<'m>, depth: u32) -> Value<'m> {
         if v.is_argument() {
             return self.rev_params[&v];
         }
-        if !v.is_instruction() {
+        let Some(i) = v.as_inst() else {
             return v;
-        }
-        let blk = v.parent_block();
-        let gv = self.map.get(v);
+        };
+        let blk = i.parent_block();
+        let gv = self.map.inst(i);
         match self.facts.plan.value(v) {
-            Availability::Direct => gv,
+            Availability::Direct => gv.as_value(),
             Availability::Affine(l, iv) => self.affine_value(l, iv, depth),
             Availability::Recompute { .. } if depth < MAX_RECOMPUTE_DEPTH => {
                 let ops: Vec<Value> = v
@@ -36,26 +36,28 @@ impl Reverse<'_> {
                 self.reemit(gv, &ops)
             }
             // Planned for the tape, or a recomputation cut at the depth cap.
-            Availability::Recompute { .. } | Availability::Cache(_) => self.cached_forward(gv, blk),
+            Availability::Recompute { .. } | Availability::Cache(_) => {
+                self.cached_forward(gv.as_value(), blk)
+            }
         }
     }
 
     /// A clone of forward instruction `gv` at the reverse position, with
     /// operands `ops`.
-    fn reemit(&mut self, gv: Value, ops: &[Value]) -> Value {
+    fn reemit(&mut self, gv: Inst<'m>, ops: &[Value<'m>]) -> Value<'m> {
         let c = gv.clone_instruction();
         self.b.insert(c);
         c.clear_debug_loc();
         for (k, o) in ops.iter().enumerate() {
             c.set_operand(k as u32, *o);
         }
-        c
+        c.into()
     }
 
     /// A forward-sweep value `gv` (defined in primal block `blk`) usable in
     /// the reverse sweep: directly if it dominates every exit (combined
     /// mode), else through the tape.
-    pub(super) fn cached_forward(&mut self, gv: Value, blk: Block) -> Value {
+    pub(super) fn cached_forward(&mut self, gv: Value<'m>, blk: Block<'m>) -> Value<'m> {
         match self.facts.plan.placement(blk) {
             Placement::Direct => return gv,
             Placement::LoopBuffer(l) => return self.cache_in_loop(gv, l),
@@ -66,7 +68,7 @@ impl Reverse<'_> {
             None => {
                 let s = self.tape.reserve(gv.ty());
                 let fwd = Builder::new(gv.context());
-                fwd.position_after(gv);
+                fwd.position_after(gv.as_inst().expect("a cached value is an instruction"));
                 self.tape.store(&fwd, s, gv);
                 self.cache_slots.insert(gv, s);
                 s
@@ -77,15 +79,14 @@ impl Reverse<'_> {
     }
 
     /// The shadow of primal pointer `p` at the reverse builder's position.
-    pub(super) fn shadow_rev(&mut self, p: Value) -> Option<Value> {
+    pub(super) fn shadow_rev(&mut self, p: Value<'m>) -> Option<Value<'m>> {
         if p.is_argument() {
             return self.rev_shadow_params.get(&p).copied();
         }
         let sv = self.shadows.forward(p)?;
-        if !p.is_instruction() {
+        let Some(blk) = p.block_of() else {
             return Some(sv);
-        }
-        let blk = p.parent_block();
+        };
         if self.facts.plan.placement(blk) == Placement::Direct {
             return Some(sv);
         }
@@ -102,16 +103,20 @@ impl Reverse<'_> {
                 for k in 1..p.num_operands() {
                     ops.push(self.primal(p.operand(k)));
                 }
-                return Some(self.reemit(sv, &ops));
+                // A shadow folded to a constant is available anywhere.
+                let Some(si) = sv.as_inst() else {
+                    return Some(sv);
+                };
+                return Some(self.reemit(si, &ops));
             }
         }
         Some(self.cached_forward(sv, blk))
     }
 }
 
-impl Reverse<'_> {
+impl<'m, 'a> Reverse<'m, 'a> {
     /// `start + step * rev_iv` for an affine induction variable.
-    fn affine_value(&mut self, l: LoopId, iv: AffineIv, depth: u32) -> Value {
+    fn affine_value(&mut self, l: LoopId, iv: AffineIv<'m>, depth: u32) -> Value<'m> {
         let start = self.primal_at_depth(iv.start, depth + 1);
         let k = self.rev_iv(l);
         let ty = match iv.gep_type {

@@ -21,7 +21,7 @@ const MAX_EXPAND: i64 = 512;
 
 /// Where a GEP points: `base + offset + k * stride` for unknown `k`
 /// (stride 0: a constant GEP).
-struct GepOffset {
+struct GepOffset<'m> {
     offset: i64,
     stride: i64,
     /// Byte range `[start, end)` of the base the variable part stays in,
@@ -32,7 +32,7 @@ struct GepOffset {
     /// constant zero and later indices select inside the base's object.
     extent: Option<i64>,
     /// The type the last index selects.
-    elem: Ty,
+    elem: Ty<'m>,
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
@@ -46,7 +46,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 /// Writes a variable index as `scale * x + addend` for some unknown `x`
 /// (`scale == 0`: a constant), seeing through casts, and `add`/`sub`/`mul`/
 /// `shl` by constants.
-fn split_index(ix: Value, depth: u32) -> (i64, i64) {
+fn split_index<'m>(ix: Value<'m>, depth: u32) -> (i64, i64) {
     use LLVMOpcode::*;
     if let Some(c) = ix.const_int_sext() {
         return (0, c);
@@ -77,7 +77,7 @@ fn split_index(ix: Value, depth: u32) -> (i64, i64) {
 }
 
 /// Size of the innermost scalar of an array/vector type.
-fn leaf_size(ty: Ty, module: crate::ir::Module) -> Option<i64> {
+fn leaf_size<'m>(ty: Ty<'m>, module: crate::ir::Module) -> Option<i64> {
     let mut t = ty;
     while matches!(t.kind(), TyKind::Array | TyKind::Vector) && !t.is_scalable_vector() {
         t = t.element();
@@ -102,10 +102,10 @@ fn chunks(from: i64, to: i64, step: i64) -> Vec<i64> {
         .collect()
 }
 
-impl Solver<'_> {
+impl<'m, 'c> Solver<'m, 'c> {
     /// Byte offset, stride and bounds of a GEP, `None` where the layout
     /// cannot say (vector GEPs, unsized types, odd indices).
-    fn gep_offset(&self, gep: Value) -> Option<GepOffset> {
+    fn gep_offset(&self, gep: Value<'m>) -> Option<GepOffset<'m>> {
         let n = gep.num_operands();
         let mut cur = gep.gep_source_type();
         let mut offset: i64 = 0;
@@ -162,7 +162,7 @@ impl Solver<'_> {
     }
 
     /// Visits a GEP: facts flow from base to result and back.
-    pub(super) fn gep(&mut self, i: Value) {
+    pub(super) fn gep(&mut self, i: Value<'m>) {
         for k in 1..i.num_operands() {
             self.integer(i.operand(k));
         }
@@ -185,7 +185,13 @@ impl Solver<'_> {
     }
 
     /// The result's facts seen from the base.
-    fn up(&self, rt: &TypeTree, bt: &TypeTree, g: &GepOffset, ptr_size: Option<i64>) -> TypeTree {
+    fn up(
+        &self,
+        rt: &TypeTree,
+        bt: &TypeTree,
+        g: &GepOffset<'m>,
+        ptr_size: Option<i64>,
+    ) -> TypeTree {
         let (c, s) = (g.offset, g.stride);
         if s != 0 && g.region.is_none() {
             return if self.tiles_period(rt, (c, s), g.elem, ptr_size) {
@@ -229,7 +235,7 @@ impl Solver<'_> {
     /// Whether `gep`'s result flows back into its own `base` (through phis,
     /// selects, pointer casts, GEPs and directly recursive calls): then
     /// `base` walks memory in steps of the GEP's offset.
-    fn is_induction_step(&mut self, gep: Value, base: Value) -> bool {
+    fn is_induction_step(&mut self, gep: Value<'m>, base: Value<'m>) -> bool {
         if let Some(known) = self.induction.get(&gep) {
             return *known;
         }
@@ -244,6 +250,8 @@ impl Solver<'_> {
                     Some(LLVMPHI | LLVMSelect | LLVMBitCast | LLVMAddrSpaceCast) => vec![u],
                     Some(LLVMGetElementPtr) if u.operand(0) == v => vec![u],
                     Some(LLVMCall) if u.called_function() == Some(self.func) => (0..u
+                        .as_inst()
+                        .expect("a call is an instruction")
                         .call_num_args())
                         .filter(|k| u.operand(*k) == v)
                         .filter_map(|k| params.get(k as usize).copied())
@@ -272,7 +280,7 @@ impl Solver<'_> {
         &self,
         rt: &TypeTree,
         (c, s): (i64, i64),
-        elem: Ty,
+        elem: Ty<'m>,
         ptr_size: Option<i64>,
     ) -> bool {
         let facts: Vec<(i64, ConcreteType)> = rt.first_level().collect();
@@ -309,7 +317,7 @@ impl Solver<'_> {
 }
 
 /// The base's facts seen from the result.
-fn down(bt: &TypeTree, g: &GepOffset) -> TypeTree {
+fn down<'m>(bt: &TypeTree, g: &GepOffset<'m>) -> TypeTree {
     let (c, s) = (g.offset, g.stride);
     if s == 0 {
         return bt.shift_pointee(c);

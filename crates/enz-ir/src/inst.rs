@@ -1,0 +1,214 @@
+//! Instruction handles: a [`Value`] known to be an instruction, with the
+//! operations only instructions have (their block, debug location,
+//! erasure, call and phi accessors). Everything a value can do, an
+//! instruction can too (`Deref`); block walks hand out instructions.
+
+use crate::{Block, Function, Ty, Value};
+use llvm_sys::core::*;
+
+/// An instruction of a function.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Inst<'m>(pub(crate) Value<'m>);
+
+impl<'m> std::ops::Deref for Inst<'m> {
+    type Target = Value<'m>;
+    fn deref(&self) -> &Value<'m> {
+        &self.0
+    }
+}
+
+impl<'m> From<Inst<'m>> for Value<'m> {
+    fn from(i: Inst<'m>) -> Value<'m> {
+        i.0
+    }
+}
+
+/// Queries every value answers (`None` when it is not an instruction, or
+/// not a call).
+impl<'m> Value<'m> {
+    /// This value as an instruction, if it is one.
+    pub fn as_inst(self) -> Option<Inst<'m>> {
+        self.is_instruction().then_some(Inst(self))
+    }
+
+    /// The block of an instruction; `None` for other values.
+    pub fn block_of(self) -> Option<Block<'m>> {
+        self.as_inst().map(Inst::parent_block)
+    }
+
+    /// The callee operand of a call, `None` for other values.
+    pub fn called_value(self) -> Option<Value<'m>> {
+        if unsafe { LLVMIsACallInst(self.0) }.is_null() {
+            return None;
+        }
+        Some(Value::wrap(unsafe { LLVMGetCalledValue(self.0) }))
+    }
+
+    /// The function a call *or invoke* calls, seen through pointer casts
+    /// and aliases (the other accessors see calls only).
+    pub fn called_function_of_call_or_invoke(self) -> Option<Function<'m>> {
+        if unsafe { LLVMIsACallInst(self.0) }.is_null()
+            && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
+        {
+            return None;
+        }
+        Value::wrap(unsafe { LLVMGetCalledValue(self.0) }).strip_to_function()
+    }
+
+    /// The function a call calls, seen through pointer casts and aliases.
+    /// `None` when the call's function type differs from the function's
+    /// own (LLVM leaves such a call undefined): synthesis then sees an
+    /// unknown callee and never builds a derivative call of the wrong type.
+    pub fn called_function(self) -> Option<Function<'m>> {
+        self.called_value()
+            .and_then(|v| v.strip_to_function())
+            .filter(|f| f.function_type() == Inst(self).call_function_type())
+    }
+
+    /// The function a call names but calls through a different function
+    /// type, `None` for other values (for diagnostics).
+    pub fn callee_with_other_type(self) -> Option<Function<'m>> {
+        self.called_value()
+            .and_then(|v| v.strip_to_function())
+            .filter(|f| f.function_type() != Inst(self).call_function_type())
+    }
+}
+
+impl<'m> Inst<'m> {
+    /// The instruction as a plain value (an operand, a map key).
+    pub fn as_value(self) -> Value<'m> {
+        self.0
+    }
+
+    /// Block containing an instruction.
+    pub fn parent_block(self) -> Block<'m> {
+        Block::wrap(unsafe { LLVMGetInstructionParent(self.0 .0) })
+    }
+
+    /// Drops the instruction's `!dbg` location.
+    pub fn clear_debug_loc(self) {
+        unsafe { llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0 .0, std::ptr::null_mut()) }
+    }
+
+    /// Copies the `!dbg` location of `from` onto this instruction.
+    pub fn copy_debug_loc(self, from: Inst<'m>) {
+        unsafe {
+            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(from.0 .0);
+            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(self.0 .0, loc);
+        }
+    }
+
+    pub fn next_instruction(self) -> Option<Inst<'m>> {
+        let n = unsafe { LLVMGetNextInstruction(self.0 .0) };
+        (!n.is_null()).then_some(Inst(Value::wrap(n)))
+    }
+
+    pub fn erase(self) {
+        unsafe { LLVMInstructionEraseFromParent(self.0 .0) }
+    }
+
+    /// Function type of a call instruction.
+    pub fn call_function_type(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGetCalledFunctionType(self.0 .0) })
+    }
+
+    /// Number of call arguments (operands minus the callee and bundles).
+    pub fn call_num_args(self) -> u32 {
+        unsafe { LLVMGetNumArgOperands(self.0 .0) }
+    }
+
+    /// Whether call argument `arg` carries the enum attribute `attr` (e.g. `sret`).
+    pub fn call_arg_has_attribute(self, arg: u32, attr: &str) -> bool {
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr() as *const _, attr.len());
+            !LLVMGetCallSiteEnumAttribute(self.0 .0, arg + 1, kind).is_null()
+        }
+    }
+
+    /// Incoming (value, block) pairs of a phi.
+    pub fn incoming(self) -> Vec<(Value<'m>, Block<'m>)> {
+        let n = unsafe { LLVMCountIncoming(self.0 .0) };
+        (0..n)
+            .map(|i| unsafe {
+                (
+                    Value::wrap(LLVMGetIncomingValue(self.0 .0, i)),
+                    Block::wrap(LLVMGetIncomingBlock(self.0 .0, i)),
+                )
+            })
+            .collect()
+    }
+
+    pub fn add_incoming(self, v: impl Into<Value<'m>>, b: Block<'m>) {
+        let mut vals = [v.into().0];
+        let mut blocks = [b.0];
+        unsafe { LLVMAddIncoming(self.0 .0, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1) }
+    }
+
+    /// Mask of a shufflevector (`None` = undefined lane).
+    pub fn shuffle_mask(self) -> Vec<Option<u32>> {
+        let n = unsafe { LLVMGetNumMaskElements(self.0 .0) };
+        let undef = unsafe { LLVMGetUndefMaskElem() };
+        (0..n)
+            .map(|i| {
+                let m = unsafe { LLVMGetMaskValue(self.0 .0, i) };
+                (m != undef && m >= 0).then_some(m as u32)
+            })
+            .collect()
+    }
+
+    /// Makes a call an ordinary call: no `tail`/`musttail`/`notail` marker.
+    pub fn clear_tail_call_kind(self) {
+        unsafe { LLVMSetTailCallKind(self.0 .0, llvm_sys::LLVMTailCallKind::LLVMTailCallKindNone) }
+    }
+
+    /// Allocated type of an alloca.
+    pub fn allocated_type(self) -> Ty<'m> {
+        Ty::wrap(unsafe { LLVMGetAllocatedType(self.0 .0) })
+    }
+
+    /// The operation of an `atomicrmw`.
+    pub fn atomic_rmw_op(self) -> llvm_sys::LLVMAtomicRMWBinOp {
+        unsafe { LLVMGetAtomicRMWBinOp(self.0 .0) }
+    }
+
+    /// Whether a load or store is volatile.
+    pub fn is_volatile(self) -> bool {
+        unsafe { LLVMGetVolatile(self.0 .0) != 0 }
+    }
+
+    /// Whether a load or store is neither volatile nor atomic.
+    pub fn is_simple_access(self) -> bool {
+        !self.is_volatile()
+            && unsafe { LLVMGetOrdering(self.0 .0) }
+                == llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+    }
+
+    /// A copy of this instruction, not yet inserted anywhere (insert it
+    /// with `Builder::insert`), with the same operands.
+    pub fn clone_instruction(self) -> Inst<'m> {
+        // SAFETY: `self` is an instruction.
+        Inst(Value::wrap(unsafe { LLVMInstructionClone(self.0 .0) }))
+    }
+
+    /// Adds the enum attribute `name` to a call site's function attributes.
+    pub fn add_call_site_attribute(self, name: &str) {
+        // SAFETY: `self` is a call; the attribute is created in its context.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            let attr = LLVMCreateEnumAttribute(self.context().0, kind, 0);
+            LLVMAddCallSiteAttribute(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, attr);
+        }
+    }
+}
+
+impl<'m> PartialEq<Inst<'m>> for Value<'m> {
+    fn eq(&self, other: &Inst<'m>) -> bool {
+        *self == other.0
+    }
+}
+
+impl<'m> PartialEq<Value<'m>> for Inst<'m> {
+    fn eq(&self, other: &Value<'m>) -> bool {
+        self.0 == *other
+    }
+}
