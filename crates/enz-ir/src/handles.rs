@@ -34,6 +34,26 @@ impl<'m> Module<'m> {
 impl<'m> Module<'m> {
     /// The module inkwell holds: every handle into it borrows `m`, so none
     /// outlives it (inkwell disposes of the module when `m` is dropped).
+    ///
+    /// ```compile_fail,E0597
+    /// let ctx = inkwell::context::Context::create();
+    /// let f = {
+    ///     let module = ctx.create_module("m");
+    ///     module.add_function("f", ctx.f64_type().fn_type(&[], false), None);
+    ///     enz_ir::named_function(enz_ir::Module::of(&module), "f")
+    /// };
+    /// assert!(f.is_some());
+    /// ```
+    ///
+    /// Used while the module lives, the same handle is fine:
+    ///
+    /// ```
+    /// let ctx = inkwell::context::Context::create();
+    /// let module = ctx.create_module("m");
+    /// module.add_function("f", ctx.f64_type().fn_type(&[], false), None);
+    /// let f = enz_ir::named_function(enz_ir::Module::of(&module), "f");
+    /// assert!(f.is_some());
+    /// ```
     pub fn of(m: &'m inkwell::module::Module<'_>) -> Module<'m> {
         Module::wrap(m.as_mut_ptr())
     }

@@ -15,6 +15,23 @@ pub fn module_context<'m>(module: Module<'m>) -> Context<'m> {
 /// A copy of a module, in the same context, disposed of when dropped: a
 /// scratch space where work that may fail is tried before the module the
 /// caller owns is touched.
+///
+/// Handles into the copy borrow it, so none can be used once it is gone:
+///
+/// ```compile_fail,E0515
+/// fn first_function(m: enz_ir::Module<'_>) -> Option<enz_ir::Function<'_>> {
+///     let scratch = enz_ir::ScratchModule::copy_of(m);
+///     enz_ir::functions(scratch.module()).first().copied()
+/// }
+/// ```
+///
+/// while a function of the module itself may be handed out:
+///
+/// ```
+/// fn first_function(m: enz_ir::Module<'_>) -> Option<enz_ir::Function<'_>> {
+///     enz_ir::functions(m).first().copied()
+/// }
+/// ```
 pub struct ScratchModule<'c> {
     raw: llvm_sys::prelude::LLVMModuleRef,
     /// The copy lives in the context of the module it copies.
