@@ -31,6 +31,14 @@
  *   Without a marker: floating-point parameters are `out`, integer
  *   parameters are `const`, pointer parameters are `dup`.
  *
+ *   Function pointers: a function passed for a pointer parameter (no
+ *   marker, the function itself; or a choice among functions) is its own
+ *   shadow, and so is `enzyme_dup, f, f`: enz-rs passes a table of f's
+ *   derivatives, which calls through the pointer inside the differentiated
+ *   code use. Calls through function pointers loaded from constant tables
+ *   or globals initialised to functions, and callbacks stored by the
+ *   differentiated code itself, need nothing from the user.
+ *
  *   An active floating-point return value of the function is seeded with 1.0,
  *   so the result is the gradient of the return value.
  *

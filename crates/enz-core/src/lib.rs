@@ -41,7 +41,7 @@ pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
 pub use names::{is_api_symbol, EntryPoint, Marker};
 pub use session::{Derivative, Session, SessionOptions, UserFacts};
-pub use signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
+pub use signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 pub use timing::{timed, Timings};
 pub use transaction::{all_or_nothing, Attempt};
 

@@ -9,6 +9,7 @@
 //! [abandons](Session::abandon) the session. The front end never sees the
 //! registry, the preprocessed clones or the synthesis requests.
 
+use crate::analysis::calls::Direction;
 use crate::diag::Diagnostic;
 use crate::ir::{Builder, Function, Global, Ty};
 use crate::signature::{Kind, Mode, Request};
@@ -117,6 +118,22 @@ impl<'m> Session<'m> {
         Ok(f)
     }
 
+    /// The shadow of function `f` as a pointer value: the table of its
+    /// derivatives on the canonical ABI that a call through the pointer in
+    /// a derivative of `mode` uses (`synth/function_shadow.rs`); the
+    /// derivatives are built with the pending ones.
+    pub fn function_shadow(
+        &mut self,
+        f: Function<'m>,
+        mode: Mode,
+    ) -> Result<Global<'m>, Diagnostic> {
+        let direction = match mode {
+            Mode::Forward { .. } => Direction::Forward,
+            Mode::Combined | Mode::Split => Direction::Reverse,
+        };
+        self.registry.function_shadow(f, direction)
+    }
+
     /// Builds every derivative declared but not yet synthesised.
     pub fn synthesize_pending(&mut self) -> Result<(), Vec<Diagnostic>> {
         let registry = &mut self.registry;
@@ -187,12 +204,14 @@ impl<'m> Session<'m> {
 
     /// Ends a successful session: the preprocessed clones are deleted, and
     /// every derivative the front end calls starts by zeroing the shadow
-    /// globals, so that no adjoint or tangent survives from one call to the
-    /// next.
+    /// globals (those holding function tables: by restoring their initial
+    /// contents), so that no adjoint or tangent survives from one call to
+    /// the next.
     pub fn commit(mut self) {
         self.registry.delete_clones();
         let globals = self.registry.private_shadow_globals();
-        if globals.is_empty() {
+        let initialised = self.registry.initialised_shadow_globals();
+        if globals.is_empty() && initialised.is_empty() {
             return;
         }
         let entries = self
@@ -210,6 +229,12 @@ impl<'m> Session<'m> {
                 let ty = g.global_value_type();
                 let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
                 b.memset_zero(g.as_value(), bytes);
+            }
+            // Shadows holding function tables start from their contents.
+            for (g, init) in &initialised {
+                let ty = g.global_value_type();
+                let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);
+                b.memcpy(g.as_value(), init.as_value(), bytes);
             }
         }
     }

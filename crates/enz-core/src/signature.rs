@@ -82,7 +82,43 @@ impl<'m> Request<'m> {
     /// The canonical request for `function` in `mode`: every activity
     /// follows from the function's type (see the module documentation).
     pub fn canonical(function: Function<'m>, mode: Mode) -> Request<'m> {
-        let fty = function.function_type();
+        let c = Canonical::of(function.function_type(), mode);
+        Request {
+            function,
+            args: c.args,
+            ret_active: c.ret_active,
+            ret_shadowed: c.ret_shadowed,
+            mode,
+        }
+    }
+
+    /// The signature of one function of this request (see [`Kind`]).
+    pub fn signature(&self, kind: Kind) -> Signature<'m> {
+        Signature::new(
+            kind,
+            self.function.function_type(),
+            &self.args,
+            self.ret_active,
+        )
+    }
+}
+
+/// The activities of the canonical ABI for a function type: what a
+/// caller that knows only the type (an indirect call) passes and expects.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Canonical {
+    /// Floating parameters `out` (forward mode: `dup`), pointers `dup`,
+    /// everything else `const`.
+    pub args: Vec<ArgActivity>,
+    /// A floating return is active.
+    pub ret_active: bool,
+    /// A pointer return is shadowed.
+    pub ret_shadowed: bool,
+}
+
+impl Canonical {
+    /// The canonical activities of a function of type `fty` in `mode`.
+    pub fn of(fty: Ty<'_>, mode: Mode) -> Canonical {
         let args = fty
             .param_types()
             .into_iter()
@@ -96,23 +132,18 @@ impl<'m> Request<'m> {
             })
             .collect();
         let ret = fty.return_type();
-        Request {
-            function,
+        Canonical {
             args,
             ret_active: ret.is_fp_scalar(),
             ret_shadowed: ret.kind() == TyKind::Pointer,
-            mode,
         }
     }
 
-    /// The signature of one function of this request (see [`Kind`]).
-    pub fn signature(&self, kind: Kind) -> Signature<'m> {
-        Signature::new(
-            kind,
-            self.function.function_type(),
-            &self.args,
-            self.ret_active,
-        )
+    /// The signature of one function of the canonical derivative of a
+    /// function of type `fty`.
+    pub fn signature<'m>(fty: Ty<'m>, mode: Mode, kind: Kind) -> Signature<'m> {
+        let c = Canonical::of(fty, mode);
+        Signature::new(kind, fty, &c.args, c.ret_active)
     }
 }
 

@@ -67,6 +67,26 @@ pub(crate) fn entry_point_of<'m>(call: Inst<'m>) -> Option<EntryPoint> {
     EntryPoint::from_callee(&f.name())
 }
 
+/// Whether `v` is a function, or a choice (select, phi) among functions:
+/// a function pointer known at the call site.
+pub(crate) fn is_function_choice(v: Value<'_>) -> bool {
+    fn walk<'m>(v: Value<'m>, seen: &mut Vec<Value<'m>>) -> bool {
+        if v.strip_to_function().is_some() {
+            return true;
+        }
+        if seen.contains(&v) {
+            return true;
+        }
+        seen.push(v);
+        match v.opcode() {
+            Some(LLVMOpcode::LLVMSelect) => walk(v.operand(1), seen) && walk(v.operand(2), seen),
+            Some(LLVMOpcode::LLVMPHI) => (0..v.num_operands()).all(|k| walk(v.operand(k), seen)),
+            _ => false,
+        }
+    }
+    walk(v, &mut Vec::new())
+}
+
 /// Parses a call to an entry point.
 pub(crate) fn parse<'m>(
     call: Inst<'m>,
@@ -191,7 +211,16 @@ pub(crate) fn parse<'m>(
             )));
         }
         let mut shadows = Vec::new();
-        if matches!(activity, ArgActivity::Dup | ArgActivity::DupNoNeed) {
+        // A function passed for a pointer parameter with no marker is its
+        // own shadow (lowering passes its table of derivatives), unless the
+        // call passes it twice, as `enzyme_dup` would.
+        let implicit_function_shadow = marker.is_none()
+            && ty.kind() == crate::ir::TyKind::Pointer
+            && is_function_choice(v)
+            && (k >= nargs || call.operand(k) != v);
+        if implicit_function_shadow {
+            shadows = vec![v; width as usize];
+        } else if matches!(activity, ArgActivity::Dup | ArgActivity::DupNoNeed) {
             if !forward && !ty.carries_float() && ty.kind() != crate::ir::TyKind::Pointer {
                 return Err(err(format!(
                     "parameter {pi} of `{fname}` has type {ty}, which has no shadow (enzyme_dup is for pointers and, in forward mode, floats)"

@@ -16,6 +16,7 @@ use enz_core::Diagnostic;
 use enz_core::EntryPoint;
 use enz_core::Session;
 use enz_core::{Field, Kind, Mode, Param, Request, Signature};
+use std::collections::HashMap;
 
 /// A size operand to set once the tape of `key` is known.
 struct TapePatch<'m> {
@@ -53,6 +54,8 @@ impl<'m> Lowering<'m> {
             ))
             .at(cs.call)]);
         }
+        let with_tables = function_shadows(cs, session)?;
+        let cs = &with_tables;
         match cs.entry {
             EntryPoint::Autodiff => {
                 let req = request(cs, Mode::Combined);
@@ -222,6 +225,68 @@ fn builder_at<'m>(call: Inst<'m>) -> Builder<'m> {
     let b = Builder::new(call.context());
     b.position_before(call);
     b
+}
+
+/// `cs` with every shadow that is a function (a function pointer passed
+/// with `enzyme_dup`, or a function passed where a pointer parameter
+/// expects one) replaced by that function's shadow table, the table of its
+/// derivatives an indirect call in the derivative calls through.
+fn function_shadows<'m>(
+    cs: &CallSite<'m>,
+    session: &mut Session<'m>,
+) -> Result<CallSite<'m>, Vec<Diagnostic>> {
+    let mut out = cs.clone();
+    let mode = match cs.entry {
+        EntryPoint::FwdDiff => Mode::Forward { width: cs.width },
+        _ => Mode::Split,
+    };
+    for arg in &mut out.args {
+        for s in &mut arg.shadows {
+            if crate::callsite::is_function_choice(*s) {
+                *s = function_table_of(*s, mode, session, &mut HashMap::new())
+                    .map_err(|d| vec![d.at(cs.call)])?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The shadow of `v`, a function or a choice among functions (see
+/// `is_function_choice`): the tables of the functions, chosen the same way
+/// (a select of tables next to the select, a phi of tables next to the
+/// phi).
+fn function_table_of<'m>(
+    v: Value<'m>,
+    mode: Mode,
+    session: &mut Session<'m>,
+    done: &mut HashMap<Value<'m>, Value<'m>>,
+) -> Result<Value<'m>, Diagnostic> {
+    if let Some(f) = v.strip_to_function() {
+        return Ok(session.function_shadow(f, mode)?.as_value());
+    }
+    if let Some(t) = done.get(&v) {
+        return Ok(*t);
+    }
+    let i = v
+        .as_inst()
+        .expect("a choice among functions is an instruction");
+    let b = Builder::new(v.context());
+    b.position_before(i);
+    if v.opcode() == Some(crate::ir::LLVMOpcode::LLVMPHI) {
+        let phi = b.phi(v.ty(), &format!("{}.shadow", v.name()));
+        done.insert(v, phi.as_value());
+        for (x, blk) in i.incoming() {
+            let t = function_table_of(x, mode, session, done)?;
+            phi.add_incoming(t, blk);
+        }
+        return Ok(phi.as_value());
+    }
+    let a = function_table_of(v.operand(1), mode, session, done)?;
+    let c = function_table_of(v.operand(2), mode, session, done)?;
+    b.position_before(i);
+    let sel = b.select(v.operand(0), a, c);
+    done.insert(v, sel);
+    Ok(sel)
 }
 
 /// The derivative request a call site makes in `mode`.

@@ -52,6 +52,25 @@ impl<'m> Global<'m> {
             LLVMSetLinkage(self.0 .0, LLVMLinkage::LLVMWeakAnyLinkage);
         }
     }
+    /// Replaces the initializer with the constant `init` (of the global's
+    /// value type).
+    pub fn set_initializer(self, init: Value<'m>) {
+        // SAFETY: `self` is a global variable and `init` a constant.
+        unsafe { LLVMSetInitializer(self.0 .0, init.0) }
+    }
+
+    /// Whether the global is declared `constant`.
+    pub fn is_global_constant(self) -> bool {
+        // SAFETY: `self` is a global variable.
+        unsafe { LLVMIsGlobalConstant(self.0 .0) != 0 }
+    }
+
+    /// Declares the global `constant` (its memory is never written).
+    pub fn set_global_constant(self) {
+        // SAFETY: `self` is a global variable.
+        unsafe { LLVMSetGlobalConstant(self.0 .0, 1) }
+    }
+
     /// Deletes a global variable (it must have no uses).
     pub fn delete_global(self) {
         // SAFETY: `self` is an unused global variable.

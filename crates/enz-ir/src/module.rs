@@ -252,4 +252,35 @@ impl<'m> Ty<'m> {
         // SAFETY: a constant of a valid type.
         Value::wrap(unsafe { LLVMGetUndef(self.0) })
     }
+
+    /// The constant of this array, struct or fixed-vector type with
+    /// members `elems` (as many as the type has, each of its member type).
+    pub fn const_aggregate(self, elems: &[Value<'m>]) -> Value<'m> {
+        let mut raw: Vec<_> = elems.iter().map(|e| e.0).collect();
+        let n = raw.len() as u32;
+        // SAFETY: members of the right number and types, checked by the
+        // callers' construction from this type's own members.
+        Value::wrap(unsafe {
+            match self.kind() {
+                crate::TyKind::Array => {
+                    LLVMConstArray2(LLVMGetElementType(self.0), raw.as_mut_ptr(), u64::from(n))
+                }
+                crate::TyKind::Vector => LLVMConstVector(raw.as_mut_ptr(), n),
+                _ => LLVMConstNamedStruct(self.0, raw.as_mut_ptr(), n),
+            }
+        })
+    }
+}
+
+impl<'m> Value<'m> {
+    /// Member `k` of a constant aggregate (array, struct or vector), if
+    /// there is one.
+    pub fn aggregate_element(self, k: u32) -> Option<Value<'m>> {
+        if !self.is_constant() {
+            return None;
+        }
+        // SAFETY: a constant; LLVM returns null for an index out of range.
+        let e = unsafe { LLVMGetAggregateElement(self.0, k) };
+        (!e.is_null()).then(|| Value::wrap(e))
+    }
 }

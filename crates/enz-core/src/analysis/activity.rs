@@ -38,6 +38,10 @@ pub(crate) struct Activity<'m> {
     useful: HashSet<Value<'m>>,
     family: HashMap<Value<'m>, usize>,
     shadowed_families: HashSet<usize>,
+    /// Shadowed families of function pointers called with active data, and
+    /// of the memory they are loaded from (their shadows are shadow
+    /// tables, see `synth/function_shadow.rs`).
+    function_families: HashSet<usize>,
 }
 
 /// What the analysis needs to know about the world outside the function.
@@ -117,6 +121,11 @@ impl<'m> Activity<'m> {
         let mut changed = false;
         match i.opcode() {
             Some(LLVMLoad) => {
+                // A function pointer needing a shadow is loaded from memory
+                // that needs one (its shadow holds the shadow tables).
+                if self.holds_functions(i.as_value()) {
+                    changed |= self.shadow_functions(i.operand(0));
+                }
                 if self.is_shadowed(i.operand(0)) {
                     if i.ty().carries_float() {
                         changed |= self.varied.insert(i.into());
@@ -130,6 +139,11 @@ impl<'m> Activity<'m> {
                 let v = i.operand(0);
                 if self.varied.contains(&v) || self.is_shadowed(v) {
                     changed |= self.shadow(i.operand(1));
+                }
+                // A pointer stored where shadowed function pointers live
+                // (a callback field, a dispatch table) needs a shadow.
+                if v.ty().kind() == TyKind::Pointer && self.holds_functions(i.operand(1)) {
+                    changed |= self.shadow_functions(v);
                 }
             }
             Some(LLVMAtomicRMW) => {
@@ -167,8 +181,13 @@ impl<'m> Activity<'m> {
                 let any_active = args
                     .iter()
                     .any(|a| self.varied.contains(a) || self.is_shadowed(*a));
+                if kind == CallKind::Indirect && (any_active || self.is_shadowed(i.as_value())) {
+                    // Called through its shadow table.
+                    let callee = i.called_value().expect("a call");
+                    changed |= self.shadow_functions(callee);
+                }
                 if !any_active {
-                    return false;
+                    return changed;
                 }
                 if i.ty().carries_float() {
                     changed |= self.varied.insert(i.into());
@@ -242,6 +261,23 @@ impl<'m> Activity<'m> {
         changed
     }
 
+    /// Marks `p`'s family shadowed, as one holding function pointers (or
+    /// pointing to them); returns whether that is new.
+    fn shadow_functions(&mut self, p: Value<'m>) -> bool {
+        let new = self.shadow(p);
+        match self.family.get(&p) {
+            Some(f) => self.function_families.insert(*f) || new,
+            None => new,
+        }
+    }
+
+    /// Whether `p` is (or points to) a function pointer needing a shadow.
+    fn holds_functions(&self, p: Value<'m>) -> bool {
+        self.family
+            .get(&p)
+            .is_some_and(|f| self.function_families.contains(f))
+    }
+
     /// Marks `p`'s pointer family shadowed; returns whether that is new.
     fn shadow(&mut self, p: Value<'m>) -> bool {
         match self.family.get(&p) {
@@ -296,13 +332,14 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
     }
     for i in insts {
         for o in i.operands() {
-            if is_ptr(o) && !o.is_block_value() && !o.is_function() {
+            if is_ptr(o) && !o.is_block_value() {
                 find(&mut parent, o);
                 // Constant GEPs and casts share their base's family.
                 let mut c = o;
                 while !c.is_instruction()
                     && !c.is_argument()
                     && !c.is_global_variable()
+                    && !c.is_function()
                     && c.num_operands() > 0
                 {
                     let base = c.operand(0);

@@ -14,9 +14,10 @@
 //! (void when there is nothing to return).
 
 use super::emit::{emit, Operands};
+use super::function_shadow::{load_entry, Entry};
 use super::registry::Registry;
 use super::rules::{lookup, OpKey};
-use super::shadow::{position_at_top, Mirror, ShadowMap};
+use super::shadow::{position_at_top, Mirror, MirrorContext, ShadowMap};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
@@ -24,7 +25,7 @@ use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{clone_body, Builder, Function, Inst, TyKind, Value, ValueMap};
 use crate::names::MemFn;
-use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
+use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 use std::collections::HashMap;
 
 /// What to differentiate in forward mode.
@@ -155,9 +156,17 @@ impl<'m, 'a> Forward<'m, 'a> {
         let Some(op) = i.opcode() else { return };
         let gi = self.map.inst(i);
         for lane in 0..self.lanes() {
-            match self.shadows[lane].mirror(i, gi, &self.act, false, &self.call_kinds, registry) {
+            let cx = MirrorContext {
+                act: &self.act,
+                kinds: &self.call_kinds,
+                direction: Direction::Forward,
+                heap_allocas: false,
+            };
+            let mirrored = self.shadows[lane].mirror(i, gi, &cx, registry);
+            match mirrored {
                 Mirror::Built if lane + 1 == self.lanes() => return,
                 Mirror::Built => {}
+                Mirror::Failed(d) => return self.diags.push(d),
                 Mirror::Impossible => {
                     return self.unsupported(i, "cannot build a shadow for this pointer");
                 }
@@ -339,10 +348,41 @@ impl<'m, 'a> Forward<'m, 'a> {
             // A registered derivative (which wins over the rule table) or
             // the body of a function of the module.
             CallKind::Custom(f) | CallKind::Defined(f) => self.user_call(i, gi, f, registry),
+            CallKind::Indirect => self.indirect_call(i, gi),
             _ => self
                 .diags
                 .push(crate::synth::undifferentiable_call(i, self.req.name)),
         }
+    }
+
+    /// A call through a function pointer with active data: the forward
+    /// derivative is entry 2 of the pointer's shadow table, on the
+    /// canonical ABI of the call's function type.
+    fn indirect_call(&mut self, i: Inst<'m>, gi: Inst<'m>) {
+        if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
+            return self.diags.push(d);
+        }
+        if self.req.width != 1 {
+            return self.unsupported(
+                i,
+                "a call through a function pointer in vector forward mode (enzyme_width above 1)",
+            );
+        }
+        if i.callee_with_other_type().is_some() {
+            // A function called through another type: undefined in LLVM.
+            let d = crate::synth::undifferentiable_call(i, self.req.name);
+            return self.diags.push(d);
+        }
+        let callee = i.called_value().expect("a call");
+        let Some(table) = self.shadows[0].forward(callee) else {
+            return self.unsupported(
+                i,
+                "the function called through this pointer needs a shadow (its table of derivatives), and enz-rs cannot tell where the pointer comes from: pass it with enzyme_dup (the function itself as its shadow), or call the function directly",
+            );
+        };
+        let mode = Mode::Forward { width: 1 };
+        let sig = Canonical::signature(i.call_function_type(), mode, Kind::Forward { width: 1 });
+        self.call_forward(i, gi, &sig, |b| load_entry(b, table, Entry::Forward));
     }
 
     /// Memory functions: allocations keep their primal (shadows were made
@@ -425,11 +465,23 @@ impl<'m, 'a> Forward<'m, 'a> {
             Ok(t) => t,
             Err(d) => return self.diags.push(d),
         };
-        let b = Builder::new(i.context());
-        b.position_after(gi);
         let sig = key.signature(Kind::Forward {
             width: self.req.width,
         });
+        self.call_forward(i, gi, &sig, |_| target.as_value());
+    }
+
+    /// Replaces call `gi` by a call of the forward derivative with
+    /// signature `sig` (made by `callee` at the call's position).
+    fn call_forward(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        sig: &Signature<'m>,
+        callee: impl FnOnce(&Builder<'m>) -> Value<'m>,
+    ) {
+        let b = Builder::new(i.context());
+        b.position_after(gi);
         let call_args = sig.arguments(|p, _| {
             let (k, lane) = match p {
                 Param::Primal(k) => return Ok(self.map.get(i.operand(k as u32))),
@@ -446,7 +498,8 @@ impl<'m, 'a> Forward<'m, 'a> {
         let Ok(call_args) = call_args else {
             return self.unsupported(i, "a pointer argument has no shadow");
         };
-        let res = b.call(target.function_type(), target, &call_args);
+        let callee = callee(&b);
+        let res = b.call(sig.function_type(), callee, &call_args);
         let ret = i.ty();
         if ret.is_void() {
             gi.erase();

@@ -5,6 +5,7 @@ pub(crate) mod adjoint;
 pub(crate) mod custom;
 pub(crate) mod emit;
 pub(crate) mod forward;
+pub(crate) mod function_shadow;
 pub(crate) mod gpu;
 pub(crate) mod registry;
 pub(crate) mod reverse;

@@ -4,8 +4,8 @@
 //! and the functions the user declared inactive.
 
 use super::reverse::{new_function, Derivative};
-use crate::analysis::calls::CallFacts;
 pub(crate) use crate::analysis::calls::CustomRules;
+use crate::analysis::calls::{CallFacts, Direction};
 use crate::diag::Diagnostic;
 use crate::ir::{add_internal_global, Function, Global, Value};
 use crate::preprocess::preprocess;
@@ -32,6 +32,13 @@ pub(crate) struct Registry<'m> {
     /// Shadows the user registered for globals (never zeroed by enz-rs).
     user_global_shadows: HashMap<Global<'m>, Global<'m>>,
     user_shadowed: HashSet<Value<'m>>,
+    /// Shadow tables of functions (see `function_shadow`).
+    pub(super) function_shadows: HashMap<Function<'m>, Global<'m>>,
+    /// Wrappers standing for bodiless functions in shadow tables.
+    pub(super) wrappers: HashMap<Function<'m>, Function<'m>>,
+    /// Shadows of writable globals holding function pointers, with the
+    /// constant copy of their initial contents restored on entry.
+    initialised_shadows: Vec<(Global<'m>, Global<'m>)>,
 }
 
 impl<'m> Registry<'m> {
@@ -55,6 +62,9 @@ impl<'m> Registry<'m> {
             shadow_globals: HashMap::new(),
             user_shadowed: user_global_shadows.keys().map(|g| g.as_value()).collect(),
             user_global_shadows,
+            function_shadows: HashMap::new(),
+            wrappers: HashMap::new(),
+            initialised_shadows: Vec::new(),
         }
     }
 
@@ -171,33 +181,65 @@ impl<'m> Registry<'m> {
         Some((k, d))
     }
 
-    /// The shadow of global `g`: a zero-initialised private copy.
-    pub(crate) fn shadow_global(&mut self, g: Global<'m>) -> Global<'m> {
+    /// The shadow of global `g`: a zero-initialised private copy; where
+    /// `g` holds function pointers, their shadow tables (see
+    /// `function_shadow`), with the entries `direction` calls.
+    pub(crate) fn shadow_global(
+        &mut self,
+        g: Global<'m>,
+        direction: Direction,
+    ) -> Result<Global<'m>, Diagnostic> {
         if let Some(s) = self.user_global_shadows.get(&g) {
-            return *s;
+            return Ok(*s);
         }
+        let functions = match g.initializer() {
+            Some(init) => self.shadow_initializer(init, direction)?,
+            None => None,
+        };
         if let Some(s) = self.shadow_globals.get(&g) {
-            return *s;
+            return Ok(*s);
         }
         let ty = g.global_value_type();
         let space = g.global_address_space();
         // GPU shared memory (address space 3) cannot be initialised: the
         // derivative zeroes it when it starts.
-        let init = if space == SHARED_ADDRESS_SPACE {
+        let init = if let Some(f) = functions {
+            f
+        } else if space == SHARED_ADDRESS_SPACE {
             ty.undef_constant()
         } else {
             ty.null_constant()
         };
-        let s = add_internal_global(
-            g.global_parent(),
-            &format!("{}_shadow", g.name()),
-            ty,
-            space,
-            init,
-            g.global_alignment().max(8),
-        );
+        let name = format!("{}_shadow", g.name());
+        let align = g.global_alignment().max(8);
+        let s = add_internal_global(g.global_parent(), &name, ty, space, init, align);
+        if functions.is_some() {
+            if g.is_global_constant() {
+                s.set_global_constant();
+            } else {
+                let copy = add_internal_global(
+                    g.global_parent(),
+                    &format!("{name}.init"),
+                    ty,
+                    space,
+                    init,
+                    align,
+                );
+                copy.set_global_constant();
+                self.initialised_shadows.push((s, copy));
+            }
+        }
         self.shadow_globals.insert(g, s);
-        s
+        Ok(s)
+    }
+
+    /// Shadows of writable globals holding function pointers, each with
+    /// the constant copy of its initial contents (restored, not zeroed,
+    /// when a derivative starts).
+    pub(crate) fn initialised_shadow_globals(&self) -> Vec<(Global<'m>, Global<'m>)> {
+        let mut out = self.initialised_shadows.clone();
+        out.sort_by_cached_key(|(g, _)| g.name());
+        out
     }
 
     /// The zero-initialised shadows enz-rs made for globals (not the
@@ -207,6 +249,8 @@ impl<'m> Registry<'m> {
             .shadow_globals
             .values()
             .filter(|s| s.ty().address_space() != SHARED_ADDRESS_SPACE)
+            .filter(|s| !s.is_global_constant())
+            .filter(|s| !self.initialised_shadows.iter().any(|(x, _)| x == *s))
             .copied()
             .collect();
         // By name (unique in a module): the same input gives the same
@@ -225,6 +269,10 @@ impl<'m> Registry<'m> {
 
     /// Deletes every derivative made so far (after a failure).
     pub(crate) fn delete_derivatives(&mut self) {
+        // The shadow tables refer to derivatives: empty them first.
+        for t in self.function_shadows.values() {
+            t.set_initializer(t.global_value_type().null_constant());
+        }
         for d in self.split.values() {
             d.forward.delete_function();
             d.reverse.delete_function();

@@ -9,14 +9,15 @@
 use super::registry::Registry;
 use super::runtime;
 use crate::analysis::activity::Activity;
-use crate::analysis::calls::CallKinds;
+use crate::analysis::calls::{CallKinds, Direction};
+use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Inst, Ty, TyKind, Value, ValueMap};
 use crate::names::MemFn;
 use std::collections::HashMap;
 
 /// What [`ShadowMap::mirror`] did with an instruction.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Mirror {
     /// The instruction is a shadowed pointer and now has its shadow.
     Built,
@@ -24,6 +25,21 @@ pub(crate) enum Mirror {
     NotShadowed,
     /// It needs a shadow that cannot be built.
     Impossible,
+    /// Building the shadow of a constant operand failed (the derivatives
+    /// of a function whose address it holds).
+    Failed(Diagnostic),
+}
+
+/// What [`ShadowMap::mirror`] reads about the function being
+/// differentiated.
+pub(crate) struct MirrorContext<'a, 'm> {
+    pub(crate) act: &'a Activity<'m>,
+    pub(crate) kinds: &'a CallKinds<'m>,
+    /// Which derivatives the shadows of functions need.
+    pub(crate) direction: Direction,
+    /// Shadow allocas on the heap (a split forward frame is gone before
+    /// the reverse sweep runs).
+    pub(crate) heap_allocas: bool,
 }
 
 /// Primal pointers (of the preprocessed function) to their shadows in the
@@ -81,6 +97,7 @@ impl<'m> ShadowMap<'m> {
             let (mut g, mut s) = (*k, *v);
             // Through constant casts and GEPs to the globals themselves.
             while !g.is_global_variable()
+                && !g.is_function()
                 && !g.is_instruction()
                 && !g.is_argument()
                 && g.num_operands() > 0
@@ -110,16 +127,18 @@ impl<'m> ShadowMap<'m> {
         &mut self,
         i: Inst<'m>,
         gi: Inst<'m>,
-        act: &Activity<'m>,
-        heap_allocas: bool,
-        kinds: &CallKinds<'m>,
+        cx: &MirrorContext<'_, 'm>,
         registry: &mut Registry<'m>,
     ) -> Mirror {
         use LLVMOpcode::*;
+        let (act, kinds, direction) = (cx.act, cx.kinds, cx.direction);
+        let heap_allocas = cx.heap_allocas;
         for o in i.operands() {
             if !o.is_instruction() && !o.is_argument() && act.is_shadowed(o) && !self.contains(o) {
-                if let Some(s) = shadow_constant(o, registry) {
-                    self.insert(o, s);
+                match shadow_constant(o, direction, registry) {
+                    Ok(Some(s)) => self.insert(o, s),
+                    Ok(None) => {}
+                    Err(d) => return Mirror::Failed(d.at(i)),
                 }
             }
         }
@@ -221,15 +240,24 @@ pub(crate) fn position_at_top<'m>(b: &Builder<'m>, blk: Block<'m>) {
     }
 }
 
-/// The shadow of a constant pointer: a global's shadow global, through
-/// constant casts and GEPs.
-fn shadow_constant<'m>(c: Value<'m>, registry: &mut Registry<'m>) -> Option<Value<'m>> {
+/// The shadow of a constant pointer: a global's shadow global, a
+/// function's shadow table, through constant casts and GEPs.
+fn shadow_constant<'m>(
+    c: Value<'m>,
+    direction: Direction,
+    registry: &mut Registry<'m>,
+) -> Result<Option<Value<'m>>, Diagnostic> {
     if let Some(g) = c.as_global() {
-        return Some(registry.shadow_global(g).as_value());
+        return Ok(Some(registry.shadow_global(g, direction)?.as_value()));
+    }
+    if let Some(f) = c.as_function() {
+        return Ok(Some(registry.function_shadow(f, direction)?.as_value()));
     }
     if !c.is_constant_expr() {
-        return None;
+        return Ok(None);
     }
-    let base = shadow_constant(c.operand(0), registry)?;
-    c.rebase_constant_expr(base)
+    let Some(base) = shadow_constant(c.operand(0), direction, registry)? else {
+        return Ok(None);
+    };
+    Ok(c.rebase_constant_expr(base))
 }

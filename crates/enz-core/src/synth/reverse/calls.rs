@@ -8,13 +8,39 @@
 //! under `--no-inline`) or to a function with a registered custom gradient
 //! is differentiated interprocedurally: the forward sweep calls its
 //! augmented primal, which returns `{tape, ret, shadow ret}`, and the
-//! reverse sweep calls its reverse function with that tape.
+//! reverse sweep calls its reverse function with that tape. A call through
+//! a function pointer with active data does the same through the
+//! pointer's shadow, a table of the callee's derivatives on the canonical
+//! ABI (`synth/function_shadow.rs`).
 
 use super::Reverse;
 use crate::analysis::calls::CallKind;
 use crate::ir::{Builder, Function, Inst, TyKind, Value};
-use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
+use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
+use crate::synth::function_shadow::{load_entry, Entry};
 use crate::synth::registry::Registry;
+
+/// A call whose forward sweep called an augmented primal: what its
+/// reverse sweep needs.
+#[derive(Clone, Debug)]
+pub(super) struct AugmentedCall<'m> {
+    /// The tape the augmented primal returned (a forward-sweep value).
+    tape: Option<Value<'m>>,
+    /// The signature of the reverse function.
+    reverse_sig: Signature<'m>,
+    /// Where the reverse function comes from.
+    reverse: ReverseTarget<'m>,
+}
+
+/// The reverse function of an augmented call.
+#[derive(Copy, Clone, Debug)]
+enum ReverseTarget<'m> {
+    /// A known function (a direct call).
+    Known(Function<'m>),
+    /// Entry 1 of the shadow table of the called pointer (an indirect
+    /// call).
+    Table,
+}
 use crate::synth::rules::{lookup, OpKey};
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -38,6 +64,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
         (args, ret_active, ret_shadowed)
     }
 
+    /// Whether anything about call `i` is active (else it stays as is).
+    fn call_is_active(args: &[ArgActivity], ret_active: bool, ret_shadowed: bool) -> bool {
+        ret_active || ret_shadowed || args.iter().any(|a| *a != ArgActivity::Const)
+    }
+
     /// Forward sweep of a call to a user function: call its augmented
     /// primal instead, when anything about the call is active.
     pub(super) fn augment_user_call(
@@ -51,7 +82,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             return self.diags.push(d);
         }
         let (args, ret_active, ret_shadowed) = self.call_signature(i);
-        if !ret_active && !ret_shadowed && args.iter().all(|a| *a == ArgActivity::Const) {
+        if !Self::call_is_active(&args, ret_active, ret_shadowed) {
             return;
         }
         let key = Request {
@@ -65,9 +96,69 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Ok(f) => f,
             Err(d) => return self.diags.push(d),
         };
+        self.call_augmented(
+            i,
+            gi,
+            key.signature(Kind::Augmented),
+            |_| fns.forward.as_value(),
+            AugmentedCall {
+                tape: None,
+                reverse_sig: key.signature(Kind::Reverse),
+                reverse: ReverseTarget::Known(fns.reverse),
+            },
+        );
+    }
+
+    /// Forward sweep of a call through a function pointer with active
+    /// data: the augmented primal is entry 0 of the pointer's shadow table,
+    /// on the canonical ABI of the call's function type.
+    pub(super) fn augment_indirect_call(&mut self, i: Inst<'m>, gi: Inst<'m>) {
+        if let Some(d) = crate::synth::check_integer_arguments(i, &self.facts.act, self.req.name) {
+            return self.diags.push(d);
+        }
+        let (args, ret_active, ret_shadowed) = self.call_signature(i);
+        if !Self::call_is_active(&args, ret_active, ret_shadowed) {
+            return;
+        }
+        if i.callee_with_other_type().is_some() {
+            // A function called through another type: undefined in LLVM.
+            let d = crate::synth::undifferentiable_call(i, self.req.name);
+            return self.diags.push(d);
+        }
+        let callee = i.called_value().expect("a call");
+        let Some(table) = self.shadows.forward(callee) else {
+            return self.unsupported(
+                i,
+                "the function called through this pointer needs a shadow (its table of derivatives), and enz-rs cannot tell where the pointer comes from: pass it with enzyme_dup (the function itself as its shadow), or call the function directly",
+            );
+        };
+        let fty = i.call_function_type();
+        self.call_augmented(
+            i,
+            gi,
+            Canonical::signature(fty, Mode::Split, Kind::Augmented),
+            |fb| load_entry(fb, table, Entry::Augmented),
+            AugmentedCall {
+                tape: None,
+                reverse_sig: Canonical::signature(fty, Mode::Split, Kind::Reverse),
+                reverse: ReverseTarget::Table,
+            },
+        );
+    }
+
+    /// Replaces forward-sweep call `gi` by a call of the augmented primal
+    /// with signature `sig` (made by `callee` at the call's position), and
+    /// records what its reverse sweep needs.
+    fn call_augmented(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        sig: Signature<'m>,
+        callee: impl FnOnce(&Builder<'m>) -> Value<'m>,
+        mut aug: AugmentedCall<'m>,
+    ) {
         let fb = Builder::new(i.context());
         fb.position_after(gi);
-        let sig = key.signature(Kind::Augmented);
         let call_args = sig.arguments(|p, _| match p {
             Param::Primal(k) => Ok(self.map.get(i.operand(k as u32))),
             Param::Shadow { of, .. } => self.shadows.forward(i.operand(of as u32)).ok_or(of),
@@ -79,24 +170,24 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Ok(a) => a,
             Err(k) => return self.no_shadow_arg(i, k),
         };
-        let res = fb.call(fns.forward.function_type(), fns.forward, &call_args);
+        let callee = callee(&fb);
+        let res = fb.call(sig.function_type(), callee, &call_args).as_value();
         let field = |f: Field| {
             sig.field_index(f)
                 .expect("the augmented function returns it")
         };
-        let tape = fb.extract_value(res.as_value(), field(Field::Tape));
+        aug.tape = Some(fb.extract_value(res, field(Field::Tape)));
         if !i.ty().is_void() {
-            let primal = fb.extract_value(res.as_value(), field(Field::Return));
+            let primal = fb.extract_value(res, field(Field::Return));
             gi.replace_all_uses_with(primal);
             self.map.insert(i, primal);
             if i.ty().kind() == TyKind::Pointer {
-                let s = fb.extract_value(res.as_value(), field(Field::ReturnShadow { lane: 0 }));
+                let s = fb.extract_value(res, field(Field::ReturnShadow { lane: 0 }));
                 self.shadows.insert(i.as_value(), s);
             }
         }
         gi.erase();
-        self.aug_calls
-            .insert(i.as_value(), (tape, key, fns.reverse));
+        self.aug_calls.insert(i.as_value(), aug);
     }
 
     fn no_shadow_arg(&mut self, i: Inst<'m>, k: usize) {
@@ -108,8 +199,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// Reverse sweep of any call.
     pub(super) fn reverse_call(&mut self, i: Inst<'m>) {
-        if let Some((tape, key, rev)) = self.aug_calls.get(&i).cloned() {
-            return self.reverse_user_call(i, tape, &key, rev);
+        if let Some(aug) = self.aug_calls.get(&i.as_value()).cloned() {
+            return self.reverse_augmented_call(i, aug);
         }
         match self.facts.call_kinds.get(i.as_value()) {
             // Mirrored: what came after the barrier is reversed before it.
@@ -124,15 +215,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
     }
 
-    fn reverse_user_call(
-        &mut self,
-        i: Inst<'m>,
-        tape: Value<'m>,
-        key: &crate::signature::Request<'m>,
-        rev: Function<'m>,
-    ) {
+    /// The reverse sweep of a call whose forward sweep called an augmented
+    /// primal: its reverse function, with the tape.
+    fn reverse_augmented_call(&mut self, i: Inst<'m>, aug: AugmentedCall<'m>) {
         let blk = i.parent_block();
-        let sig = key.signature(Kind::Reverse);
+        let sig = aug.reverse_sig;
+        let tape = aug.tape.expect("set by the forward sweep");
         let args = sig.arguments(|p, _| match p {
             Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
             Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
@@ -143,7 +231,20 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Ok(a) => a,
             Err(k) => return self.no_shadow_arg(i, k),
         };
-        let res = self.b.call(rev.function_type(), rev, &args);
+        let rev = match aug.reverse {
+            ReverseTarget::Known(f) => f.as_value(),
+            ReverseTarget::Table => {
+                let callee = i.called_value().expect("a call");
+                let Some(t) = self.shadow_rev(callee) else {
+                    return self.unsupported(
+                        i,
+                        "the shadow of this function pointer is not available in the reverse sweep",
+                    );
+                };
+                load_entry(&self.b, t, Entry::Reverse)
+            }
+        };
+        let res = self.b.call(sig.function_type(), rev, &args);
         for (j, (field, _)) in sig.fields().iter().enumerate() {
             if let Field::Adjoint(k) = *field {
                 let d = self.b.extract_value(res.as_value(), j as u32);

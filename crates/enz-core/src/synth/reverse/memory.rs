@@ -11,14 +11,14 @@
 //! - `memset(p)`: `shadow(p) = 0` in the reverse sweep.
 
 use super::{Mode, Reverse};
-use crate::analysis::calls::CallKind;
+use crate::analysis::calls::{CallKind, Direction};
 use crate::analysis::gpu::Accumulate;
 use crate::analysis::types::{ConcreteType, FloatKind};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use crate::names::MemFn;
 use crate::synth::registry::Registry;
-use crate::synth::shadow::Mirror;
+use crate::synth::shadow::{Mirror, MirrorContext};
 use crate::synth::{gpu, runtime};
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -29,15 +29,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let Some(op) = i.opcode() else { return };
         let gi = self.map.inst(i);
         let heap = self.req.mode == Mode::Split;
-        match self.shadows.mirror(
-            i,
-            gi,
-            &self.facts.act,
-            heap,
-            &self.facts.call_kinds,
-            registry,
-        ) {
+        let cx = MirrorContext {
+            act: &self.facts.act,
+            kinds: &self.facts.call_kinds,
+            direction: Direction::Reverse,
+            heap_allocas: heap,
+        };
+        match self.shadows.mirror(i, gi, &cx, registry) {
             Mirror::Built => return,
+            Mirror::Failed(d) => return self.diags.push(d),
             Mirror::Impossible => return self.no_shadow(i),
             Mirror::NotShadowed => {}
         }
@@ -77,6 +77,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     gi.erase();
                 } else if let CallKind::Custom(f) | CallKind::Defined(f) = kind {
                     self.augment_user_call(i, gi, f, registry);
+                } else if kind == CallKind::Indirect {
+                    self.augment_indirect_call(i, gi);
                 }
             }
             _ => {}

@@ -45,7 +45,7 @@ use crate::ir::{
 };
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
-use crate::signature::{ArgActivity, Field, Kind, Param, Request, Signature};
+use crate::signature::{ArgActivity, Field, Kind, Param, Signature};
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
 
@@ -289,7 +289,7 @@ pub(super) struct Reverse<'m, 'a> {
     rev_tape: Option<Value<'m>>,
     /// Forward-sweep calls to augmented primals: primal call -> (tape in
     /// the forward sweep, signature, reverse function).
-    aug_calls: HashMap<Value<'m>, (Value<'m>, Request<'m>, Function<'m>)>,
+    aug_calls: HashMap<Value<'m>, calls::AugmentedCall<'m>>,
     /// Tape slots of forward values read by the reverse sweep.
     cache_slots: HashMap<Value<'m>, Slot<'m>>,
     loop_states: HashMap<LoopId, LoopState<'m>>,
