@@ -176,6 +176,12 @@ void *__enzyme_augmentfwd(void *, ...);
  * `double __enzyme_reverse_d(void *, ...)` for one double `out` parameter). */
 void __enzyme_reverse(void *, ...);
 
+/* C++: the shadow of a vtable pointer, for a shadow object built by the
+ * user: `*(void **)&dd = __enzyme_virtualreverse(*(void **)&d);` makes the
+ * virtual calls of differentiated code on `dd` reach the derivatives of
+ * the methods (a copy of the vtable holding their tables of derivatives). */
+void *__enzyme_virtualreverse(void *);
+
 #ifdef __cplusplus
 }
 #endif

@@ -134,6 +134,23 @@ impl<'m> Session<'m> {
         self.registry.function_shadow(f, direction)
     }
 
+    /// The shadow of constant pointer `c` for derivatives of `mode`: a
+    /// global's shadow (for a global holding functions, such as a C++
+    /// vtable, its copy with every function replaced by its shadow table),
+    /// a function's shadow table, through constant casts and GEPs; `None`
+    /// for other constants.
+    pub fn constant_shadow(
+        &mut self,
+        c: crate::ir::Value<'m>,
+        mode: Mode,
+    ) -> Result<Option<crate::ir::Value<'m>>, Diagnostic> {
+        let direction = match mode {
+            Mode::Forward { .. } => Direction::Forward,
+            Mode::Combined | Mode::Split => Direction::Reverse,
+        };
+        crate::synth::shadow::shadow_constant(c, direction, &mut self.registry)
+    }
+
     /// Builds every derivative declared but not yet synthesised.
     pub fn synthesize_pending(&mut self) -> Result<(), Vec<Diagnostic>> {
         let registry = &mut self.registry;

@@ -23,6 +23,7 @@ mod callsite;
 mod inspect;
 mod lower;
 mod pipeline;
+mod virtual_tables;
 
 /// The IR layer, under the name the modules of this crate use for it.
 use enz_ir as ir;

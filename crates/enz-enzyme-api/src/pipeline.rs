@@ -12,6 +12,7 @@ use crate::callsite::{self, CallSite};
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
 use crate::ir::{Function, Global, Module};
 use crate::lower::Lowering;
+use crate::virtual_tables;
 use enz_core::CustomRules;
 use enz_core::Diagnostic;
 use enz_core::{all_or_nothing, Attempt, Session, SessionOptions, UserFacts};
@@ -101,10 +102,13 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     let instructions_before = count_instructions(m);
     let mut diags = Vec::new();
     let mut sites = Vec::new();
+    let mut vtable_shadows = Vec::new();
     for f in functions(m) {
         for blk in f.blocks() {
             for i in blk.instructions() {
-                if let Some(entry) = callsite::entry_point_of(i) {
+                if virtual_tables::is_call(i) {
+                    vtable_shadows.push(i);
+                } else if let Some(entry) = callsite::entry_point_of(i) {
                     match callsite::parse(i, entry, &f.name()) {
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
@@ -125,6 +129,14 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     };
     let mut session = Session::new(session_opts, facts);
     let synthesis_start = std::time::Instant::now();
+    for i in vtable_shadows {
+        if let Err(d) = virtual_tables::lower(i, &mut session) {
+            diags.push(d);
+        }
+    }
+    if let Err(mut d) = session.synthesize_pending() {
+        diags.append(&mut d);
+    }
     let mut lowering = Lowering::default();
     let mut report = Report::default();
     // A call site inside a function that another site differentiates
@@ -380,7 +392,7 @@ fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
         Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
             .in_function(caller)
             .at(i)
-            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd and __enzyme_reverse"),
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse and __enzyme_virtualreverse"),
     )
 }
 

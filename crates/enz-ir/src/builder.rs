@@ -270,6 +270,11 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 0, c"".as_ptr()) })
     }
 
+    /// The address `v` as an integer of type `to`.
+    pub fn ptr_to_int(&self, v: Value<'m>, to: Ty<'m>) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBuildPtrToInt(self.raw, v.0, to.0, c"".as_ptr()) })
+    }
+
     /// An integer width change that sign-extends when it widens.
     pub fn signed_int_cast(&self, v: Value<'m>, to: Ty<'m>) -> Value<'m> {
         Value::wrap(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })

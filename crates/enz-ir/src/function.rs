@@ -64,6 +64,21 @@ impl<'m> Function<'m> {
         Ty::wrap(unsafe { LLVMGlobalGetValueType(self.0 .0) })
     }
 
+    /// The personality function (exception handling), if any.
+    pub fn personality(self) -> Option<Value<'m>> {
+        // SAFETY: `self` is a function.
+        unsafe {
+            (LLVMHasPersonalityFn(self.0 .0) != 0)
+                .then(|| Value::wrap(LLVMGetPersonalityFn(self.0 .0)))
+        }
+    }
+
+    /// Sets the personality function (a function or a constant cast of one).
+    pub fn set_personality(self, personality: Value<'m>) {
+        // SAFETY: `self` is a function and `personality` a constant.
+        unsafe { LLVMSetPersonalityFn(self.0 .0, personality.0) }
+    }
+
     /// Intrinsic ID of a function (0 if not an intrinsic).
     pub fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0 .0) }

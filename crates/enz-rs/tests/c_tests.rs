@@ -2,6 +2,9 @@
 //!
 //! Every `c_tests/*.c` is compiled at -O0, -O1, -O2 and -O3; each
 //! (fixture, level) pair is its own trial, named like `rev_relu3::O2`.
+//! Every `c_tests/*.cpp` is compiled with `clang++-22` at each level twice,
+//! with exceptions (`cpp_virtual::O2`) and with `-fno-exceptions`
+//! (`cpp_virtual::O2::no-exceptions`), and linked with the C++ runtime.
 //! A trial, in its own temporary directory:
 //!
 //! 1. `clang-22 -O<n> -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
@@ -33,6 +36,7 @@ const OPT_LEVELS: [&str; 4] = ["O0", "O1", "O2", "O3"];
 #[derive(Clone)]
 struct Tools {
     clang: PathBuf,
+    clangxx: PathBuf,
     opt: PathBuf,
     llvm_nm: PathBuf,
     enz_rs: PathBuf,
@@ -45,6 +49,7 @@ fn main() {
     let c_dir = root.join("c_tests");
     let tools = Tools {
         clang: find_tool("ENZ_CLANG", "clang-22", "clang"),
+        clangxx: find_tool("ENZ_CLANGXX", "clang++-22", "clang++"),
         opt: find_tool("ENZ_OPT", "opt-22", "opt"),
         llvm_nm: find_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
         enz_rs: PathBuf::from(env!("CARGO_BIN_EXE_enz-rs")),
@@ -54,7 +59,7 @@ fn main() {
     let mut fixtures: Vec<PathBuf> = std::fs::read_dir(&c_dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", c_dir.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|ext| ext == "c"))
+        .filter(|p| p.extension().is_some_and(|ext| ext == "c" || ext == "cpp"))
         .collect();
     fixtures.sort();
     // An empty suite would pass vacuously.
@@ -67,11 +72,19 @@ fn main() {
     let mut trials = Vec::new();
     for fixture in &fixtures {
         let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
+        let cpp = fixture.extension().is_some_and(|e| e == "cpp");
         for level in OPT_LEVELS {
             let (t, f) = (tools.clone(), fixture.clone());
             trials.push(Trial::test(format!("{stem}::{level}"), move || {
-                run_case(&t, &f, level, &[])
+                run_case(&t, &f, level, &[], &[])
             }));
+            if cpp {
+                let (t, f) = (tools.clone(), fixture.clone());
+                trials.push(Trial::test(
+                    format!("{stem}::{level}::no-exceptions"),
+                    move || run_case(&t, &f, level, &["-fno-exceptions"], &[]),
+                ));
+            }
             // Calls are also differentiated without inlining, so that every
             // callee goes through its own augmented primal and reverse (or
             // forward) function.
@@ -79,7 +92,7 @@ fn main() {
                 let (tools, fixture) = (tools.clone(), fixture.clone());
                 trials.push(Trial::test(
                     format!("{stem}::{level}::no-inline"),
-                    move || run_case(&tools, &fixture, level, &["--no-inline"]),
+                    move || run_case(&tools, &fixture, level, &[], &["--no-inline"]),
                 ));
             }
         }
@@ -96,14 +109,20 @@ fn fixture_cflags(source: &str) -> Vec<String> {
         .collect()
 }
 
-fn run_case(tools: &Tools, fixture: &Path, level: &str, enz_args: &[&str]) -> Result<(), Failed> {
+fn run_case(
+    tools: &Tools,
+    fixture: &Path,
+    level: &str,
+    cflags: &[&str],
+    enz_args: &[&str],
+) -> Result<(), Failed> {
     let source = std::fs::read_to_string(fixture)
         .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
     let dir = tempfile::Builder::new()
         .prefix("enz-c-test-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let result = run_steps(tools, fixture, &source, level, enz_args, dir.path());
+    let result = run_steps(tools, fixture, &source, level, cflags, enz_args, dir.path());
     match result {
         Ok(()) => Ok(()),
         Err(msg) if std::env::var_os("ENZ_KEEP_TMP").is_some() => {
@@ -119,17 +138,20 @@ fn run_steps(
     fixture: &Path,
     source: &str,
     level: &str,
+    cflags: &[&str],
     enz_args: &[&str],
     dir: &Path,
 ) -> Result<(), String> {
+    let cpp = fixture.extension().is_some_and(|e| e == "cpp");
+    let compiler = if cpp { &tools.clangxx } else { &tools.clang };
     let in_bc = dir.join("in.bc");
     let out_bc = dir.join("out.bc");
     let exe = dir.join("exe");
 
     // 1. C -> bitcode
-    let mut cc = Command::new(&tools.clang);
+    let mut cc = Command::new(compiler);
     cc.arg(format!("-{level}")).args(["-c", "-emit-llvm"]);
-    cc.args(fixture_cflags(source));
+    cc.args(fixture_cflags(source)).args(cflags);
     for inc in &tools.include_dirs {
         cc.arg("-I").arg(inc);
     }
@@ -183,8 +205,12 @@ fn run_steps(
     }
 
     // 5. link
-    let mut link = Command::new(&tools.clang);
-    link.arg(&out_bc).arg("-lm").arg("-o").arg(&exe);
+    let mut link = Command::new(compiler);
+    link.arg(&out_bc)
+        .args(cflags)
+        .arg("-lm")
+        .arg("-o")
+        .arg(&exe);
     run(&mut link, "link the output of enz-rs")?;
 
     // 6. run the self-checking program

@@ -57,6 +57,7 @@ pub(crate) fn preprocess<'m>(
         q.set_name(&p.name());
     }
     clone_body(func, clone, &mut map, false);
+    drop_unwind_edges(clone).map_err(failed)?;
     if inline {
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
@@ -70,12 +71,38 @@ pub(crate) fn preprocess<'m>(
     Ok(clone)
 }
 
+/// C++ with exceptions: every `invoke` of the clone becomes a `call`
+/// followed by a branch to its normal destination, and the landing pads,
+/// now unreachable, are removed. A derivative then runs exactly the
+/// primal's code when nothing throws (what exceptions cost nothing means),
+/// and an exception thrown inside it propagates out of it without running
+/// the differentiated function's cleanups or handlers (no derivative of a
+/// call that threw is needed: the reverse sweep is not run).
+fn drop_unwind_edges(func: Function<'_>) -> Result<(), String> {
+    let invokes: Vec<_> = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| i.opcode() == Some(crate::ir::LLVMOpcode::LLVMInvoke))
+        .collect();
+    if invokes.is_empty() {
+        return Ok(());
+    }
+    for i in invokes {
+        i.replace_invoke_with_call();
+    }
+    run_function_passes(func, "unreachableblockelim")
+}
+
 /// Copies function attributes (target-cpu, target-features, ...) except the
 /// ones that would stop optimisation.
 fn copy_function_attributes<'m>(from: Function<'m>, to: Function<'m>) {
     from.copy_function_attributes_to(to, |name| {
         !matches!(name, "optnone" | "noinline" | "alwaysinline")
     });
+    if let Some(p) = from.personality() {
+        to.set_personality(p);
+    }
 }
 
 /// Copies the attributes a derivative of `from` may carry: every string
@@ -84,6 +111,10 @@ fn copy_function_attributes<'m>(from: Function<'m>, to: Function<'m>) {
 /// allocates and frees (`nounwind`, `uwtable`).
 pub(crate) fn copy_derivative_attributes<'m>(from: Function<'m>, to: Function<'m>) {
     from.copy_function_attributes_to(to, |name| matches!(name, "nounwind" | "uwtable"));
+    // Invokes and landing pads (C++ with exceptions) need the personality.
+    if let Some(p) = from.personality() {
+        to.set_personality(p);
+    }
 }
 
 /// Inlines, level by level, calls from `func` to functions defined in the

@@ -242,7 +242,7 @@ pub(crate) fn position_at_top<'m>(b: &Builder<'m>, blk: Block<'m>) {
 
 /// The shadow of a constant pointer: a global's shadow global, a
 /// function's shadow table, through constant casts and GEPs.
-fn shadow_constant<'m>(
+pub(crate) fn shadow_constant<'m>(
     c: Value<'m>,
     direction: Direction,
     registry: &mut Registry<'m>,
