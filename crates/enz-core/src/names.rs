@@ -502,6 +502,60 @@ pub(crate) const REALLOC: &str = "realloc";
 /// `malloc_usable_size` (glibc), to know how much of an old block to keep.
 pub(crate) const MALLOC_USABLE_SIZE: &str = "malloc_usable_size";
 
+/// Functions of the C++ runtime that only relink a pointer structure
+/// (libstdc++'s red-black tree behind `std::map`/`std::set`, its list
+/// hooks): no float passes through them, and a shadow structure shaped
+/// like the primal one stays so by the same call on the shadow pointers.
+pub(crate) fn is_structure_function(name: &str) -> bool {
+    const STRUCTURE: &[&str] = &[
+        "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
+        "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+        "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+        "_ZNSt8__detail15_List_node_base7_M_hookEPS0_",
+        "_ZNSt8__detail15_List_node_base9_M_unhookEv",
+        "_ZNSt8__detail15_List_node_base4swapERS0_S1_",
+        "_ZNSt8__detail15_List_node_base11_M_transferEPS0_S1_",
+        "_ZNSt8__detail15_List_node_base10_M_reverseEv",
+    ];
+    STRUCTURE.contains(&name)
+}
+
+/// The C++ library's output and text: `std::ostream` and its `<<`
+/// operators, output file and string streams, their buffers, locales and
+/// `ios_base`, and `std::string`, whose bytes are characters. What is only
+/// written out carries no derivative. Input (`std::istream`, `>>`,
+/// `getline`, input streams) is not here: a value read back may have been
+/// written from active data, so a call reading into active memory stays a
+/// diagnostic.
+fn is_output_or_text(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "_ZNSo",                          // std::ostream members
+        "_ZStls",                         // operator<<(ostream&, ...)
+        "_ZSt16__ostream_insert",         // the characters behind <<
+        "_ZSt4endl",                      // std::endl
+        "_ZSt5flush",                     // std::flush
+        "_ZSt4ends",                      // std::ends
+        "_ZNSt8ios_base",                 // ios_base and its Init
+        "_ZNSt6locale",                   // locales
+        "_ZNKSt5ctype",                   // ctype<char>::widen
+        "_ZNSt9basic_ios",                // basic_ios
+        "_ZNKSt9basic_ios",               //
+        "_ZNSt15basic_streambuf",         // stream buffers
+        "_ZNSt13basic_filebuf",           //
+        "_ZNSt14basic_ofstream",          // output files
+        "_ZNSt7__cxx1115basic_stringbuf", // string buffers
+        "_ZNKSt7__cxx1115basic_stringbuf",
+        "_ZNSt7__cxx1119basic_ostringstream", // output string streams
+        "_ZNKSt7__cxx1119basic_ostringstream",
+        "_ZNSt7__cxx1112basic_string", // std::string
+        "_ZNKSt7__cxx1112basic_string",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
 /// Functions known to carry no derivative (I/O, clocks, allocation
 /// bookkeeping): calls to them are kept in the forward sweep and skipped in
 /// the reverse sweep.
@@ -520,6 +574,15 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "rand",
         "srand",
         "gettimeofday",
+        "sprintf",
+        "snprintf",
+        "vsnprintf",
+        "vsprintf",
+        "vprintf",
+        "vfprintf",
+        "fopen",
+        "fclose",
+        "__cxa_atexit",
         "clock_gettime",
         "abort",
         "exit",
@@ -544,10 +607,34 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "llvm.nvvm.barrier.cta.sync.all",
         "llvm.nvvm.barrier.cta.sync",
         "llvm.nvvm.bar.sync",
+        // Comparisons and lengths of bytes: integer results.
+        "memcmp",
+        "bcmp",
+        "strcmp",
+        "strncmp",
+        "strlen",
+        // The C++ runtime: hashing and bucket policy of unordered
+        // containers (integers), the exception machinery.
+        "_ZSt11_Hash_bytesPKvmm",
+        "_ZSt15_Fnv_hash_bytesPKvmm",
+        "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+        "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
+        "__cxa_begin_catch",
+        "__cxa_end_catch",
+        "__cxa_rethrow",
+        "__cxa_allocate_exception",
+        "__cxa_free_exception",
+        "__cxa_throw",
+        "__cxa_call_unexpected",
+        "_ZSt9terminatev",
     ];
-    INACTIVE
-        .iter()
-        .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
+    // libstdc++'s `std::__throw_length_error(const char*)` and the like.
+    let throws = name.starts_with("_ZSt") && name.contains("__throw_");
+    throws
+        || is_output_or_text(name)
+        || INACTIVE
+            .iter()
+            .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
 }
 
 #[cfg(test)]

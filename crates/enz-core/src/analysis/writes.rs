@@ -52,6 +52,14 @@ impl<'m> Rereadable<'m> {
                         CallKind::Memory(m) if m.transfers() || m.frees() || m == MemFn::Memset => {
                             written.push((*i, roots(i.operand(0))));
                         }
+                        // Relinks the nodes its pointers reach.
+                        CallKind::Structure => {
+                            for k in 0..i.call_num_args() {
+                                if i.operand(k).ty().kind() == crate::ir::TyKind::Pointer {
+                                    written.push((*i, roots(i.operand(k))));
+                                }
+                            }
+                        }
                         CallKind::Memory(_)
                         | CallKind::Math(_)
                         | CallKind::KnownInactive

@@ -349,6 +349,8 @@ impl<'m, 'a> Forward<'m, 'a> {
             // the body of a function of the module.
             CallKind::Custom(f) | CallKind::Defined(f) => self.user_call(i, gi, f, registry),
             CallKind::Indirect => self.indirect_call(i, gi),
+            // Repeated on the shadow structure by the shadow mirror.
+            CallKind::Structure => {}
             _ => self
                 .diags
                 .push(crate::synth::undifferentiable_call(i, self.req.name)),

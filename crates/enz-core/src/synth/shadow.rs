@@ -9,7 +9,7 @@
 use super::registry::Registry;
 use super::runtime;
 use crate::analysis::activity::Activity;
-use crate::analysis::calls::{CallKinds, Direction};
+use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Inst, Ty, TyKind, Value, ValueMap};
@@ -142,6 +142,9 @@ impl<'m> ShadowMap<'m> {
                 }
             }
         }
+        if kinds.get(i.into()) == CallKind::Structure {
+            return self.mirror_structure_call(i, gi, act);
+        }
         if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i.into()) {
             return Mirror::NotShadowed;
         }
@@ -228,6 +231,43 @@ impl<'m> ShadowMap<'m> {
         };
         s.set_name(&format!("{}'", gi.name()));
         self.insert(i.into(), s);
+        Mirror::Built
+    }
+}
+
+impl<'m> ShadowMap<'m> {
+    /// A call relinking a pointer structure (see `is_structure_function`)
+    /// whose pointers have shadows: the same call right after it on the
+    /// shadows, so the shadow structure keeps the primal's shape; its
+    /// result is the shadow of the primal result.
+    fn mirror_structure_call(&mut self, i: Inst<'m>, gi: Inst<'m>, act: &Activity<'m>) -> Mirror {
+        let n = i.call_num_args();
+        let pointers: Vec<u32> = (0..n)
+            .filter(|&k| i.operand(k).ty().kind() == TyKind::Pointer)
+            .collect();
+        if !pointers.iter().any(|&k| act.is_shadowed(i.operand(k))) {
+            return Mirror::NotShadowed;
+        }
+        let mut shadows = Vec::with_capacity(pointers.len());
+        for &k in &pointers {
+            match self.forward(i.operand(k)) {
+                Some(s) => shadows.push((k, s)),
+                // Relinking a shadow structure into primal nodes would
+                // corrupt the primal one.
+                None => return Mirror::Impossible,
+            }
+        }
+        let fb = Builder::new(i.context());
+        fb.position_after(gi);
+        let s = gi.clone_instruction();
+        fb.insert(s);
+        for (k, sp) in shadows {
+            s.set_operand(k, sp);
+        }
+        if i.ty().kind() == TyKind::Pointer {
+            s.set_name(&format!("{}'", gi.name()));
+            self.insert(i.into(), s.as_value());
+        }
         Mirror::Built
     }
 }
