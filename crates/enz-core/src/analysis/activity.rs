@@ -42,6 +42,10 @@ pub(crate) struct Activity<'m> {
     /// of the memory they are loaded from (their shadows are shadow
     /// tables, see `synth/function_shadow.rs`).
     function_families: HashSet<usize>,
+    /// Families of the memory allocations write their block to
+    /// (`posix_memalign`'s first argument): a shadowed pointer loaded from
+    /// there makes it shadowed, so that the shadow allocation has a place.
+    allocated_into: HashSet<usize>,
 }
 
 /// What the analysis needs to know about the world outside the function.
@@ -68,6 +72,13 @@ impl<'m> Activity<'m> {
             family: pointer_families(func, &insts),
             ..Activity::default()
         };
+        let kinds = CallKinds::of(func, inputs.calls, Direction::Reverse);
+        for i in &insts {
+            let into = kinds.get(i.as_value()).memory().and_then(MemFn::allocates_through);
+            if let Some(f) = into.and_then(|k| a.family.get(&i.operand(k)).copied()) {
+                a.allocated_into.insert(f);
+            }
+        }
         for (p, fact) in func.params().into_iter().zip(inputs.args) {
             match fact {
                 ArgFact::Active if p.ty().carries_float() => {
@@ -89,8 +100,8 @@ impl<'m> Activity<'m> {
                 }
             }
         }
-        // Every call classified once (the fixed points visit them often).
-        let kinds = CallKinds::of(func, inputs.calls, Direction::Reverse);
+        // Every call was classified once above (the fixed points visit them
+        // often).
         let mut changed = true;
         while changed {
             changed = false;
@@ -125,6 +136,15 @@ impl<'m> Activity<'m> {
                 // that needs one (its shadow holds the shadow tables).
                 if self.holds_functions(i.as_value()) {
                     changed |= self.shadow_functions(i.operand(0));
+                }
+                if i.ty().kind() == TyKind::Pointer
+                    && self.is_shadowed(i.as_value())
+                    && self
+                        .family
+                        .get(&i.operand(0))
+                        .is_some_and(|f| self.allocated_into.contains(f))
+                {
+                    changed |= self.shadow(i.operand(0));
                 }
                 if self.is_shadowed(i.operand(0)) {
                     if i.ty().carries_float() {
