@@ -768,6 +768,24 @@ mod tests {
             Some(1)
         );
         assert_eq!(MathFn::from_callee("my_sin"), None);
+        assert_eq!(
+            MathFn::from_callee("llvm.ldexp.f64.i32"),
+            Some(MathFn::Ldexp)
+        );
+        assert_eq!(MathFn::from_callee("scalblnf"), Some(MathFn::Scalbln));
+        assert_eq!(MathFn::from_callee("llvm.modf.f64"), Some(MathFn::Modf));
+        assert_eq!(MathFn::from_callee("__mulsc3"), Some(MathFn::CMul));
+        assert_eq!(MathFn::from_callee("__divdc3"), Some(MathFn::CDiv));
+        assert_eq!(MathFn::Frexp.writes_through(), Some((1, Written::Int32)));
+        assert_eq!(
+            MathFn::Modf.writes_through(),
+            Some((1, Written::ResultType))
+        );
+        assert_eq!(MathFn::Cabs.writes_through(), None);
+        assert_eq!(
+            MemFn::from_callee("posix_memalign"),
+            Some(MemFn::PosixMemalign)
+        );
     }
 
     #[test]

@@ -74,7 +74,10 @@ impl<'m> Activity<'m> {
         };
         let kinds = CallKinds::of(func, inputs.calls, Direction::Reverse);
         for i in &insts {
-            let into = kinds.get(i.as_value()).memory().and_then(MemFn::allocates_through);
+            let into = kinds
+                .get(i.as_value())
+                .memory()
+                .and_then(MemFn::allocates_through);
             if let Some(f) = into.and_then(|k| a.family.get(&i.operand(k)).copied()) {
                 a.allocated_into.insert(f);
             }

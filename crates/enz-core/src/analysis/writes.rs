@@ -63,9 +63,7 @@ impl<'m> Rereadable<'m> {
                                 written.push((*i, roots(p)));
                             }
                         }
-                        CallKind::Memory(_)
-                        | CallKind::KnownInactive
-                        | CallKind::Barrier => {}
+                        CallKind::Memory(_) | CallKind::KnownInactive | CallKind::Barrier => {}
                         CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {}
                         // An unknown call (a user-inactive one too) may write
                         // anything: nothing is re-read.

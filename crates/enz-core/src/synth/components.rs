@@ -12,10 +12,9 @@ pub(crate) fn count(ty: Ty<'_>) -> Option<usize> {
     match ty.kind() {
         TyKind::Struct | TyKind::Vector => {
             let n = ty.len() as u32;
-            let scalar = |t: Ty| !matches!(t.kind(), TyKind::Struct | TyKind::Vector | TyKind::Array);
-            (0..n)
-                .all(|k| scalar(ty.member(k)))
-                .then_some(n as usize)
+            let scalar =
+                |t: Ty| !matches!(t.kind(), TyKind::Struct | TyKind::Vector | TyKind::Array);
+            (0..n).all(|k| scalar(ty.member(k))).then_some(n as usize)
         }
         TyKind::Array => None,
         _ => Some(1),

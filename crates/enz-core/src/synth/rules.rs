@@ -163,7 +163,9 @@ impl Expr {
             Expr::Mul(a, b) => s(a)? * s(b)?,
             Expr::Div(a, b) => s(a)? / s(b)?,
             Expr::Neg(a) => -s(a)?,
-            Expr::Math(f, args) => Expr::Math(*f, args.iter().map(|a| zero_if_none(s(a))).collect()),
+            Expr::Math(f, args) => {
+                Expr::Math(*f, args.iter().map(|a| zero_if_none(s(a))).collect())
+            }
             Expr::Select(c, a, b) => {
                 let (a, b) = (s(a), s(b));
                 if a.is_none() && b.is_none() {
@@ -512,9 +514,18 @@ fn build_table() -> Vec<Rule> {
             )],
         ),
         // ---- exponent manipulation: x 2^n and its inverses ----
-        math(M::Ldexp, vec![Some(call(M::Ldexp, vec![dret(), x(1)])), None]),
-        math(M::Scalbn, vec![Some(call(M::Scalbn, vec![dret(), x(1)])), None]),
-        math(M::Scalbln, vec![Some(call(M::Scalbln, vec![dret(), x(1)])), None]),
+        math(
+            M::Ldexp,
+            vec![Some(call(M::Ldexp, vec![dret(), x(1)])), None],
+        ),
+        math(
+            M::Scalbn,
+            vec![Some(call(M::Scalbn, vec![dret(), x(1)])), None],
+        ),
+        math(
+            M::Scalbln,
+            vec![Some(call(M::Scalbln, vec![dret(), x(1)])), None],
+        ),
         // frexp(x, &e) = x 2^-e exactly, so 2^-e = ret / x (e = 0 at x = 0).
         math(
             M::Frexp,

@@ -143,7 +143,11 @@ impl<'m> ShadowMap<'m> {
             }
         }
         let i64t = Ty::int(i.context(), 64);
-        if let Some(k) = kinds.get(i.into()).memory().and_then(MemFn::allocates_through) {
+        if let Some(k) = kinds
+            .get(i.into())
+            .memory()
+            .and_then(MemFn::allocates_through)
+        {
             return self.mirror_allocation_through(i, gi, k, act);
         }
         if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i.into()) {

@@ -195,10 +195,9 @@ fn samples(op: OpKey) -> Vec<Vec<f64>> {
         OpKey::Math(MathFn::Frexp | MathFn::Modf) => {
             vec![vec![0.37, 0.0], vec![-5.3, 0.0], vec![1234.5, 0.0]]
         }
-        OpKey::Math(MathFn::CMul | MathFn::CDiv) => vec![
-            vec![0.37, 0.81, 0.55, -1.2],
-            vec![-2.1, 0.4, 0.3, 0.9],
-        ],
+        OpKey::Math(MathFn::CMul | MathFn::CDiv) => {
+            vec![vec![0.37, 0.81, 0.55, -1.2], vec![-2.1, 0.4, 0.3, 0.9]]
+        }
         OpKey::Math(MathFn::Ilogb | MathFn::Logb) => vec![vec![0.37], vec![-5.3], vec![1234.5]],
         _ => vec![
             vec![0.37, 0.81, 0.55],
@@ -311,7 +310,10 @@ fn component_tangents_drop_the_other_results() {
     let mut uses = PrimalUses::default();
     uses.collect(&rule.tangent_of_output(0, &[true, true, false, false]));
     // re(z w)' with only z varying: c da - d db.
-    assert_eq!(rule.tangent_of_output(0, &[true, false, false, false]), Expr::DArg(0) * Expr::Arg(2));
+    assert_eq!(
+        rule.tangent_of_output(0, &[true, false, false, false]),
+        Expr::DArg(0) * Expr::Arg(2)
+    );
     assert_eq!(uses.args, vec![2, 3]);
     let modf = lookup(OpKey::Math(MathFn::Modf)).expect("a rule");
     assert_eq!(modf.tangent_of_output(1, &[true, false]), Expr::Const(0.0));
