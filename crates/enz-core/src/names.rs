@@ -144,6 +144,32 @@ pub(crate) enum MathFn {
     Cbrt,
     Erf,
     Fmod,
+    /// `ldexp(x, n)` = x 2^n (also the intrinsic `llvm.ldexp`).
+    Ldexp,
+    /// `scalbn(x, int n)` = x 2^n.
+    Scalbn,
+    /// `scalbln(x, long n)` = x 2^n.
+    Scalbln,
+    /// `frexp(x, int *e)`: the mantissa; writes the exponent to `*e`.
+    Frexp,
+    /// `modf(x, T *ip)`: the fractional part; writes the integer part to
+    /// `*ip` (`llvm.modf` returns both, `{frac, int}`).
+    Modf,
+    /// `ilogb(x)`: the exponent as an integer.
+    Ilogb,
+    /// `logb(x)`: the exponent as a float.
+    Logb,
+    /// `cabs(z)`: |z| (z as two floats, or `<2 x float>` for `cabsf`).
+    Cabs,
+    /// `carg(z)`: the argument of z.
+    Carg,
+    /// `cexp(z)`: a complex result (`{T, T}` or `<2 x float>`).
+    Cexp,
+    /// `__muldc3(a, b, c, d)`: (a + ib)(c + id), what clang calls for a
+    /// complex product without fast-math.
+    CMul,
+    /// `__divdc3(a, b, c, d)`: (a + ib)/(c + id).
+    CDiv,
 }
 
 /// Spellings of one math function: libm double and float names, and the
@@ -340,6 +366,66 @@ const MATH: &[MathNames] = &[
         libm: &["fmod", "fmodf"],
         intrinsics: &[],
     },
+    MathNames {
+        f: MathFn::Ldexp,
+        libm: &["ldexp", "ldexpf"],
+        intrinsics: &["ldexp"],
+    },
+    MathNames {
+        f: MathFn::Scalbn,
+        libm: &["scalbn", "scalbnf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Scalbln,
+        libm: &["scalbln", "scalblnf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Frexp,
+        libm: &["frexp", "frexpf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Modf,
+        libm: &["modf", "modff"],
+        intrinsics: &["modf"],
+    },
+    MathNames {
+        f: MathFn::Ilogb,
+        libm: &["ilogb", "ilogbf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Logb,
+        libm: &["logb", "logbf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Cabs,
+        libm: &["cabs", "cabsf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Carg,
+        libm: &["carg", "cargf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Cexp,
+        libm: &["cexp", "cexpf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::CMul,
+        libm: &["__muldc3", "__mulsc3"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::CDiv,
+        libm: &["__divdc3", "__divsc3"],
+        intrinsics: &[],
+    },
 ];
 
 impl MathFn {
@@ -361,6 +447,18 @@ impl MathFn {
         m.intrinsics.first().map(|base| format!("llvm.{base}"))
     }
 
+    /// The argument a call writes through and what it writes there: libm
+    /// functions with a second result (`frexp`'s exponent, `modf`'s
+    /// integer part), when the call has a pointer there (the intrinsic
+    /// `llvm.modf` returns it instead).
+    pub(crate) fn writes_through(self) -> Option<(u32, Written)> {
+        match self {
+            MathFn::Frexp => Some((1, Written::Int32)),
+            MathFn::Modf => Some((1, Written::ResultType)),
+            _ => None,
+        }
+    }
+
     /// The libm name for a scalar of `bits` (32 or 64), if libm has one.
     pub(crate) fn libm_name(self, bits: u32) -> Option<&'static str> {
         let m = MATH.iter().find(|m| m.f == self)?;
@@ -370,6 +468,15 @@ impl MathFn {
             _ => None,
         }
     }
+}
+
+/// What a math function writes through its pointer argument.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Written {
+    /// An `int` (no derivative: an inactive integer write).
+    Int32,
+    /// A float of the call's result type, whose derivative is zero.
+    ResultType,
 }
 
 /// A memory-management function or memory intrinsic.
@@ -382,6 +489,8 @@ pub(crate) enum MemFn {
     AlignedAlloc,
     /// `valloc(size)`, `pvalloc(size)`.
     Valloc,
+    /// `posix_memalign(&p, align, size)`: the block is written to `*p`.
+    PosixMemalign,
     Free,
     /// C++ `operator new` / `new[]` (also aligned and `nothrow`).
     New,
@@ -401,35 +510,29 @@ impl MemFn {
             name.strip_prefix(base)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
         };
+        if let Some(m) = MEMORY.iter().find(|m| m.name == name) {
+            return Some(m.f);
+        }
         Some(match name {
-            "malloc" => MemFn::Malloc,
-            "calloc" => MemFn::Calloc,
-            "realloc" => MemFn::Realloc,
-            "aligned_alloc" | "memalign" => MemFn::AlignedAlloc,
-            "valloc" | "pvalloc" => MemFn::Valloc,
-            "free" => MemFn::Free,
-            "_Znwm"
-            | "_Znam"
-            | "_ZnwmSt11align_val_t"
-            | "_ZnamSt11align_val_t"
-            | "_ZnwmRKSt9nothrow_t"
-            | "_ZnamRKSt9nothrow_t" => MemFn::New,
-            "_ZdlPv"
-            | "_ZdaPv"
-            | "_ZdlPvm"
-            | "_ZdaPvm"
-            | "_ZdlPvSt11align_val_t"
-            | "_ZdaPvSt11align_val_t"
-            | "_ZdlPvmSt11align_val_t"
-            | "_ZdaPvmSt11align_val_t" => MemFn::Delete,
-            "memcpy" => MemFn::Memcpy,
-            "memmove" => MemFn::Memmove,
-            "memset" => MemFn::Memset,
             _ if intrinsic("llvm.memcpy") => MemFn::Memcpy,
             _ if intrinsic("llvm.memmove") => MemFn::Memmove,
             _ if intrinsic("llvm.memset") => MemFn::Memset,
             _ => return None,
         })
+    }
+
+    /// How a block from allocation function `name` is released: the
+    /// deallocation function's name and whether it takes the allocation's
+    /// alignment (argument 1 of aligned `operator new`) after the pointer.
+    /// `None` for functions that allocate nothing.
+    pub(crate) fn release_of(name: &str) -> Option<(&'static str, bool)> {
+        let m = MEMORY.iter().find(|m| m.name == name)?;
+        match m.release {
+            Release::None => None,
+            Release::Free => Some(("free", false)),
+            Release::Delete(d) => Some((d, false)),
+            Release::DeleteAligned(d) => Some((d, true)),
+        }
     }
 
     /// The arguments that are integers (sizes, alignments, fill bytes):
@@ -440,7 +543,7 @@ impl MemFn {
             MemFn::Malloc | MemFn::Valloc => &[0],
             MemFn::Calloc | MemFn::AlignedAlloc | MemFn::New => &[0, 1],
             MemFn::Realloc => &[1],
-            MemFn::Delete => &[1, 2],
+            MemFn::Delete | MemFn::PosixMemalign => &[1, 2],
             MemFn::Memset => &[1, 2],
             // Copies are typed by what they copy (type analysis).
             MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
@@ -466,8 +569,15 @@ impl MemFn {
         match self {
             MemFn::Malloc | MemFn::Valloc | MemFn::New => Some(0),
             MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
+            MemFn::PosixMemalign => Some(2),
             _ => None,
         }
+    }
+
+    /// For an allocation that writes the block through a pointer argument
+    /// instead of returning it (`posix_memalign`), that argument's index.
+    pub(crate) fn allocates_through(self) -> Option<u32> {
+        (self == MemFn::PosixMemalign).then_some(0)
     }
 
     /// Whether it releases its pointer argument.
@@ -480,6 +590,82 @@ impl MemFn {
         matches!(self, MemFn::Memcpy | MemFn::Memmove)
     }
 }
+
+/// How the blocks of an allocation function are released.
+#[derive(Copy, Clone)]
+enum Release {
+    /// Not an allocation (or one released by its own rules: realloc).
+    None,
+    /// `free(p)`.
+    Free,
+    /// `operator delete(p)` of this spelling.
+    Delete(&'static str),
+    /// Aligned `operator delete(p, align)` of this spelling.
+    DeleteAligned(&'static str),
+}
+
+/// One spelling of a memory function.
+struct MemName {
+    name: &'static str,
+    f: MemFn,
+    release: Release,
+}
+
+const fn mem(name: &'static str, f: MemFn, release: Release) -> MemName {
+    MemName { name, f, release }
+}
+
+/// Every spelling of the memory functions (the intrinsics' overloads are
+/// matched by prefix in [`MemFn::from_callee`]), with how an allocation's
+/// blocks are released: C library allocation, `operator new`/`new[]` in
+/// every variant (plain, aligned, `nothrow`, both), `operator
+/// delete`/`delete[]` in every variant (plain, sized, aligned, `nothrow`).
+const MEMORY: &[MemName] = {
+    use MemFn::*;
+    use Release::{Delete as D, DeleteAligned as DA, Free as F, None as N};
+    &[
+        mem("malloc", Malloc, F),
+        mem("calloc", Calloc, F),
+        mem("realloc", Realloc, N),
+        mem("aligned_alloc", AlignedAlloc, F),
+        mem("memalign", AlignedAlloc, F),
+        mem("valloc", Valloc, F),
+        mem("pvalloc", Valloc, F),
+        mem("posix_memalign", PosixMemalign, F),
+        mem("free", Free, N),
+        mem("_Znwm", New, D("_ZdlPv")),
+        mem("_Znam", New, D("_ZdaPv")),
+        mem("_ZnwmRKSt9nothrow_t", New, D("_ZdlPv")),
+        mem("_ZnamRKSt9nothrow_t", New, D("_ZdaPv")),
+        mem("_ZnwmSt11align_val_t", New, DA("_ZdlPvSt11align_val_t")),
+        mem("_ZnamSt11align_val_t", New, DA("_ZdaPvSt11align_val_t")),
+        mem(
+            "_ZnwmSt11align_val_tRKSt9nothrow_t",
+            New,
+            DA("_ZdlPvSt11align_val_t"),
+        ),
+        mem(
+            "_ZnamSt11align_val_tRKSt9nothrow_t",
+            New,
+            DA("_ZdaPvSt11align_val_t"),
+        ),
+        mem("_ZdlPv", Delete, N),
+        mem("_ZdaPv", Delete, N),
+        mem("_ZdlPvm", Delete, N),
+        mem("_ZdaPvm", Delete, N),
+        mem("_ZdlPvSt11align_val_t", Delete, N),
+        mem("_ZdaPvSt11align_val_t", Delete, N),
+        mem("_ZdlPvmSt11align_val_t", Delete, N),
+        mem("_ZdaPvmSt11align_val_t", Delete, N),
+        mem("_ZdlPvRKSt9nothrow_t", Delete, N),
+        mem("_ZdaPvRKSt9nothrow_t", Delete, N),
+        mem("_ZdlPvSt11align_val_tRKSt9nothrow_t", Delete, N),
+        mem("_ZdaPvSt11align_val_tRKSt9nothrow_t", Delete, N),
+        mem("memcpy", Memcpy, N),
+        mem("memmove", Memmove, N),
+        mem("memset", Memset, N),
+    ]
+};
 
 /// libm functions with no derivative rule that write no user memory (only
 /// `errno` or `signgam`): calls to them do not stop loads from being
@@ -669,6 +855,24 @@ mod tests {
             Some(1)
         );
         assert_eq!(MathFn::from_callee("my_sin"), None);
+        assert_eq!(
+            MathFn::from_callee("llvm.ldexp.f64.i32"),
+            Some(MathFn::Ldexp)
+        );
+        assert_eq!(MathFn::from_callee("scalblnf"), Some(MathFn::Scalbln));
+        assert_eq!(MathFn::from_callee("llvm.modf.f64"), Some(MathFn::Modf));
+        assert_eq!(MathFn::from_callee("__mulsc3"), Some(MathFn::CMul));
+        assert_eq!(MathFn::from_callee("__divdc3"), Some(MathFn::CDiv));
+        assert_eq!(MathFn::Frexp.writes_through(), Some((1, Written::Int32)));
+        assert_eq!(
+            MathFn::Modf.writes_through(),
+            Some((1, Written::ResultType))
+        );
+        assert_eq!(MathFn::Cabs.writes_through(), None);
+        assert_eq!(
+            MemFn::from_callee("posix_memalign"),
+            Some(MemFn::PosixMemalign)
+        );
     }
 
     #[test]

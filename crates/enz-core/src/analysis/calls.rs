@@ -22,9 +22,9 @@
 //! 11. a function defined in the module (differentiated through its body);
 //! 12. a declaration without a rule.
 
-use crate::ir::{Function, Value};
+use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
-    is_barrier, is_known_inactive, is_structure_function, EntryPoint, MathFn, MemFn,
+    is_barrier, is_known_inactive, is_structure_function, EntryPoint, MathFn, MemFn, Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -145,6 +145,16 @@ impl<'m> CallKinds<'m> {
     pub(crate) fn get(&self, call: Value<'m>) -> CallKind<'m> {
         self.0.get(&call).copied().unwrap_or(CallKind::Indirect)
     }
+}
+
+/// The pointer a call of math function `f` writes a second result through
+/// (`frexp`'s exponent, `modf`'s integer part), and what it writes.
+pub(crate) fn math_written_pointer<'m>(call: Inst<'m>, f: MathFn) -> Option<(Value<'m>, Written)> {
+    let (k, what) = f.writes_through()?;
+    (k < call.call_num_args())
+        .then(|| call.operand(k))
+        .filter(|p| p.ty().kind() == TyKind::Pointer)
+        .map(|p| (p, what))
 }
 
 /// The kind of a call to `f` (see the module documentation).

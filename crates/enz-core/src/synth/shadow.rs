@@ -142,6 +142,14 @@ impl<'m> ShadowMap<'m> {
                 }
             }
         }
+        let i64t = Ty::int(i.context(), 64);
+        if let Some(k) = kinds
+            .get(i.into())
+            .memory()
+            .and_then(MemFn::allocates_through)
+        {
+            return self.mirror_allocation_through(i, gi, k, act);
+        }
         if kinds.get(i.into()) == CallKind::Structure {
             return self.mirror_structure_call(i, gi, act);
         }
@@ -149,7 +157,6 @@ impl<'m> ShadowMap<'m> {
             return Mirror::NotShadowed;
         }
         let fb = Builder::new(i.context());
-        let i64t = Ty::int(i.context(), 64);
         let s = match i.opcode() {
             Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
                 let Some(base) = self.forward(i.operand(0)) else {
@@ -268,6 +275,41 @@ impl<'m> ShadowMap<'m> {
             s.set_name(&format!("{}'", gi.name()));
             self.insert(i.into(), s.as_value());
         }
+        Mirror::Built
+    }
+
+    /// `posix_memalign(p, align, size)` with a shadowed `p`: the same call
+    /// into the shadow of `*p`, the new block zeroed; the block is the
+    /// shadow recorded for the call itself, so that the reverse sweep can
+    /// free it whatever `*p` holds by then.
+    fn mirror_allocation_through(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        k: u32,
+        act: &Activity<'m>,
+    ) -> Mirror {
+        let p = i.operand(k);
+        if !act.is_shadowed(p) {
+            return Mirror::NotShadowed;
+        }
+        let Some(sp) = self.forward(p) else {
+            return Mirror::Impossible;
+        };
+        let fb = Builder::new(i.context());
+        fb.position_after(gi);
+        let c = gi.clone_instruction();
+        fb.insert(c);
+        c.set_operand(k, sp);
+        let ptr = p.ty();
+        let s = fb.load(ptr, sp);
+        s.set_name(&format!("{}'", gi.name()));
+        let size = MemFn::PosixMemalign
+            .size_argument()
+            .expect("posix_memalign has a size");
+        let bytes = fb.int_cast(gi.operand(size), Ty::int(i.context(), 64));
+        fb.memset_zero(s, bytes);
+        self.insert(i.into(), s);
         Mirror::Built
     }
 }

@@ -340,6 +340,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// Reverse of a call to the memory function `m`.
     pub(super) fn reverse_memory_call(&mut self, i: Inst<'m>, m: MemFn) {
+        if m.allocates_through().is_some() {
+            // posix_memalign: its shadow block is recorded for the call.
+            if self.shadows.contains(i.as_value()) {
+                if let Some(s) = self.shadow_rev(i.as_value()) {
+                    self.b.free(s);
+                }
+            }
+            return;
+        }
         if m.allocates() {
             if i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i.as_value()) {
                 let Some(s) = self.shadow_rev(i.as_value()) else {
@@ -354,7 +363,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         runtime::add_and_zero(&self.b, ty, s, old, n);
                     }
                 }
-                self.b.free(s);
+                self.release_shadow(i, s);
             }
             return;
         }
@@ -414,6 +423,30 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         // A free frees the primal only: the shadow of its memory was freed
         // where the allocation is undone.
+    }
+
+    /// Releases `s`, the shadow block of allocation call `i`, the way a
+    /// block of `i`'s allocator is released (`operator delete` for `new`,
+    /// with the alignment for aligned `new`; `free` otherwise).
+    fn release_shadow(&mut self, i: Inst<'m>, s: Value<'m>) {
+        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+        match MemFn::release_of(&name) {
+            Some((delete, aligned)) if delete != "free" => {
+                let ctx = i.context();
+                let mut args = vec![s];
+                let mut params = vec![s.ty()];
+                if aligned {
+                    let align = self.primal(i.operand(1));
+                    params.push(align.ty());
+                    args.push(align);
+                }
+                let fty = Ty::function(Ty::void(ctx), &params, false);
+                self.b.call_named(delete, fty, &args);
+            }
+            _ => {
+                self.b.free(s);
+            }
+        }
     }
 
     /// Reverse of an alloca: split mode frees its heap shadow.
