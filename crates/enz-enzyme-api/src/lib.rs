@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 mod abi;
+mod batch;
 mod callsite;
 mod inspect;
 mod lower;
