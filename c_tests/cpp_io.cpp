@@ -2,10 +2,12 @@
 // with and without exceptions: values printed with iostream and printf,
 // written to a file with fstream and formatted into a stringstream carry
 // no derivative and change nothing:
-//   f(x, y) = sin(x) * y + x^2 y, with intermediates printed, written and
-//   formatted (the stream's text is used only to compute a length that
-//   is printed)
-//   df/dx = cos(x) y + 2 x y,   df/dy = sin(x) + x^2
+//   f(x, y) = k (sin(x) * y + x^2 y), with intermediates printed, written
+//   and formatted (the stream's text is used only to compute a length
+//   that is printed), and k = 2.5 parsed from a string stream by a
+//   function declared inactive (__enzyme_inactivefn: reading a double
+//   from a stream in differentiated code is otherwise a diagnostic)
+//   df/dx = k (cos(x) y + 2 x y),   df/dy = k (sin(x) + x^2)
 // Checked against the analytic derivatives and central finite differences.
 #include <math.h>
 #include <cstdio>
@@ -17,6 +19,14 @@
 #include "check.h"
 
 static int verbose = 0;
+
+__attribute__((noinline)) double parse_constant(const char *text) {
+  std::istringstream is(text);
+  double k = 0;
+  is >> k;
+  return k;
+}
+void *__enzyme_inactivefn[] = {(void *)parse_constant};
 
 double logged(double x, double y) {
   double s = sin(x) * y;
@@ -33,7 +43,7 @@ double logged(double x, double y) {
   if (verbose)
     printf("q=%g\n", q);
   std::cerr << "";
-  return s + q;
+  return parse_constant("2.5") * (s + q);
 }
 
 static double y_g;
@@ -54,7 +64,7 @@ int main(int argc, char **argv) {
     double x = pts[p][0], y = pts[p][1];
     x_g = x;
     y_g = y;
-    double wx = cos(x) * y + 2 * x * y, wy = sin(x) + x * x;
+    double wx = 2.5 * (cos(x) * y + 2 * x * y), wy = 2.5 * (sin(x) + x * x);
     check_at("x=%g y=%g", x, y);
 #ifdef NO_AD
     grad2 g = {wx, wy};

@@ -709,6 +709,32 @@ pub(crate) fn is_structure_function(name: &str) -> bool {
     STRUCTURE.contains(&name)
 }
 
+/// Functions that read floating-point values from a stream or file into
+/// memory: `std::istream`'s `>>` for `double`/`float`/`long double`, the
+/// `scanf` family, `fread`, `read`. What they read may have been written
+/// from active data (a round trip through a stream or file), a path no
+/// derivative follows, so reading inside differentiated code is refused
+/// unless the user declares the reading function inactive.
+pub(crate) fn reads_floats_from_input(name: &str) -> bool {
+    const INPUT: &[&str] = &[
+        "scanf",
+        "fscanf",
+        "sscanf",
+        "__isoc99_scanf",
+        "__isoc99_fscanf",
+        "__isoc99_sscanf",
+        "__isoc23_scanf",
+        "__isoc23_fscanf",
+        "__isoc23_sscanf",
+        "fread",
+        "read",
+    ];
+    let istream_float = name.starts_with("_ZNSirsER") && matches!(&name[9..], "d" | "f" | "e");
+    let extract_float = name.starts_with("_ZNSi10_M_extractI")
+        && matches!(&name[18..], "dEERSiRT_" | "fEERSiRT_" | "eEERSiRT_");
+    istream_float || extract_float || INPUT.contains(&name)
+}
+
 /// The C++ library's output and text: `std::ostream` and its `<<`
 /// operators, output file and string streams, their buffers, locales and
 /// `ios_base`, and `std::string`, whose bytes are characters. What is only

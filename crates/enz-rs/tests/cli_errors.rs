@@ -309,6 +309,10 @@ fn bad_call_sites_are_diagnosed() {
         ),
         ("reverse_tape_not_pointer.ll", &[&["tape"], &["i64"]]),
         (
+            "stream_read_float.ll",
+            &[&["_ZNSirsERd"], &["stream"], &["__enzyme_inactivefn"]],
+        ),
+        (
             "reverse_too_many.ll",
             &[&["too many arguments"], &["1 more"]],
         ),

@@ -63,6 +63,7 @@ pub(crate) fn preprocess<'m>(
     if inline {
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
+    refuse_float_input(func, clone)?;
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {
@@ -71,6 +72,30 @@ pub(crate) fn preprocess<'m>(
     run_function_passes(clone, pipeline).map_err(failed)?;
     sanitize::sanitize(clone)?;
     Ok(clone)
+}
+
+/// Reading floats from a stream or file inside differentiated code (see
+/// `names::reads_floats_from_input`) is a diagnostic: what is read may
+/// have been written from active data. Calls inside functions the user
+/// declared inactive were not inlined, so they are not seen here.
+fn refuse_float_input<'m>(func: Function<'m>, clone: Function<'m>) -> Result<(), Diagnostic> {
+    for b in clone.blocks() {
+        for i in b.instructions() {
+            let Some(f) = i.called_function() else {
+                continue;
+            };
+            let name = f.name();
+            if f.is_declaration() && crate::names::reads_floats_from_input(&name) {
+                return Err(Diagnostic::new(format!(
+                    "`{name}` reads floating-point data from a stream or file inside differentiated code: what it reads may have been written from active data, a path no derivative follows"
+                ))
+                .in_function(func.name())
+                .at(i)
+                .help("read the data before differentiating and pass it as enzyme_const, or move the reading into a function listed in __enzyme_inactivefn if what it reads carries no derivative"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// C++ with exceptions: every `invoke` of the clone becomes a `call`
