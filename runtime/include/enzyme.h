@@ -86,8 +86,8 @@
  *   point (e.g. `void __enzyme_fwddiff_v(void *, ...)`); its tangents come
  *   out through the pointer shadows.
  *
- * Vector (batched) forward mode: `enzyme_width, N` (1 <= N <= 16) come
- *   first, right after the function; each duplicated parameter is then
+ * Vector (batched) forward mode: `enzyme_width, N` (1 <= N <= 16); each
+ *   duplicated parameter is then
  *   followed by N tangents (N tangent pointers for a pointer), and the call
  *   returns the N tangents of the result as a struct of N elements of the
  *   return type (any C layout of N doubles works):
@@ -124,6 +124,13 @@
  *                           buf, enzyme_dup, x, dx, c, n);
  *     dc = __enzyme_reverse_d((void *)f, enzyme_allocated, 4096, enzyme_tape,
  *                             buf, enzyme_dup, x, dx, c, n, dret);
+ *
+ * Whole-call markers: `enzyme_width, N`, `enzyme_allocated, SIZE` and
+ *   `enzyme_tape, PTR` (and the return markers below) configure the whole
+ *   call, not one parameter: like Enzyme, enz-rs accepts them anywhere
+ *   after the function, before, between or after the parameters' values:
+ *
+ *     __enzyme_fwddiff_w2((void *)f, x, dx0, dx1, enzyme_width, 2, y, dy0, dy1);
  *
  * Custom derivatives: a global array whose name starts with a registration
  *   prefix and ends in any identifier (usually f's name):

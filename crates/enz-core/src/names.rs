@@ -68,10 +68,23 @@ pub enum Marker {
     Width,
     /// `enzyme_scalar`: recognised, not supported (a diagnostic).
     Scalar,
+    /// `enzyme_const_return`: the return value is inactive (reverse mode:
+    /// not seeded; forward mode: no tangent returned).
+    ConstReturn,
+    /// `enzyme_active_return`: the floating return value is active.
+    ActiveReturn,
+    /// `enzyme_dup_return`: the return value is duplicated (forward mode:
+    /// its tangents are returned).
+    DupReturn,
+    /// `enzyme_noret`: the primal return value is not needed.
+    NoRet,
+    /// `enzyme_primal_return`: the call also returns the primal result,
+    /// first.
+    PrimalReturn,
 }
 
 impl Marker {
-    const ALL: [(Marker, &'static str); 8] = [
+    const ALL: [(Marker, &'static str); 13] = [
         (Marker::Dup, "enzyme_dup"),
         (Marker::DupNoNeed, "enzyme_dupnoneed"),
         (Marker::Out, "enzyme_out"),
@@ -80,6 +93,11 @@ impl Marker {
         (Marker::Tape, "enzyme_tape"),
         (Marker::Width, "enzyme_width"),
         (Marker::Scalar, "enzyme_scalar"),
+        (Marker::ConstReturn, "enzyme_const_return"),
+        (Marker::ActiveReturn, "enzyme_active_return"),
+        (Marker::DupReturn, "enzyme_dup_return"),
+        (Marker::NoRet, "enzyme_noret"),
+        (Marker::PrimalReturn, "enzyme_primal_return"),
     ];
 
     /// The marker a global (or metadata string) name designates.
@@ -94,6 +112,27 @@ impl Marker {
             .find(|(m, _)| *m == self)
             .map(|(_, s)| *s)
             .unwrap_or("?")
+    }
+
+    /// Whether the marker configures the whole call and is followed by
+    /// one value (`enzyme_width N`, `enzyme_allocated SIZE`,
+    /// `enzyme_tape PTR`): it may appear anywhere in the argument list.
+    pub fn takes_value(self) -> bool {
+        matches!(self, Marker::Width | Marker::Allocated | Marker::Tape)
+    }
+
+    /// Whether the marker says something of the return value and takes no
+    /// value (`enzyme_const_return`, `enzyme_primal_return`, ...): it may
+    /// appear anywhere in the argument list.
+    pub fn is_return_flag(self) -> bool {
+        matches!(
+            self,
+            Marker::ConstReturn
+                | Marker::ActiveReturn
+                | Marker::DupReturn
+                | Marker::NoRet
+                | Marker::PrimalReturn
+        )
     }
 
     /// Whether a global of this name is a marker global.
