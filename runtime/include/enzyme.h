@@ -158,7 +158,15 @@ extern "C" {
 #endif
 
 /* Activity markers. Only their identity matters: enz-rs recognises a value
- * loaded from one of these globals at a call site. */
+ * loaded from one of these globals at a call site (C: `enzyme_const`), the
+ * global itself passed by address (C++ and Enzyme's <enzyme/enzyme> header:
+ * `&enzyme_const`), or a metadata string of the same name (rustc).
+ * C++ may declare the entry points as templates, as Enzyme's users do:
+ *     template <typename R, typename... Args>
+ *     R __enzyme_autodiff(void *, Args...);
+ *     double d = __enzyme_autodiff<double>((void *)f, &enzyme_const, x, y);
+ * (every instantiation's mangled name contains `__enzyme_autodiff`; no
+ * varargs, so floats arrive as floats). */
 extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_out;
@@ -167,6 +175,12 @@ extern int enzyme_allocated;
 extern int enzyme_tape;
 extern int enzyme_width;
 extern int enzyme_scalar;
+/* Return markers, anywhere after the function (see "Return markers"). */
+extern int enzyme_const_return;
+extern int enzyme_active_return;
+extern int enzyme_dup_return;
+extern int enzyme_noret;
+extern int enzyme_primal_return;
 
 /* Reverse mode, one double `out` parameter (or a double-typed result). */
 double __enzyme_autodiff(void *, ...);

@@ -637,6 +637,17 @@ mod tests {
             EntryPoint::from_callee("_Z17__enzyme_autodiffPvz"),
             Some(EntryPoint::Autodiff)
         );
+        // C++ templates `template <typename R, typename... Args> R
+        // __enzyme_autodiff(void *, Args...)`, one mangled name per
+        // instantiation (clang++-22).
+        assert_eq!(
+            EntryPoint::from_callee("_Z17__enzyme_autodiffIdJPidS0_dEET_PvDpT0_"),
+            Some(EntryPoint::Autodiff)
+        );
+        assert_eq!(
+            EntryPoint::from_callee("_Z16__enzyme_fwddiffIdJPiddS0_dEET_PvDpT0_"),
+            Some(EntryPoint::FwdDiff)
+        );
         assert_eq!(EntryPoint::from_callee("autodiff"), None);
         assert!(is_known_inactive("printf"));
         assert!(is_known_inactive("llvm.lifetime.start.p0"));
