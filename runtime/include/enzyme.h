@@ -132,6 +132,29 @@
  *
  *     __enzyme_fwddiff_w2((void *)f, x, dx0, dx1, enzyme_width, 2, y, dy0, dy1);
  *
+ * Return markers (anywhere after the function; at most one of the first
+ *   three per call):
+ *     enzyme_const_return   the return value is inactive: __enzyme_autodiff
+ *                           does not seed it (only adjoints through memory
+ *                           flow), __enzyme_fwddiff returns no tangent,
+ *                           __enzyme_augmentfwd/__enzyme_reverse take no
+ *                           dret (give it to both calls);
+ *     enzyme_active_return  a floating return is active (the default);
+ *     enzyme_dup_return     __enzyme_fwddiff returns the tangents (the
+ *                           default for a floating return), or the shadow
+ *                           of a returned pointer; refused in reverse mode;
+ *     enzyme_primal_return  the primal result comes first in what the call
+ *                           returns: __enzyme_autodiff gives {f, adjoints of
+ *                           the out parameters...} (run as the two sweeps
+ *                           of split mode), __enzyme_fwddiff {f, tangents...}
+ *                           (just f with enzyme_const_return);
+ *     enzyme_noret          the primal result is not needed
+ *                           (__enzyme_augmentfwd then returns the tape only).
+ *
+ *     typedef struct { double f, dx; } prim1;
+ *     prim1 __enzyme_autodiff_p1(void *, ...);
+ *     prim1 r = __enzyme_autodiff_p1((void *)g, enzyme_primal_return, x);
+ *
  * Custom derivatives: a global array whose name starts with a registration
  *   prefix and ends in any identifier (usually f's name):
  *

@@ -320,6 +320,30 @@ fn bad_call_sites_are_diagnosed() {
             "call_type_mismatch_forward.ll",
             &[&["`pw`"], &["double (double, i16)"], &["prototype"]],
         ),
+        (
+            "markers_width_twice.ll",
+            &[&["enzyme_width"], &["twice"], &["caller"]],
+        ),
+        (
+            "marker_after_last.ll",
+            &[&["enzyme_const"], &["after the last parameter"], &["`sq`"]],
+        ),
+        (
+            "marker_width_without_value.ll",
+            &[&["enzyme_width"], &["last argument"], &["caller"]],
+        ),
+        (
+            "return_markers_contradict.ll",
+            &[&["enzyme_primal_return"], &["enzyme_noret"], &["contradict"]],
+        ),
+        (
+            "dup_return_reverse.ll",
+            &[&["enzyme_dup_return"], &["__enzyme_fwddiff"], &["`sq`"]],
+        ),
+        (
+            "primal_return_void.ll",
+            &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));
