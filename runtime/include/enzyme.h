@@ -172,6 +172,18 @@
  *   Forward: fwd_f takes f's parameters, each floating-point or pointer
  *   parameter followed by its tangent, and returns the tangent of f's
  *   result. The primal result of f comes from f itself.
+ *
+ * Library-like functions (plain C, no plugin): a global array whose name
+ *   contains __enzyme_function_like, holding a function and the name of a
+ *   libm function with a derivative rule (or malloc, free, ...) it behaves
+ *   like. Its calls stay calls to it, and are differentiated with that
+ *   function's rule instead of through its body:
+ *
+ *     void *__enzyme_function_like_log1p[2] = {(void *)my_log1p,
+ *                                              (void *)"log1p"};
+ *
+ * Registration globals (__enzyme_register_*, __enzyme_inactivefn,
+ *   __enzyme_function_like, ...) are read, then removed from the output.
  */
 #ifndef ENZYME_H
 #define ENZYME_H

@@ -39,7 +39,7 @@ pub use analysis::calls::CustomRules;
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
-pub use names::{is_api_symbol, EntryPoint, Marker};
+pub use names::{function_like_spelling, is_api_symbol, EntryPoint, Marker};
 pub use session::{Derivative, Session, SessionOptions, UserFacts};
 pub use signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 pub use timing::{timed, Timings};

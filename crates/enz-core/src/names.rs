@@ -411,6 +411,28 @@ impl MathFn {
     }
 }
 
+/// The spelling of a library function a user function may be registered
+/// as behaving like (`__enzyme_function_like`): a libm function with a
+/// derivative rule, or an allocation or deallocation function taking the
+/// same arguments.
+pub fn function_like_spelling(name: &str) -> Option<&'static str> {
+    const MEMORY: &[&str] = &[
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "aligned_alloc",
+        "memalign",
+        "valloc",
+        "pvalloc",
+    ];
+    MATH.iter()
+        .flat_map(|m| m.libm.iter())
+        .chain(MEMORY)
+        .find(|s| **s == name)
+        .copied()
+}
+
 /// A memory-management function or memory intrinsic.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum MemFn {

@@ -24,6 +24,7 @@ mod callsite;
 mod inspect;
 mod lower;
 mod pipeline;
+mod registrations;
 mod virtual_tables;
 
 /// The IR layer, under the name the modules of this crate use for it.

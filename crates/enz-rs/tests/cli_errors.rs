@@ -341,6 +341,10 @@ fn bad_call_sites_are_diagnosed() {
             &[&["enzyme_dup_return"], &["__enzyme_fwddiff"], &["`sq`"]],
         ),
         (
+            "function_like_unknown.ll",
+            &[&["__enzyme_function_like_g"], &["lgamma"], &["my_lgamma"]],
+        ),
+        (
             "primal_return_void.ll",
             &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
         ),

@@ -11,6 +11,9 @@
 //!    user or the tables say about it);
 //! 4. a function with a derivative the user registered for this direction
 //!    (wins over the rule table and the body);
+//!    A function registered as behaving like a library function
+//!    (`__enzyme_function_like`) is classified by that function's name
+//!    from here on;
 //! 5. a memory function (allocation, free, copy, set), by name, defined or
 //!    not, as LLVM's library info treats them;
 //! 6. a GPU barrier;
@@ -25,13 +28,18 @@ use crate::names::{is_barrier, is_known_inactive, EntryPoint, MathFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// A user's derivative functions registered through
-/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
+/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`, or
+/// the library function it behaves like (`__enzyme_function_like`).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CustomRules<'m> {
     /// (augmented forward, reverse) for reverse mode.
     pub gradient: Option<(Function<'m>, Function<'m>)>,
     /// The tangent function for forward mode.
     pub forward: Option<Function<'m>>,
+    /// The spelling of the math or memory function the function is
+    /// differentiated as (see [`crate::function_like_spelling`]); its
+    /// calls stay calls to it.
+    pub like: Option<&'static str>,
 }
 
 /// Which derivative a custom rule must provide to count.
@@ -162,6 +170,11 @@ pub(crate) fn classify_callee<'m>(
             return CallKind::Custom(f);
         }
     }
+    // A function like a library function is classified by that name.
+    let name = match custom.get(&f).and_then(|r| r.like) {
+        Some(like) => like.to_string(),
+        None => name,
+    };
     if let Some(m) = MemFn::from_callee(&name) {
         return CallKind::Memory(m);
     }

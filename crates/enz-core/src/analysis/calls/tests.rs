@@ -50,6 +50,7 @@ fn kinds<'m>(
             let rules = CustomRules {
                 gradient: gradient.then_some((f, f)),
                 forward: forward.then_some(f),
+                like: None,
             };
             (f, rules)
         })

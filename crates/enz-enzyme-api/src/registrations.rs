@@ -1,0 +1,184 @@
+//! The one place that reads what the user declared through the API's
+//! registration globals and function attributes, and removes those
+//! globals once read (no `__enzyme_*` symbol is left in the output):
+//!
+//! | global (name contains)          | initializer                          |
+//! |---------------------------------|--------------------------------------|
+//! | `__enzyme_register_gradient`    | `{f, augmented, reverse}`            |
+//! | `__enzyme_register_derivative`  | `{f, tangent}`                       |
+//! | `__enzyme_register_global`      | `{&g, &shadow_of_g}`                 |
+//! | `__enzyme_inactivefn`           | functions with no derivative         |
+//! | `__enzyme_function_like`        | `{f, "libm or allocator name"}`      |
+//! | `__enzyme_nofree`               | functions that free nothing (a hint) |
+//!
+//! and the `enzyme_inactive` function attribute.
+
+use crate::ir::{functions, globals, Value};
+use crate::ir::{Function, Global, Module};
+use enz_core::{function_like_spelling, CustomRules, Diagnostic, UserFacts};
+use std::collections::{HashMap, HashSet};
+
+/// Name fragments of the registration globals.
+const REGISTRATIONS: &[&str] = &[
+    "__enzyme_register_gradient",
+    "__enzyme_register_derivative",
+    "__enzyme_register_global",
+    "__enzyme_inactivefn",
+    "__enzyme_function_like",
+    "__enzyme_nofree",
+];
+
+/// Whether a global is a registration the user wrote for enz-rs.
+fn is_registration(name: &str) -> bool {
+    REGISTRATIONS.iter().any(|r| name.contains(r))
+}
+
+/// What the user declared through the API's globals and attributes.
+pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut custom = custom_rules(m);
+    for (f, like) in functions_like(m, &mut diags) {
+        custom.entry(f).or_default().like = Some(like);
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    Ok(UserFacts {
+        inactive: inactive_functions(m),
+        custom,
+        global_shadows: user_global_shadows(m),
+    })
+}
+
+/// `void *__enzyme_function_like_NAME[2] = {(void *)f, (void *)"log1p"};`:
+/// `f` is differentiated as if it were the library function named (its
+/// calls stay calls to `f`). A name enz-rs has no rule for, or a
+/// malformed initializer, is a diagnostic.
+fn functions_like<'m>(
+    m: Module<'m>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(Function<'m>, &'static str)> {
+    let mut out = Vec::new();
+    for gv in globals(m) {
+        let gname = gv.name();
+        if !gname.contains("__enzyme_function_like") {
+            continue;
+        }
+        let Some(init) = gv.initializer() else {
+            continue;
+        };
+        let f = (init.num_operands() >= 2)
+            .then(|| init.operand(0).strip_to_function())
+            .flatten();
+        let like = (init.num_operands() >= 2)
+            .then(|| init.operand(1).c_string_pointee())
+            .flatten();
+        let (Some(f), Some(like)) = (f, like) else {
+            diags.push(
+                Diagnostic::new(format!(
+                    "the registration `{gname}` must hold a function and the name of the library function it behaves like"
+                ))
+                .help("write e.g. void *__enzyme_function_like_f[2] = {(void *)my_log1p, (void *)\"log1p\"};"),
+            );
+            continue;
+        };
+        match function_like_spelling(&like) {
+            Some(s) => out.push((f, s)),
+            None => diags.push(
+                Diagnostic::new(format!(
+                    "`{gname}` registers `{}` as behaving like `{like}`, a function enz-rs has no derivative rule for",
+                    f.name()
+                ))
+                .help("name a libm function with a rule (sin, log1p, pow, ...) or malloc/free; or register a custom gradient with __enzyme_register_gradient"),
+            ),
+        }
+    }
+    out
+}
+
+/// Deletes the registration globals once read: nothing of the API is
+/// left in the output. A registration something still uses (other than
+/// its own initializer) stays.
+pub(crate) fn remove<'m>(m: Module<'m>) {
+    for gv in globals(m) {
+        if is_registration(&gv.name()) && !gv.is_declaration() && !gv.has_uses() {
+            gv.delete_global();
+        }
+    }
+}
+
+/// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
+/// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
+fn custom_rules<'m>(m: Module<'m>) -> HashMap<Function<'m>, CustomRules<'m>> {
+    let mut out: HashMap<Function, CustomRules> = HashMap::new();
+    for gv in globals(m) {
+        let name = gv.name();
+        if let Some(init) = gv.initializer() {
+            let fns: Vec<Option<Function>> = (0..init.num_operands())
+                .map(|k| init.operand(k).strip_to_function())
+                .collect();
+            if name.contains("__enzyme_register_gradient") {
+                if let [Some(f), Some(aug), Some(rev)] = fns[..] {
+                    out.entry(f).or_default().gradient = Some((aug, rev));
+                }
+            } else if name.contains("__enzyme_register_derivative") {
+                if let [Some(f), Some(fwd)] = fns[..] {
+                    out.entry(f).or_default().forward = Some(fwd);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
+/// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
+fn user_global_shadows<'m>(m: Module<'m>) -> HashMap<Global<'m>, Global<'m>> {
+    let mut out = HashMap::new();
+    for gv in globals(m) {
+        let init = gv.initializer();
+        if let Some(init) = init.filter(|_| gv.name().contains("__enzyme_register_global")) {
+            let strip = |v: Value<'m>| {
+                let mut v = v;
+                while !v.is_global_variable() && v.num_operands() > 0 {
+                    v = v.operand(0);
+                }
+                v.as_global()
+            };
+            if init.num_operands() == 2 {
+                if let (Some(p), Some(s)) = (strip(init.operand(0)), strip(init.operand(1))) {
+                    out.insert(p, s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Functions the user declared inactive: listed in a global array
+/// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
+fn inactive_functions<'m>(m: Module<'m>) -> HashSet<Function<'m>> {
+    let mut out = HashSet::new();
+    for gv in globals(m) {
+        if gv.name().contains("__enzyme_inactivefn") {
+            if let Some(init) = gv.initializer() {
+                let n = init.num_operands();
+                for k in 0..n {
+                    if let Some(f) = init.operand(k).strip_to_function() {
+                        out.insert(f);
+                    }
+                }
+                if let Some(f) = init.strip_to_function() {
+                    out.insert(f);
+                }
+            }
+        }
+    }
+    for f in functions(m) {
+        if f.has_string_attribute("enzyme_inactive") {
+            out.insert(f);
+        }
+    }
+    out
+}
+
