@@ -232,6 +232,13 @@ void *__enzyme_augmentfwd(void *, ...);
  * `double __enzyme_reverse_d(void *, ...)` for one double `out` parameter). */
 void __enzyme_reverse(void *, ...);
 
+/* N + M * level, where level is 0 in primal code, 1 inside a derivative, 2
+ * inside the derivative of a derivative, ... (nested __enzyme_autodiff /
+ * __enzyme_fwddiff): e.g. the number of terms of a series, so that each
+ * derivative keeps the primal's accuracy. Every derivative enz-rs builds
+ * of code holding it sees the level one higher than that code. */
+int __enzyme_iter(int N, int M);
+
 /* C++: the shadow of a vtable pointer, for a shadow object built by the
  * user: `*(void **)&dd = __enzyme_virtualreverse(*(void **)&d);` makes the
  * virtual calls of differentiated code on `dd` reach the derivatives of

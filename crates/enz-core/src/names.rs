@@ -43,6 +43,12 @@ impl EntryPoint {
     }
 }
 
+/// Whether `name` is `__enzyme_iter`, the derivative-level-dependent
+/// integer (see `preprocess/iteration.rs`); C++ may mangle it.
+pub fn is_iteration_count(name: &str) -> bool {
+    name.contains("__enzyme_iter")
+}
+
 /// Whether `name` belongs to the `__enzyme_*` / `enzyme_*` API: a
 /// declaration of it left in an output would fail at link time.
 pub fn is_api_symbol(name: &str) -> bool {

@@ -198,6 +198,14 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         .elapsed()
         .saturating_sub(report.timings.preprocess + report.timings.analyses);
     registrations::remove(m);
+    let iter_left = enz_core::lower_iteration_counts(m);
+    if let Some(i) = iter_left.first() {
+        return Err(vec![Diagnostic::new(
+            "`__enzyme_iter` must be called directly with two integers and return an integer",
+        )
+        .in_function(i.parent_block().parent().name())
+        .at(*i)]);
+    }
     clean_up_api_symbols(m);
     let leftovers = leftover_api_references(m);
     if !leftovers.is_empty() {
@@ -305,7 +313,8 @@ fn clean_up_api_symbols<'m>(m: Module<'m>) {
 fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
     let f = i.called_function_of_call_or_invoke()?;
     let name = f.name();
-    if !f.is_declaration() || !name.contains("__enzyme_") {
+    if !f.is_declaration() || !name.contains("__enzyme_") || enz_core::is_iteration_count(&name)
+    {
         return None;
     }
     Some(

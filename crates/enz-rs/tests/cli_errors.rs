@@ -345,6 +345,10 @@ fn bad_call_sites_are_diagnosed() {
             &[&["__enzyme_function_like_g"], &["lgamma"], &["my_lgamma"]],
         ),
         (
+            "iter_not_integer.ll",
+            &[&["__enzyme_iter"], &["integer"], &["series"]],
+        ),
+        (
             "primal_return_void.ll",
             &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
         ),

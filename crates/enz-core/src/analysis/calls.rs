@@ -24,7 +24,7 @@
 //! 11. a declaration without a rule.
 
 use crate::ir::{Function, Value};
-use crate::names::{is_barrier, is_known_inactive, EntryPoint, MathFn, MemFn};
+use crate::names::{is_barrier, is_iteration_count, is_known_inactive, EntryPoint, MathFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// A user's derivative functions registered through
@@ -157,6 +157,10 @@ pub(crate) fn classify_callee<'m>(
     let name = f.name();
     if let Some(e) = EntryPoint::from_callee(&name) {
         return CallKind::EntryPoint(e);
+    }
+    if is_iteration_count(&name) {
+        // `__enzyme_iter`: an integer, replaced after synthesis.
+        return CallKind::KnownInactive;
     }
     if inactive.contains(&f) {
         return CallKind::UserInactive;

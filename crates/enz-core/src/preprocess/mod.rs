@@ -8,7 +8,10 @@
 //! nothing from it that is only valid for the primal (`sanitize`). The
 //! user's function is never modified.
 
+mod iteration;
 mod sanitize;
+
+pub use iteration::lower_iteration_counts;
 
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::diag::Diagnostic;
@@ -61,6 +64,7 @@ pub(crate) fn preprocess<'m>(
     if inline {
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
+    iteration::step_iteration_counts(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {
