@@ -43,6 +43,10 @@ impl EntryPoint {
     }
 }
 
+/// The function attribute saying that a call to the function may be made
+/// again in the reverse sweep instead of caching its result.
+pub(crate) const SHOULD_RECOMPUTE: &str = "enzyme_shouldrecompute";
+
 /// Whether `name` is `__enzyme_iter`, the derivative-level-dependent
 /// integer (see `preprocess/iteration.rs`); C++ may mangle it.
 pub fn is_iteration_count(name: &str) -> bool {

@@ -370,7 +370,12 @@ fn bad_call_sites_are_diagnosed() {
 #[test]
 fn accepted_inputs_give_complete_modules() {
     let dir = tmpdir();
-    for name in ["invoke_callsite.ll", "huge_alignment.ll", "sized_delete.ll"] {
+    for name in [
+        "invoke_callsite.ll",
+        "huge_alignment.ll",
+        "sized_delete.ll",
+        "should_recompute.ll",
+    ] {
         let out = dir.path().join(format!("{name}.out.ll"));
         let res = enz_rs(&[
             inputs().join(name).as_os_str(),
@@ -549,4 +554,51 @@ fn print_plan_shows_how_each_value_reaches_the_reverse_sweep() {
     ] {
         assert!(text.contains(line), "missing `{line}` in:\n{text}");
     }
+}
+
+/// `enzyme_shouldrecompute` on a function: a call to it that survives
+/// inlining is called again in the reverse sweep instead of cached (the
+/// same call without the attribute is cached), and the derivative is a
+/// verified module with the call made once in each sweep.
+#[test]
+fn should_recompute_calls_are_called_again() {
+    let dir = tmpdir();
+    let input = inputs().join("should_recompute.ll");
+    let res = enz_rs(&[
+        input.as_os_str(),
+        "--no-inline".as_ref(),
+        "--print-plan".as_ref(),
+        "f".as_ref(),
+    ]);
+    assert_eq!(res.status.code(), Some(0), "{}", String::from_utf8_lossy(&res.stderr));
+    let text = String::from_utf8_lossy(&res.stdout);
+    for line in [
+        "%w = call double @weight(i32 %i): recompute",
+        "%u = call double @cached_weight(i32 %i): cache (buffer of loop 0)",
+    ] {
+        assert!(text.contains(line), "missing `{line}` in:\n{text}");
+    }
+    let out = dir.path().join("out.ll");
+    let res = enz_rs(&[
+        input.as_os_str(),
+        "--no-inline".as_ref(),
+        "-O0".as_ref(),
+        "-S".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(res.status.success(), "{}", String::from_utf8_lossy(&res.stderr));
+    let ir = std::fs::read_to_string(&out).unwrap();
+    let body: String = ir
+        .split("\ndefine ")
+        .filter(|f| f.contains("@diffe_f("))
+        .collect();
+    assert_eq!(body.matches("call double @weight(").count(), 2, "{body}");
+    assert_eq!(body.matches("call double @cached_weight(").count(), 1, "{body}");
+    let verify = Command::new(tool("opt-22", "opt"))
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
 }
