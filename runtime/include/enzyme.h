@@ -182,6 +182,17 @@
  *     void *__enzyme_function_like_log1p[2] = {(void *)my_log1p,
  *                                              (void *)"log1p"};
  *
+ * Inactive globals: a global whose name contains __enzyme_inactive_global,
+ *   initialised with the address of a global (or an array of addresses):
+ *   that memory carries no derivative (a log, a counter, a cache the
+ *   derivative must not see); values stored there lose their derivative
+ *   and values read from there are constants:
+ *
+ *     void *__enzyme_inactive_global = &trace;
+ *     void *__enzyme_inactive_global_more[2] = {&a, &b};
+ *
+ * __enzyme_nofree (functions that free nothing) is accepted as a hint.
+ *
  * Registration globals (__enzyme_register_*, __enzyme_inactivefn,
  *   __enzyme_function_like, ...) are read, then removed from the output.
  */

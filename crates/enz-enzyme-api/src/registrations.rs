@@ -10,6 +10,7 @@
 //! | `__enzyme_inactivefn`           | functions with no derivative         |
 //! | `__enzyme_function_like`        | `{f, "libm or allocator name"}`      |
 //! | `__enzyme_nofree`               | functions that free nothing (a hint) |
+//! | `__enzyme_inactive_global`      | `&g`, or an array of such addresses  |
 //!
 //! and the `enzyme_inactive` function attribute.
 
@@ -26,6 +27,7 @@ const REGISTRATIONS: &[&str] = &[
     "__enzyme_inactivefn",
     "__enzyme_function_like",
     "__enzyme_nofree",
+    "__enzyme_inactive_global",
 ];
 
 /// Whether a global is a registration the user wrote for enz-rs.
@@ -47,6 +49,7 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
         inactive: inactive_functions(m),
         custom,
         global_shadows: user_global_shadows(m),
+        inactive_globals: inactive_globals(m),
     })
 }
 
@@ -91,6 +94,34 @@ fn functions_like<'m>(
                 ))
                 .help("name a libm function with a rule (sin, log1p, pow, ...) or malloc/free; or register a custom gradient with __enzyme_register_gradient"),
             ),
+        }
+    }
+    out
+}
+
+/// Globals the user declared inactive: `void *__enzyme_inactive_global =
+/// &g;` or `void *__enzyme_inactive_global_x[2] = {&g, &h};` (the memory
+/// of each holds no derivative; what differentiated code stores there is
+/// dropped).
+fn inactive_globals<'m>(m: Module<'m>) -> HashSet<Global<'m>> {
+    let strip = |mut v: Value<'m>| {
+        while !v.is_global_variable() && !v.is_instruction() && v.num_operands() > 0 {
+            v = v.operand(0);
+        }
+        v.as_global()
+    };
+    let mut out = HashSet::new();
+    for gv in globals(m) {
+        if !gv.name().contains("__enzyme_inactive_global") {
+            continue;
+        }
+        let Some(init) = gv.initializer() else {
+            continue;
+        };
+        if init.ty().kind() == crate::ir::TyKind::Pointer {
+            out.extend(strip(init));
+        } else {
+            out.extend((0..init.num_operands()).filter_map(|k| strip(init.operand(k))));
         }
     }
     out

@@ -288,7 +288,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             return;
         }
         if !self.facts.act.is_shadowed(p) {
-            if self.facts.act.is_varied(v) {
+            if self.facts.act.is_varied(v) && !self.facts.act.is_inactive_memory(p) {
                 self.unsupported(
                     i,
                     "a differentiable value is stored to memory that has no shadow (its derivative would be lost)",

@@ -210,6 +210,7 @@ pub(crate) fn synthesize<'m>(
             ret_shadowed: req.ret_shadowed,
             calls: registry.call_facts(),
             shadowed_globals: registry.user_shadowed_globals(),
+            inactive_globals: registry.user_inactive_globals(),
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
