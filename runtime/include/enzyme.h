@@ -182,6 +182,18 @@
  *     void *__enzyme_function_like_log1p[2] = {(void *)my_log1p,
  *                                              (void *)"log1p"};
  *
+ * User allocators: a global array whose name contains
+ *   __enzyme_allocation_like, holding {allocator, (void *)K, "-1,i,j...",
+ *   deallocator}: the allocator takes the size in bytes as its argument K;
+ *   the deallocator is called with the pointer (-1, first) and the
+ *   allocation call's arguments i, j, ... (at most 4 in all). Shadows of
+ *   its blocks are allocated by the allocator (and zeroed) and freed by
+ *   the deallocator:
+ *
+ *     void *__enzyme_allocation_like_pool[4] = {(void *)my_alloc, (void *)0,
+ *                                               (void *)"-1,1",
+ *                                               (void *)my_free};
+ *
  * Inactive globals: a global whose name contains __enzyme_inactive_global,
  *   initialised with the address of a global (or an array of addresses):
  *   that memory carries no derivative (a log, a counter, a cache the

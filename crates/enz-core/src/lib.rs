@@ -35,7 +35,7 @@ mod synth;
 mod timing;
 mod transaction;
 
-pub use analysis::calls::CustomRules;
+pub use analysis::calls::{AllocationLike, CustomRules};
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};

@@ -461,6 +461,12 @@ pub(crate) enum MemFn {
     Memcpy,
     Memmove,
     Memset,
+    /// An allocator the user registered (`__enzyme_allocation_like`),
+    /// taking the size in bytes as argument `size_arg`.
+    Allocation {
+        /// The argument holding the size.
+        size_arg: u32,
+    },
 }
 
 impl MemFn {
@@ -513,6 +519,13 @@ impl MemFn {
             MemFn::Realloc => &[1],
             MemFn::Delete => &[1, 2],
             MemFn::Memset => &[1, 2],
+            MemFn::Allocation { size_arg } => {
+                static INDICES: [u32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+                INDICES
+                    .get(size_arg as usize)
+                    .map(std::slice::from_ref)
+                    .unwrap_or(&[])
+            }
             // Copies are typed by what they copy (type analysis).
             MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
         }
@@ -528,6 +541,7 @@ impl MemFn {
                 | MemFn::AlignedAlloc
                 | MemFn::Valloc
                 | MemFn::New
+                | MemFn::Allocation { .. }
         )
     }
 
@@ -537,6 +551,7 @@ impl MemFn {
         match self {
             MemFn::Malloc | MemFn::Valloc | MemFn::New => Some(0),
             MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
+            MemFn::Allocation { size_arg } => Some(size_arg),
             _ => None,
         }
     }

@@ -9,6 +9,7 @@
 //! | `__enzyme_register_global`      | `{&g, &shadow_of_g}`                 |
 //! | `__enzyme_inactivefn`           | functions with no derivative         |
 //! | `__enzyme_function_like`        | `{f, "libm or allocator name"}`      |
+//! | `__enzyme_allocation_like`      | `{alloc, size arg, "-1,k…", dealloc}` |
 //! | `__enzyme_nofree`               | functions that free nothing (a hint) |
 //! | `__enzyme_inactive_global`      | `&g`, or an array of such addresses  |
 //!
@@ -16,7 +17,7 @@
 
 use crate::ir::{functions, globals, Value};
 use crate::ir::{Function, Global, Module};
-use enz_core::{function_like_spelling, CustomRules, Diagnostic, UserFacts};
+use enz_core::{function_like_spelling, AllocationLike, CustomRules, Diagnostic, UserFacts};
 use std::collections::{HashMap, HashSet};
 
 /// Name fragments of the registration globals.
@@ -26,6 +27,7 @@ const REGISTRATIONS: &[&str] = &[
     "__enzyme_register_global",
     "__enzyme_inactivefn",
     "__enzyme_function_like",
+    "__enzyme_allocation_like",
     "__enzyme_nofree",
     "__enzyme_inactive_global",
 ];
@@ -41,6 +43,11 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
     let mut custom = custom_rules(m);
     for (f, like) in functions_like(m, &mut diags) {
         custom.entry(f).or_default().like = Some(like);
+    }
+    for a in allocations_like(m, &mut diags) {
+        custom.entry(a.allocator).or_default().allocation = Some(a.like);
+        let dealloc = custom.entry(a.like.deallocator).or_default();
+        dealloc.like = dealloc.like.or(Some("free"));
     }
     if !diags.is_empty() {
         return Err(diags);
@@ -125,6 +132,110 @@ fn inactive_globals<'m>(m: Module<'m>) -> HashSet<Global<'m>> {
         }
     }
     out
+}
+
+/// One `__enzyme_allocation_like` registration.
+struct Allocator<'m> {
+    allocator: Function<'m>,
+    like: AllocationLike<'m>,
+}
+
+/// `void *__enzyme_allocation_like_x[4] = {(void *)my_alloc, (void *)K,
+/// (void *)"-1,i,j", (void *)my_free};`: `my_alloc` allocates the number
+/// of bytes its argument `K` holds, and `my_free` frees it, called with
+/// the pointer (`-1`, first) and the allocation call's arguments `i`,
+/// `j`, ... A malformed registration is a diagnostic.
+fn allocations_like<'m>(m: Module<'m>, diags: &mut Vec<Diagnostic>) -> Vec<Allocator<'m>> {
+    let mut out = Vec::new();
+    for gv in globals(m) {
+        let gname = gv.name();
+        if !gname.contains("__enzyme_allocation_like") {
+            continue;
+        }
+        let Some(init) = gv.initializer() else {
+            continue;
+        };
+        match allocation_like(init) {
+            Ok(a) => out.push(a),
+            Err(why) => diags.push(
+                Diagnostic::new(format!("the registration `{gname}` is malformed: {why}"))
+                    .help("write void *__enzyme_allocation_like_f[4] = {(void *)my_alloc, (void *)SIZE_ARGUMENT_INDEX, (void *)\"-1\", (void *)my_free};"),
+            ),
+        }
+    }
+    out
+}
+
+/// Reads one `__enzyme_allocation_like` initializer.
+fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
+    if init.num_operands() != 4 {
+        return Err(format!(
+            "it has {} elements; it needs 4 (allocator, size argument, deallocator arguments, deallocator)",
+            init.num_operands()
+        ));
+    }
+    let allocator = init
+        .operand(0)
+        .strip_to_function()
+        .ok_or("its first element is not a function")?;
+    let deallocator = init
+        .operand(3)
+        .strip_to_function()
+        .ok_or("its fourth element is not a function")?;
+    let k = init.operand(1);
+    let size_arg = if k.is_undef_or_null() {
+        0
+    } else if k.num_operands() == 1 {
+        k.operand(0).const_int_sext().unwrap_or(-1)
+    } else {
+        -1
+    };
+    let params = allocator.params();
+    if size_arg < 0 || !params.get(size_arg as usize).is_some_and(|p| p.ty().is_integer()) {
+        return Err(format!(
+            "its second element must be the index of an integer parameter of `{}`",
+            allocator.name()
+        ));
+    }
+    let spec = init
+        .operand(2)
+        .c_string_pointee()
+        .ok_or("its third element is not a string")?;
+    let indices: Vec<i32> = spec
+        .split(',')
+        .map(|t| t.trim().parse::<i32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("its third element `{spec}` is not a comma-separated list of argument indices"))?;
+    if indices.first() != Some(&-1) || indices.len() > 4 {
+        return Err(format!(
+            "its third element `{spec}` must start with -1 (the pointer is the deallocator's first argument) and list at most 4 arguments"
+        ));
+    }
+    if indices.iter().skip(1).any(|&j| j < 0 || j as usize >= params.len()) {
+        return Err(format!(
+            "its third element `{spec}` names an argument `{}` does not have",
+            allocator.name()
+        ));
+    }
+    if deallocator.params().len() != indices.len() {
+        return Err(format!(
+            "`{}` takes {} parameter(s), but the third element lists {}",
+            deallocator.name(),
+            deallocator.params().len(),
+            indices.len()
+        ));
+    }
+    let mut deallocator_args = [0i32; 4];
+    deallocator_args[..indices.len()].copy_from_slice(&indices);
+    Ok(Allocator {
+        allocator,
+        like: AllocationLike {
+            size_arg: size_arg as u32,
+            deallocator,
+            deallocator_args,
+            deallocator_argc: indices.len() as u8,
+        },
+    })
 }
 
 /// Deletes the registration globals once read: nothing of the API is

@@ -349,6 +349,10 @@ fn bad_call_sites_are_diagnosed() {
             &[&["__enzyme_iter"], &["integer"], &["series"]],
         ),
         (
+            "allocation_like_bad.ll",
+            &[&["__enzyme_allocation_like_pool"], &["must start with -1"]],
+        ),
+        (
             "primal_return_void.ll",
             &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
         ),

@@ -40,6 +40,25 @@ pub struct CustomRules<'m> {
     /// differentiated as (see [`crate::function_like_spelling`]); its
     /// calls stay calls to it.
     pub like: Option<&'static str>,
+    /// The function is an allocator (`__enzyme_allocation_like`).
+    pub allocation: Option<AllocationLike<'m>>,
+}
+
+/// A user's allocator, registered with `__enzyme_allocation_like`: the
+/// shadow of what it returns is allocated by calling it again (and
+/// zeroed), and freed with its deallocator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AllocationLike<'m> {
+    /// The argument holding the size in bytes.
+    pub size_arg: u32,
+    /// The function that frees what the allocator returns.
+    pub deallocator: Function<'m>,
+    /// The deallocator's arguments, in order: `-1` the pointer, `k >= 0`
+    /// argument `k` of the allocation call. Only the first
+    /// `deallocator_argc` entries count.
+    pub deallocator_args: [i32; 4],
+    /// How many arguments the deallocator takes.
+    pub deallocator_argc: u8,
 }
 
 /// Which derivative a custom rule must provide to count.
@@ -173,6 +192,11 @@ pub(crate) fn classify_callee<'m>(
         if registered {
             return CallKind::Custom(f);
         }
+    }
+    if let Some(a) = custom.get(&f).and_then(|r| r.allocation) {
+        return CallKind::Memory(MemFn::Allocation {
+            size_arg: a.size_arg,
+        });
     }
     // A function like a library function is classified by that name.
     let name = match custom.get(&f).and_then(|r| r.like) {

@@ -399,7 +399,15 @@ impl<'m, 'a> Forward<'m, 'a> {
                     .forward(i.operand(0))
                     .filter(|_| self.act.is_shadowed(i.operand(0)))
                 {
-                    b.free(s);
+                    if m == MemFn::Realloc {
+                        b.free(s);
+                    } else {
+                        // The same deallocation on the shadow (a user
+                        // deallocator frees what the user allocator made).
+                        let c = gi.clone_instruction();
+                        b.insert(c);
+                        c.set_operand(0, s);
+                    }
                 }
             }
             return;

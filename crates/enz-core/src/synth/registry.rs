@@ -88,6 +88,16 @@ impl<'m> Registry<'m> {
         &self.user_shadowed
     }
 
+    /// The user's allocators (`__enzyme_allocation_like`), by function.
+    pub(crate) fn allocators(
+        &self,
+    ) -> HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>> {
+        self.custom
+            .iter()
+            .filter_map(|(f, r)| r.allocation.map(|a| (*f, a)))
+            .collect()
+    }
+
     /// Globals the user declared inactive.
     pub(crate) fn user_inactive_globals(&self) -> &HashSet<Value<'m>> {
         &self.user_inactive

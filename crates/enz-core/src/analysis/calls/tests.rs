@@ -51,6 +51,7 @@ fn kinds<'m>(
                 gradient: gradient.then_some((f, f)),
                 forward: forward.then_some(f),
                 like: None,
+                allocation: None,
             };
             (f, rules)
         })
