@@ -149,7 +149,9 @@ fn set_return_flag(
                 "`{}` contradicts another return-activity marker of the same call",
                 m.name()
             ))
-            .help("give at most one of enzyme_const_return, enzyme_active_return, enzyme_dup_return"));
+            .help(
+                "give at most one of enzyme_const_return, enzyme_active_return, enzyme_dup_return",
+            ));
         }
         ret.activity = Some(a);
     }

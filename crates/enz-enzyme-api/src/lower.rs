@@ -232,7 +232,10 @@ impl<'m> Lowering<'m> {
             &call_args(&b, cs, &aug),
         );
         call.copy_debug_loc(cs.call);
-        let field = |f: Field| aug.field_index(f).expect("the augmented function returns it");
+        let field = |f: Field| {
+            aug.field_index(f)
+                .expect("the augmented function returns it")
+        };
         let tape = b.extract_value(call.as_value(), field(Field::Tape));
         let primal = b.extract_value(call.as_value(), field(Field::Return));
         let rev = key.signature(Kind::Reverse);
@@ -245,7 +248,10 @@ impl<'m> Lowering<'m> {
                 one,
             );
         }
-        args.insert(rev.param_index(Param::Tape).expect("a tape parameter"), tape);
+        args.insert(
+            rev.param_index(Param::Tape).expect("a tape parameter"),
+            tape,
+        );
         let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
         call.copy_debug_loc(cs.call);
         let mut outs = vec![primal];

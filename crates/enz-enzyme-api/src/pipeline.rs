@@ -122,10 +122,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     if !diags.is_empty() {
         return Err(diags);
     }
-    let facts = match registrations::user_facts(m) {
-        Ok(f) => f,
-        Err(d) => return Err(d),
-    };
+    let facts = registrations::user_facts(m)?;
     let session_opts = SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
@@ -313,8 +310,7 @@ fn clean_up_api_symbols<'m>(m: Module<'m>) {
 fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
     let f = i.called_function_of_call_or_invoke()?;
     let name = f.name();
-    if !f.is_declaration() || !name.contains("__enzyme_") || enz_core::is_iteration_count(&name)
-    {
+    if !f.is_declaration() || !name.contains("__enzyme_") || enz_core::is_iteration_count(&name) {
         return None;
     }
     Some(

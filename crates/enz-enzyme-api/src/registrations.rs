@@ -191,7 +191,11 @@ fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
         -1
     };
     let params = allocator.params();
-    if size_arg < 0 || !params.get(size_arg as usize).is_some_and(|p| p.ty().is_integer()) {
+    if size_arg < 0
+        || !params
+            .get(size_arg as usize)
+            .is_some_and(|p| p.ty().is_integer())
+    {
         return Err(format!(
             "its second element must be the index of an integer parameter of `{}`",
             allocator.name()
@@ -205,13 +209,19 @@ fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
         .split(',')
         .map(|t| t.trim().parse::<i32>())
         .collect::<Result<_, _>>()
-        .map_err(|_| format!("its third element `{spec}` is not a comma-separated list of argument indices"))?;
+        .map_err(|_| {
+            format!("its third element `{spec}` is not a comma-separated list of argument indices")
+        })?;
     if indices.first() != Some(&-1) || indices.len() > 4 {
         return Err(format!(
             "its third element `{spec}` must start with -1 (the pointer is the deallocator's first argument) and list at most 4 arguments"
         ));
     }
-    if indices.iter().skip(1).any(|&j| j < 0 || j as usize >= params.len()) {
+    if indices
+        .iter()
+        .skip(1)
+        .any(|&j| j < 0 || j as usize >= params.len())
+    {
         return Err(format!(
             "its third element `{spec}` names an argument `{}` does not have",
             allocator.name()
@@ -323,4 +333,3 @@ fn inactive_functions<'m>(m: Module<'m>) -> HashSet<Function<'m>> {
     }
     out
 }
-

@@ -334,7 +334,11 @@ fn bad_call_sites_are_diagnosed() {
         ),
         (
             "return_markers_contradict.ll",
-            &[&["enzyme_primal_return"], &["enzyme_noret"], &["contradict"]],
+            &[
+                &["enzyme_primal_return"],
+                &["enzyme_noret"],
+                &["contradict"],
+            ],
         ),
         (
             "dup_return_reverse.ll",
@@ -574,7 +578,12 @@ fn should_recompute_calls_are_called_again() {
         "--print-plan".as_ref(),
         "f".as_ref(),
     ]);
-    assert_eq!(res.status.code(), Some(0), "{}", String::from_utf8_lossy(&res.stderr));
+    assert_eq!(
+        res.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
     let text = String::from_utf8_lossy(&res.stdout);
     for line in [
         "%w = call double @weight(i32 %i): recompute",
@@ -591,18 +600,30 @@ fn should_recompute_calls_are_called_again() {
         "-o".as_ref(),
         out.as_os_str(),
     ]);
-    assert!(res.status.success(), "{}", String::from_utf8_lossy(&res.stderr));
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
     let ir = std::fs::read_to_string(&out).unwrap();
     let body: String = ir
         .split("\ndefine ")
         .filter(|f| f.contains("@diffe_f("))
         .collect();
     assert_eq!(body.matches("call double @weight(").count(), 2, "{body}");
-    assert_eq!(body.matches("call double @cached_weight(").count(), 1, "{body}");
+    assert_eq!(
+        body.matches("call double @cached_weight(").count(),
+        1,
+        "{body}"
+    );
     let verify = Command::new(tool("opt-22", "opt"))
         .args(["-passes=verify", "-disable-output"])
         .arg(&out)
         .output()
         .unwrap();
-    assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
 }

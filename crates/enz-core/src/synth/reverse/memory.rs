@@ -390,7 +390,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         };
         let params = a.deallocator.params();
         let mut args = Vec::new();
-        for (k, &j) in a.deallocator_args[..a.deallocator_argc as usize].iter().enumerate() {
+        for (k, &j) in a.deallocator_args[..a.deallocator_argc as usize]
+            .iter()
+            .enumerate()
+        {
             let v = if j < 0 {
                 s
             } else if (j as u32) < i.call_num_args() {

@@ -25,11 +25,11 @@
 //! is cut by caching the value at the cut instead.
 
 use super::Mode;
-use crate::names::SHOULD_RECOMPUTE;
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::writes::Rereadable;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
+use crate::names::SHOULD_RECOMPUTE;
 use std::collections::HashMap;
 use std::fmt;
 
