@@ -249,11 +249,18 @@ fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
 }
 
 /// Deletes the registration globals once read: nothing of the API is
-/// left in the output. A registration something still uses (other than
-/// its own initializer) stays.
+/// left in the output. One listed in `llvm.used` (`__attribute__((used))`)
+/// is taken out of the list first; one something else still uses (other
+/// than its own initializer) stays.
 pub(crate) fn remove<'m>(m: Module<'m>) {
-    for gv in globals(m) {
-        if is_registration(&gv.name()) && !gv.is_declaration() && !gv.has_uses() {
+    let regs: Vec<Global> = globals(m)
+        .into_iter()
+        .filter(|g| is_registration(&g.name()) && !g.is_declaration())
+        .collect();
+    let values: Vec<Value> = regs.iter().map(|g| g.as_value()).collect();
+    crate::ir::remove_from_used_lists(m, &values);
+    for gv in regs {
+        if gv.drop_dead_constant_users() {
             gv.delete_global();
         }
     }

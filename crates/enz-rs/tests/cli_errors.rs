@@ -374,7 +374,9 @@ fn bad_call_sites_are_diagnosed() {
 /// - loads and stores aligned to 2^32: shadow accesses used to get an
 ///   alignment of 2^63;
 /// - a sized `operator delete` moved to the end of the reverse sweep: it
-///   used to be called with the pointer alone.
+///   used to be called with the pointer alone;
+/// - registrations listed in `llvm.used` / `llvm.compiler.used`: taken
+///   out of the lists and deleted (nothing named `__enzyme_` is left).
 #[test]
 fn accepted_inputs_give_complete_modules() {
     let dir = tmpdir();
@@ -383,6 +385,7 @@ fn accepted_inputs_give_complete_modules() {
         "huge_alignment.ll",
         "sized_delete.ll",
         "should_recompute.ll",
+        "registration_used.ll",
     ] {
         let out = dir.path().join(format!("{name}.out.ll"));
         let res = enz_rs(&[
