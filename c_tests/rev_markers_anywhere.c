@@ -10,7 +10,8 @@
  *   - __enzyme_augmentfwd/__enzyme_reverse with enzyme_allocated and
  *     enzyme_tape between the arguments and after them (different places
  *     in the two calls);
- *   - __enzyme_autodiff with enzyme_width 1 last.
+ *   - __enzyme_autodiff with enzyme_width 1 last (and the hint
+ *     enzyme_not_overwritten, accepted and ignored).
  * Build with -DNO_AD to replace the AD calls by the analytic derivative. */
 #include <math.h>
 #include <string.h>
@@ -59,7 +60,8 @@ int main(void) {
                                  0.0, 2.0);
     tan2 c = __enzyme_fwddiff_w2((void *)f, x, 1.0, 1.0, y, 0.0, 2.0,
                                  enzyme_width, 2);
-    grad2 r = __enzyme_autodiff_grad2((void *)f, x, y, enzyme_width, 1);
+    grad2 r = __enzyme_autodiff_grad2((void *)f, enzyme_not_overwritten, x, y,
+                                      enzyme_width, 1);
 #endif
     check_at("f point %d", i);
     check_close("width first, lane 0", a.d[0], w0, TOL_AD);

@@ -239,6 +239,10 @@ extern int enzyme_active_return;
 extern int enzyme_dup_return;
 extern int enzyme_noret;
 extern int enzyme_primal_return;
+/* A hint before an argument (its memory is not overwritten): accepted and
+ * ignored. Enzyme's other markers (enzyme_byref, enzyme_runtime_activity,
+ * enzyme_nofree, ...) are recognised and refused with a diagnostic. */
+extern int enzyme_not_overwritten;
 
 /* Reverse mode, one double `out` parameter (or a double-typed result). */
 double __enzyme_autodiff(void *, ...);

@@ -91,10 +91,34 @@ pub enum Marker {
     /// `enzyme_primal_return`: the call also returns the primal result,
     /// first.
     PrimalReturn,
+    /// `enzyme_not_overwritten`: a hint that the next argument's memory is
+    /// not overwritten (enz-rs's own analysis decides; accepted, ignored).
+    NotOverwritten,
+    /// Another Enzyme marker enz-rs recognises but does not implement (a
+    /// diagnostic naming it): an index into [`UNSUPPORTED_MARKERS`].
+    Unsupported(u8),
 }
 
+/// Enzyme call-site markers enz-rs does not implement.
+const UNSUPPORTED_MARKERS: &[&str] = &[
+    "enzyme_byref",
+    "enzyme_dupv",
+    "enzyme_dupnoneedv",
+    "enzyme_interleave",
+    "enzyme_nofree",
+    "enzyme_runtime_activity",
+    "enzyme_strong_zero",
+    "enzyme_interface",
+    "enzyme_trace",
+    "enzyme_duptrace",
+    "enzyme_likelihood",
+    "enzyme_duplikelihood",
+    "enzyme_observations",
+    "enzyme_active_rand_var",
+];
+
 impl Marker {
-    const ALL: [(Marker, &'static str); 13] = [
+    const ALL: [(Marker, &'static str); 14] = [
         (Marker::Dup, "enzyme_dup"),
         (Marker::DupNoNeed, "enzyme_dupnoneed"),
         (Marker::Out, "enzyme_out"),
@@ -108,15 +132,28 @@ impl Marker {
         (Marker::DupReturn, "enzyme_dup_return"),
         (Marker::NoRet, "enzyme_noret"),
         (Marker::PrimalReturn, "enzyme_primal_return"),
+        (Marker::NotOverwritten, "enzyme_not_overwritten"),
     ];
 
     /// The marker a global (or metadata string) name designates.
     pub fn from_name(name: &str) -> Option<Marker> {
-        Self::ALL.iter().find(|(_, s)| *s == name).map(|(m, _)| *m)
+        Self::ALL
+            .iter()
+            .find(|(_, s)| *s == name)
+            .map(|(m, _)| *m)
+            .or_else(|| {
+                UNSUPPORTED_MARKERS
+                    .iter()
+                    .position(|s| *s == name)
+                    .map(|k| Marker::Unsupported(k as u8))
+            })
     }
 
     /// The spelling: the entry point's or the marker's global name.
     pub fn name(self) -> &'static str {
+        if let Marker::Unsupported(k) = self {
+            return UNSUPPORTED_MARKERS.get(k as usize).copied().unwrap_or("?");
+        }
         Self::ALL
             .iter()
             .find(|(m, _)| *m == self)

@@ -73,6 +73,22 @@ pub(crate) fn read<'m>(
     let mut seen: Vec<Marker> = Vec::new();
     let mut k = first;
     while k < nargs {
+        match marker_of(call.operand(k)) {
+            Some(Marker::NotOverwritten) => {
+                // A hint about the next argument: enz-rs's own analysis
+                // decides what may be overwritten.
+                k += 1;
+                continue;
+            }
+            Some(m @ Marker::Unsupported(_)) => {
+                return Err(err(format!(
+                    "the Enzyme marker `{}` (argument {k} of the call) is not supported by enz-rs",
+                    m.name()
+                ))
+                .help("remove it: enz-rs supports enzyme_const, enzyme_out, enzyme_dup, enzyme_dupnoneed, enzyme_width, enzyme_allocated, enzyme_tape, enzyme_not_overwritten and the return markers"));
+            }
+            _ => {}
+        }
         let Some(m) = marker_of(call.operand(k)).filter(|m| m.takes_value() || m.is_return_flag())
         else {
             cfg.rest.push(k);

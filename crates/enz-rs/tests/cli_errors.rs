@@ -357,6 +357,14 @@ fn bad_call_sites_are_diagnosed() {
             &[&["__enzyme_allocation_like_pool"], &["must start with -1"]],
         ),
         (
+            "marker_unsupported.ll",
+            &[
+                &["enzyme_runtime_activity"],
+                &["not supported"],
+                &["caller"],
+            ],
+        ),
+        (
             "primal_return_void.ll",
             &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
         ),
