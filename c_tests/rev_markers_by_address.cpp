@@ -8,7 +8,8 @@
 //   g(p, c, n) = c * sum_k p[k]^2
 // Checked against the analytic derivatives and central differences:
 // reverse mode with &enzyme_const / &enzyme_out / &enzyme_dup and markers
-// by value mixed, a struct of two adjoints, forward mode with &enzyme_dup,
+// by value mixed, a struct of two adjoints, {primal, adjoints} through sret
+// with &enzyme_primal_return, forward mode with &enzyme_dup,
 // a float function, and &enzyme_width anywhere.
 // Build with -DNO_AD to replace the AD calls by the analytic derivative.
 #include <math.h>
@@ -23,6 +24,9 @@ struct grad2 {
 };
 struct tan2 {
   double d[2];
+};
+struct prim2 { // returned through sret
+  double f, dx, dy;
 };
 
 static double f(double x, double y) { return x * x * y + sin(x * y); }
@@ -55,6 +59,7 @@ int main() {
     grad2 r = {wx, wy};
     double t = wx + 0.5 * wy;
     tan2 w = {{wx, wy}};
+    prim2 pr = {f(x, y), wx, wy};
 #else
     double a = __enzyme_autodiff<double>((void *)f, &enzyme_const, x,
                                          &enzyme_out, y);
@@ -63,6 +68,7 @@ int main() {
     double t = __enzyme_fwddiff<double>((void *)f, &enzyme_dup, x, 1.0, y, 0.5);
     tan2 w = __enzyme_fwddiff<tan2>((void *)f, x, 1.0, 0.0, y, 0.0, 1.0,
                                     &enzyme_width, 2);
+    prim2 pr = __enzyme_autodiff<prim2>((void *)f, x, &enzyme_primal_return, y);
 #endif
     check_at("f point %d", i);
     check_close("&const x, &out y", a, wy, TOL_AD);
@@ -75,6 +81,9 @@ int main() {
     check_close("fwd &dup vs FD", t, fdx + 0.5 * fdy, TOL_FD);
     check_close("fwd width 2 lane 0", w.d[0], wx, TOL_AD);
     check_close("fwd width 2 lane 1", w.d[1], wy, TOL_AD);
+    check_close("&primal_return (sret): primal", pr.f, f(x, y), TOL_AD);
+    check_close("&primal_return (sret): dx", pr.dx, wx, TOL_AD);
+    check_close("&primal_return (sret): dy vs FD", pr.dy, fdy, TOL_FD);
   }
   const float fpts[2] = {0.8f, -1.4f};
   for (int i = 0; i < 2; i++) {
