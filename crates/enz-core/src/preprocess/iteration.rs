@@ -42,19 +42,30 @@ pub(super) fn step_iteration_counts<'m>(f: Function<'m>) {
 
 /// Replaces every `__enzyme_iter(N, M)` of the module by `N` (converted to
 /// the call's type), once every derivative has been built; deletes the
-/// declaration. Returns the calls that could not be replaced (an invoke,
-/// a call of another shape) for the caller to report.
+/// declaration. An `invoke` of it (C++ with exceptions) becomes a call
+/// first: it never throws. Returns the calls that could not be replaced
+/// (of another shape) for the caller to report.
 pub fn lower_iteration_counts<'m>(m: Module<'m>) -> Vec<Inst<'m>> {
     let mut left = Vec::new();
     for f in crate::ir::functions(m) {
         if is_iteration_count(&f.name()) {
             continue;
         }
+        let invokes: Vec<Inst> = f
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| {
+                i.opcode() == Some(crate::ir::LLVMOpcode::LLVMInvoke)
+                    && i.called_function_of_call_or_invoke()
+                        .is_some_and(|c| is_iteration_count(&c.name()))
+            })
+            .collect();
+        for i in invokes {
+            i.replace_invoke_with_call();
+        }
         for call in iteration_calls(f) {
-            if !call.ty().is_integer()
-                || !call.operand(0).ty().is_integer()
-                || call.opcode() != Some(crate::ir::LLVMOpcode::LLVMCall)
-            {
+            if !call.ty().is_integer() || !call.operand(0).ty().is_integer() {
                 left.push(call);
                 continue;
             }
