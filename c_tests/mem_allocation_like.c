@@ -10,7 +10,7 @@
  * match).
  *   f(x) = sum_k sin(t_k),  t = my_alloc'd copy of x_k^2   (x: 4 doubles)
  *   df/dx_k = 2 x_k cos(x_k^2)
- * Reverse and forward mode, against the analytic derivative and central
+ * Reverse, forward and split mode, against the analytic derivative and central
  * differences. Build with -DNO_AD to replace the AD calls by the analytic
  * derivative. */
 #include <math.h>
@@ -57,7 +57,7 @@ static double f_v(const double *x) { return f(x, N); }
 int main(void) {
   const double pts[2][N] = {{0.3, -0.8, 1.1, 0.5}, {-1.2, 0.7, 0.2, 1.4}};
   for (int i = 0; i < 2; i++) {
-    double x[N], dx[N] = {0}, tx[N] = {0};
+    double x[N], dx[N] = {0}, tx[N] = {0}, sx[N] = {0};
     for (int k = 0; k < N; k++)
       x[k] = pts[i][k];
     long a0 = allocations, f0 = frees;
@@ -65,24 +65,30 @@ int main(void) {
     for (int k = 0; k < N; k++)
       dx[k] = 2.0 * x[k] * cos(x[k] * x[k]);
     double t = 2.0 * x[2] * cos(x[2] * x[2]);
-    for (int r = 0; r < 4; r++)
+    for (int k = 0; k < N; k++)
+      sx[k] = 0.5 * dx[k];
+    for (int r = 0; r < 6; r++)
       my_free(my_alloc(8, 7), 7);
 #else
     __enzyme_autodiff((void *)f, x, dx, enzyme_const, N);
     tx[2] = 1.0;
     double t = __enzyme_fwddiff((void *)f, x, tx, enzyme_const, N);
+    /* split mode: the shadow lives from the forward to the reverse call */
+    void *tape = __enzyme_augmentfwd((void *)f, x, sx, enzyme_const, N);
+    __enzyme_reverse((void *)f, x, sx, enzyme_const, N, 0.5, tape);
 #endif
-    /* each derivative: the primal block and its shadow */
+    /* each of the three derivatives: the primal block and its shadow */
     long ad_allocs = allocations - a0, ad_frees = frees - f0;
     check_at("point %d", i);
     for (int k = 0; k < N; k++) {
       check_close("dx[k]", dx[k], 2.0 * x[k] * cos(x[k] * x[k]), TOL_AD);
       check_close("dx[k] vs FD", dx[k], fdn(f_v, x, N, k), TOL_FD);
+      check_close("split, dret 0.5", sx[k], x[k] * cos(x[k] * x[k]), TOL_AD);
     }
     check_close("forward d/dx2", t, 2.0 * x[2] * cos(x[2] * x[2]), TOL_AD);
-    check_close("my_alloc calls in the two derivatives", (double)ad_allocs,
-                4.0, 0.0);
-    check_close("my_free calls in the two derivatives", (double)ad_frees, 4.0,
+    check_close("my_alloc calls in the derivatives", (double)ad_allocs, 6.0,
+                0.0);
+    check_close("my_free calls in the derivatives", (double)ad_frees, 6.0,
                 0.0);
   }
   check_close("allocations balance frees", (double)(allocations - frees), 0.0,
