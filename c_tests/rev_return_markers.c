@@ -7,7 +7,9 @@
  *                         returns no tangent, split mode takes no dret
  *   enzyme_active_return  the (floating) return is active: the default
  *   enzyme_dup_return     forward mode returns the tangents, also the
- *                         shadow of a returned pointer
+ *                         shadow of a returned pointer; split mode's
+ *                         __enzyme_augmentfwd returns {tape, r, shadow of r}
+ *                         for a returned pointer
  *   enzyme_noret          the primal result is not needed: no change here
  *   f(x, y)  = x^2 y + sin(x y)
  *   w(p, x)  = sin(x), and writes p[0] = x^2   (dp[0] seeded with 1)
@@ -28,6 +30,8 @@ prim_w2 __enzyme_fwddiff_pw2(void *, ...);
 void __enzyme_fwddiff_v(void *, ...);
 double *__enzyme_fwddiff_ptr(void *, ...);
 double __enzyme_reverse_d(void *, ...);
+typedef struct { void *tape; double *r, *shadow; } aug_ptr;
+aug_ptr __enzyme_augmentfwd_ptr(void *, ...);
 
 static double f(double x, double y) { return x * x * y + sin(x * y); }
 static double f_v(const double *v) { return f(v[0], v[1]); }
@@ -44,6 +48,7 @@ static double w_mem(const double *v) {
   w(p, v[0]);
   return p[0];
 }
+static double sq_v(const double *v) { return v[0] * v[0]; }
 static double w_ret(const double *v) {
   double p[1];
   return w(p, v[0]);
@@ -51,6 +56,12 @@ static double w_ret(const double *v) {
 
 __attribute__((noinline)) double *pick(double *a, double *b, double c) {
   return c > 0 ? a : b;
+}
+
+/* writes x^2 into out[0] and returns out */
+__attribute__((noinline)) double *square_into(double *out, double x) {
+  out[0] = x * x;
+  return out;
 }
 
 int main(void) {
@@ -158,6 +169,29 @@ int main(void) {
     check_at("pick c=%g", c);
     check_close("shadow of the returned pointer", s == (c > 0 ? da : db), 1.0,
                 0.0);
+  }
+
+  for (int i = 0; i < 2; i++) {
+    double x = i ? -1.3 : 0.6;
+    double out[1] = {0}, dout[1] = {0};
+#ifdef NO_AD
+    aug_ptr a = {0, out, dout};
+    out[0] = x * x;
+    a.shadow[0] = 1.0;
+    double dx = 2.0 * x;
+#else
+    aug_ptr a = __enzyme_augmentfwd_ptr((void *)square_into, enzyme_dup_return,
+                                        out, dout, x);
+    a.shadow[0] = 1.0; /* seed through the returned shadow */
+    double dx = __enzyme_reverse_d((void *)square_into, out, dout, x, a.tape,
+                                   enzyme_dup_return);
+#endif
+    check_at("square_into x=%g", x);
+    check_close("split: primal result is out", a.r == out, 1.0, 0.0);
+    check_close("split: returned shadow is dout", a.shadow == dout, 1.0, 0.0);
+    check_close("split: primal ran", out[0], x * x, TOL_AD);
+    check_close("split: dx through the returned shadow", dx, 2.0 * x, TOL_AD);
+    check_close("split: dx vs FD", dx, fdn(sq_v, &x, 1, 0), TOL_FD);
   }
   return check_report();
 }

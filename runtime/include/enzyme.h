@@ -142,7 +142,10 @@
  *     enzyme_active_return  a floating return is active (the default);
  *     enzyme_dup_return     __enzyme_fwddiff returns the tangents (the
  *                           default for a floating return), or the shadow
- *                           of a returned pointer; refused in reverse mode;
+ *                           of a returned pointer; __enzyme_augmentfwd of a
+ *                           function returning a pointer returns {tape, r,
+ *                           shadow of r} (give it to __enzyme_reverse too);
+ *                           refused by __enzyme_autodiff;
  *     enzyme_primal_return  the primal result comes first in what the call
  *                           returns: __enzyme_autodiff gives {f, adjoints of
  *                           the out parameters...} (run as the two sweeps

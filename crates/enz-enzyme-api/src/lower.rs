@@ -126,6 +126,7 @@ impl<'m> Lowering<'m> {
         let i64t = Ty::int(b.ctx(), 64);
         let placeholder = || b.const_int(i64t, 0);
         if cs.entry == EntryPoint::AugmentFwd {
+            let ret_shadowed = key.ret_shadowed;
             let call = b.call(fns.forward.function_type(), fns.forward, &args);
             call.copy_debug_loc(cs.call);
             let field = |f: Field| {
@@ -147,6 +148,10 @@ impl<'m> Lowering<'m> {
             let mut outs = vec![tape];
             if !ret.is_void() && !cs.ret.noret {
                 outs.push(b.extract_value(call.as_value(), field(Field::Return)));
+            }
+            if ret_shadowed {
+                let shadow = field(Field::ReturnShadow { lane: 0 });
+                outs.push(b.extract_value(call.as_value(), shadow));
             }
             return finish_call(&b, cs, &outs);
         }
@@ -294,9 +299,14 @@ fn check_return_markers(cs: &CallSite<'_>) -> Result<(), Vec<Diagnostic>> {
         Some(ReturnActivity::Active) if cs.entry == EntryPoint::FwdDiff => Some(format!(
             "`enzyme_active_return` asks for an adjoint of the return of `{fname}`, which forward mode does not have (use enzyme_dup_return for its tangent)"
         )),
-        Some(ReturnActivity::Dup) if cs.entry != EntryPoint::FwdDiff => Some(format!(
-            "`enzyme_dup_return` asks `{entry}` for the shadow of the return of `{fname}`, which only __enzyme_fwddiff returns (reverse mode: enzyme_active_return or enzyme_const_return)"
-        )),
+        Some(ReturnActivity::Dup)
+            if cs.entry == EntryPoint::Autodiff
+                || (cs.entry != EntryPoint::FwdDiff && ret.kind() != TyKind::Pointer) =>
+        {
+            Some(format!(
+                "`enzyme_dup_return` asks `{entry}` for the shadow of the return of `{fname}`, which only __enzyme_fwddiff returns, and __enzyme_augmentfwd for a returned pointer (reverse mode: enzyme_active_return or enzyme_const_return)"
+            ))
+        }
         Some(ReturnActivity::Dup) if !ret.carries_float() && ret.kind() != TyKind::Pointer => Some(format!(
             "`enzyme_dup_return`: `{fname}` returns {ret}, which has no tangent"
         )),
@@ -392,7 +402,10 @@ fn request<'m>(cs: &CallSite<'m>, mode: Mode) -> Request<'m> {
         args: cs.args.iter().map(|a| a.activity).collect(),
         ret_active: cs.function.function_type().return_type().is_fp_scalar()
             && cs.ret.activity != Some(ReturnActivity::Const),
-        ret_shadowed: false,
+        // enzyme_dup_return on a returned pointer (split mode): its shadow
+        // is made and returned by the augmented function.
+        ret_shadowed: cs.ret.activity == Some(ReturnActivity::Dup)
+            && cs.function.function_type().return_type().kind() == TyKind::Pointer,
         mode,
     }
 }
