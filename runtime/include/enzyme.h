@@ -236,6 +236,8 @@ extern int enzyme_allocated;
 extern int enzyme_tape;
 extern int enzyme_width;
 extern int enzyme_scalar;
+extern int enzyme_vector;
+extern int enzyme_buffer;
 /* Return markers, anywhere after the function (see "Return markers"). */
 extern int enzyme_const_return;
 extern int enzyme_active_return;
@@ -274,6 +276,17 @@ int __enzyme_iter(int N, int M);
  * virtual calls of differentiated code on `dd` reach the derivatives of
  * the methods (a copy of the vtable holding their tables of derivatives). */
 void *__enzyme_virtualreverse(void *);
+
+/* Batched primal: N calls of f at once (no derivative).
+ *     typedef struct { double r[4]; } d4;
+ *     d4 __enzyme_batch_d4(void *, ...);
+ *     d4 y = __enzyme_batch_d4((void *)f, enzyme_width, 4,
+ *                              enzyme_vector, x0, x1, x2, x3,  // per lane
+ *                              enzyme_scalar, p,               // shared
+ *                              enzyme_buffer, buf);            // buf[lane]
+ * Unmarked parameters take N values (enzyme_vector). The N results come
+ * back as the declared struct (or nothing for a void f). Any declaration
+ * whose name contains __enzyme_batch works. */
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 //!    ─► verify ─► post-optimise ─► verify
 //! ```
 
+use crate::batch;
 use crate::callsite::{self, CallSite};
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
 use crate::ir::{Function, Module};
@@ -101,6 +102,18 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     }
     let instructions_before = count_instructions(m);
     let mut diags = Vec::new();
+    // Batched primals first: they are plain calls once lowered.
+    for f in functions(m) {
+        for blk in f.blocks() {
+            for i in blk.instructions() {
+                if batch::is_call(i) {
+                    if let Err(d) = batch::lower(i) {
+                        diags.push(d);
+                    }
+                }
+            }
+        }
+    }
     let mut sites = Vec::new();
     let mut vtable_shadows = Vec::new();
     for f in functions(m) {
@@ -305,7 +318,7 @@ fn clean_up_api_symbols<'m>(m: Module<'m>) {
 }
 
 /// A call to an `__enzyme_*` function enz-rs does not implement
-/// (`__enzyme_batch`, `__enzyme_virtualreverse`, ...): a diagnostic now,
+/// (`__enzyme_fwdsplit`, ...): a diagnostic now,
 /// rather than an undefined symbol at link time.
 fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
     let f = i.called_function_of_call_or_invoke()?;
@@ -317,7 +330,7 @@ fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
         Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
             .in_function(caller)
             .at(i)
-            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse and __enzyme_virtualreverse"),
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_virtualreverse and __enzyme_batch"),
     )
 }
 

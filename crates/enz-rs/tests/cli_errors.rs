@@ -290,8 +290,8 @@ fn bad_call_sites_are_diagnosed() {
             &[&["shadow of parameter 0"], &["sum2"]],
         ),
         (
-            "unsupported_batch.ll",
-            &[&["__enzyme_batch"], &["not supported"]],
+            "batch_without_width.ll",
+            &[&["__enzyme_batch"], &["enzyme_width, N"]],
         ),
         (
             "autodiff_through_pointer.ll",

@@ -19,12 +19,17 @@
 //! 6. a GPU barrier;
 //! 7. a known-inactive function (I/O, clocks, random numbers, markers);
 //! 8. a math function of the rule table;
-//! 9. any other intrinsic;
-//! 10. a function defined in the module (differentiated through its body);
-//! 11. a declaration without a rule.
+//! 9. a function that relinks a pointer structure of the C++ runtime
+//!    (repeated on the shadow structure);
+//! 10. any other intrinsic;
+//! 11. a function defined in the module (differentiated through its body);
+//! 12. a declaration without a rule.
 
-use crate::ir::{Function, Value};
-use crate::names::{is_barrier, is_iteration_count, is_known_inactive, EntryPoint, MathFn, MemFn};
+use crate::ir::{Function, Inst, TyKind, Value};
+use crate::names::{
+    is_barrier, is_iteration_count, is_known_inactive, is_structure_function, EntryPoint, MathFn,
+    MemFn, Written,
+};
 use std::collections::{HashMap, HashSet};
 
 /// A user's derivative functions registered through
@@ -91,6 +96,10 @@ pub(crate) enum CallKind<'m> {
     KnownInactive,
     /// A math function of the rule table.
     Math(MathFn),
+    /// A function that only relinks a pointer structure (the C++
+    /// runtime's tree and list nodes): the shadow structure gets the same
+    /// call on shadow pointers.
+    Structure,
     /// Another intrinsic (no derivative known).
     Intrinsic(Function<'m>),
     /// A function defined in the module.
@@ -166,6 +175,16 @@ impl<'m> CallKinds<'m> {
     }
 }
 
+/// The pointer a call of math function `f` writes a second result through
+/// (`frexp`'s exponent, `modf`'s integer part), and what it writes.
+pub(crate) fn math_written_pointer<'m>(call: Inst<'m>, f: MathFn) -> Option<(Value<'m>, Written)> {
+    let (k, what) = f.writes_through()?;
+    (k < call.call_num_args())
+        .then(|| call.operand(k))
+        .filter(|p| p.ty().kind() == TyKind::Pointer)
+        .map(|p| (p, what))
+}
+
 /// The kind of a call to `f` (see the module documentation).
 pub(crate) fn classify_callee<'m>(
     f: Function<'m>,
@@ -214,6 +233,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if let Some(m) = MathFn::from_callee(&name) {
         return CallKind::Math(m);
+    }
+    if is_structure_function(&name) {
+        return CallKind::Structure;
     }
     if f.intrinsic_id() != 0 {
         return CallKind::Intrinsic(f);

@@ -1,5 +1,5 @@
-; __enzyme_batch is not implemented: a diagnostic, not a module that fails
-; to link.
+; __enzyme_batch without `enzyme_width, N`: a diagnostic saying what is
+; missing, not a module that fails to link.
 define double @main() {
   %1 = call double (ptr, ...) @__enzyme_batch(ptr @sq, double 3.000000e+00)
   ret double %1
