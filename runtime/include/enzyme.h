@@ -86,8 +86,8 @@
  *   point (e.g. `void __enzyme_fwddiff_v(void *, ...)`); its tangents come
  *   out through the pointer shadows.
  *
- * Vector (batched) forward mode: `enzyme_width, N` (1 <= N <= 16) come
- *   first, right after the function; each duplicated parameter is then
+ * Vector (batched) forward mode: `enzyme_width, N` (1 <= N <= 16); each
+ *   duplicated parameter is then
  *   followed by N tangents (N tangent pointers for a pointer), and the call
  *   returns the N tangents of the result as a struct of N elements of the
  *   return type (any C layout of N doubles works):
@@ -125,6 +125,39 @@
  *     dc = __enzyme_reverse_d((void *)f, enzyme_allocated, 4096, enzyme_tape,
  *                             buf, enzyme_dup, x, dx, c, n, dret);
  *
+ * Whole-call markers: `enzyme_width, N`, `enzyme_allocated, SIZE` and
+ *   `enzyme_tape, PTR` (and the return markers below) configure the whole
+ *   call, not one parameter: like Enzyme, enz-rs accepts them anywhere
+ *   after the function, before, between or after the parameters' values:
+ *
+ *     __enzyme_fwddiff_w2((void *)f, x, dx0, dx1, enzyme_width, 2, y, dy0, dy1);
+ *
+ * Return markers (anywhere after the function; at most one of the first
+ *   three per call):
+ *     enzyme_const_return   the return value is inactive: __enzyme_autodiff
+ *                           does not seed it (only adjoints through memory
+ *                           flow), __enzyme_fwddiff returns no tangent,
+ *                           __enzyme_augmentfwd/__enzyme_reverse take no
+ *                           dret (give it to both calls);
+ *     enzyme_active_return  a floating return is active (the default);
+ *     enzyme_dup_return     __enzyme_fwddiff returns the tangents (the
+ *                           default for a floating return), or the shadow
+ *                           of a returned pointer; __enzyme_augmentfwd of a
+ *                           function returning a pointer returns {tape, r,
+ *                           shadow of r} (give it to __enzyme_reverse too);
+ *                           refused by __enzyme_autodiff;
+ *     enzyme_primal_return  the primal result comes first in what the call
+ *                           returns: __enzyme_autodiff gives {f, adjoints of
+ *                           the out parameters...} (run as the two sweeps
+ *                           of split mode), __enzyme_fwddiff {f, tangents...}
+ *                           (just f with enzyme_const_return);
+ *     enzyme_noret          the primal result is not needed
+ *                           (__enzyme_augmentfwd then returns the tape only).
+ *
+ *     typedef struct { double f, dx; } prim1;
+ *     prim1 __enzyme_autodiff_p1(void *, ...);
+ *     prim1 r = __enzyme_autodiff_p1((void *)g, enzyme_primal_return, x);
+ *
  * Custom derivatives: a global array whose name starts with a registration
  *   prefix and ends in any identifier (usually f's name):
  *
@@ -142,6 +175,41 @@
  *   Forward: fwd_f takes f's parameters, each floating-point or pointer
  *   parameter followed by its tangent, and returns the tangent of f's
  *   result. The primal result of f comes from f itself.
+ *
+ * Library-like functions (plain C, no plugin): a global array whose name
+ *   contains __enzyme_function_like, holding a function and the name of a
+ *   libm function with a derivative rule (or malloc, free, ...) it behaves
+ *   like. Its calls stay calls to it, and are differentiated with that
+ *   function's rule instead of through its body:
+ *
+ *     void *__enzyme_function_like_log1p[2] = {(void *)my_log1p,
+ *                                              (void *)"log1p"};
+ *
+ * User allocators: a global array whose name contains
+ *   __enzyme_allocation_like, holding {allocator, (void *)K, "-1,i,j...",
+ *   deallocator}: the allocator takes the size in bytes as its argument K;
+ *   the deallocator is called with the pointer (-1, first) and the
+ *   allocation call's arguments i, j, ... (at most 4 in all). Shadows of
+ *   its blocks are allocated by the allocator (and zeroed) and freed by
+ *   the deallocator:
+ *
+ *     void *__enzyme_allocation_like_pool[4] = {(void *)my_alloc, (void *)0,
+ *                                               (void *)"-1,1",
+ *                                               (void *)my_free};
+ *
+ * Inactive globals: a global whose name contains __enzyme_inactive_global,
+ *   initialised with the address of a global (or an array of addresses):
+ *   that memory carries no derivative (a log, a counter, a cache the
+ *   derivative must not see); values stored there lose their derivative
+ *   and values read from there are constants:
+ *
+ *     void *__enzyme_inactive_global = &trace;
+ *     void *__enzyme_inactive_global_more[2] = {&a, &b};
+ *
+ * __enzyme_nofree (functions that free nothing) is accepted as a hint.
+ *
+ * Registration globals (__enzyme_register_*, __enzyme_inactivefn,
+ *   __enzyme_function_like, ...) are read, then removed from the output.
  */
 #ifndef ENZYME_H
 #define ENZYME_H
@@ -151,7 +219,15 @@ extern "C" {
 #endif
 
 /* Activity markers. Only their identity matters: enz-rs recognises a value
- * loaded from one of these globals at a call site. */
+ * loaded from one of these globals at a call site (C: `enzyme_const`), the
+ * global itself passed by address (C++ and Enzyme's <enzyme/enzyme> header:
+ * `&enzyme_const`), or a metadata string of the same name (rustc).
+ * C++ may declare the entry points as templates, as Enzyme's users do:
+ *     template <typename R, typename... Args>
+ *     R __enzyme_autodiff(void *, Args...);
+ *     double d = __enzyme_autodiff<double>((void *)f, &enzyme_const, x, y);
+ * (every instantiation's mangled name contains `__enzyme_autodiff`; no
+ * varargs, so floats arrive as floats). */
 extern int enzyme_dup;
 extern int enzyme_dupnoneed;
 extern int enzyme_out;
@@ -162,6 +238,16 @@ extern int enzyme_width;
 extern int enzyme_scalar;
 extern int enzyme_vector;
 extern int enzyme_buffer;
+/* Return markers, anywhere after the function (see "Return markers"). */
+extern int enzyme_const_return;
+extern int enzyme_active_return;
+extern int enzyme_dup_return;
+extern int enzyme_noret;
+extern int enzyme_primal_return;
+/* A hint before an argument (its memory is not overwritten): accepted and
+ * ignored. Enzyme's other markers (enzyme_byref, enzyme_runtime_activity,
+ * enzyme_nofree, ...) are recognised and refused with a diagnostic. */
+extern int enzyme_not_overwritten;
 
 /* Reverse mode, one double `out` parameter (or a double-typed result). */
 double __enzyme_autodiff(void *, ...);
@@ -177,6 +263,13 @@ void *__enzyme_augmentfwd(void *, ...);
 /* Split reverse mode, no `out` parameter (declare e.g.
  * `double __enzyme_reverse_d(void *, ...)` for one double `out` parameter). */
 void __enzyme_reverse(void *, ...);
+
+/* N + M * level, where level is 0 in primal code, 1 inside a derivative, 2
+ * inside the derivative of a derivative, ... (nested __enzyme_autodiff /
+ * __enzyme_fwddiff): e.g. the number of terms of a series, so that each
+ * derivative keeps the primal's accuracy. Every derivative enz-rs builds
+ * of code holding it sees the level one higher than that code. */
+int __enzyme_iter(int N, int M);
 
 /* C++: the shadow of a vtable pointer, for a shadow object built by the
  * user: `*(void **)&dd = __enzyme_virtualreverse(*(void **)&d);` makes the

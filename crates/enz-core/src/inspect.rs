@@ -88,6 +88,11 @@ pub fn print_activity<'m>(
                     custom: &facts.custom,
                 },
                 shadowed_globals: &facts.global_shadows.keys().map(|g| g.as_value()).collect(),
+                inactive_globals: &facts
+                    .inactive_globals
+                    .iter()
+                    .map(|g| g.as_value())
+                    .collect(),
             },
         );
         let mut s = format!(

@@ -35,11 +35,12 @@ mod synth;
 mod timing;
 mod transaction;
 
-pub use analysis::calls::CustomRules;
+pub use analysis::calls::{AllocationLike, CustomRules};
 pub use diag::Diagnostic;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
-pub use names::{is_api_symbol, EntryPoint, Marker};
+pub use names::{function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, Marker};
+pub use preprocess::lower_iteration_counts;
 pub use session::{Derivative, Session, SessionOptions, UserFacts};
 pub use signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 pub use timing::{timed, Timings};

@@ -43,6 +43,16 @@ impl EntryPoint {
     }
 }
 
+/// The function attribute saying that a call to the function may be made
+/// again in the reverse sweep instead of caching its result.
+pub(crate) const SHOULD_RECOMPUTE: &str = "enzyme_shouldrecompute";
+
+/// Whether `name` is `__enzyme_iter`, the derivative-level-dependent
+/// integer (see `preprocess/iteration.rs`); C++ may mangle it.
+pub fn is_iteration_count(name: &str) -> bool {
+    name.contains("__enzyme_iter")
+}
+
 /// Whether `name` belongs to the `__enzyme_*` / `enzyme_*` API: a
 /// declaration of it left in an output would fail at link time.
 pub fn is_api_symbol(name: &str) -> bool {
@@ -68,10 +78,47 @@ pub enum Marker {
     Width,
     /// `enzyme_scalar`: recognised, not supported (a diagnostic).
     Scalar,
+    /// `enzyme_const_return`: the return value is inactive (reverse mode:
+    /// not seeded; forward mode: no tangent returned).
+    ConstReturn,
+    /// `enzyme_active_return`: the floating return value is active.
+    ActiveReturn,
+    /// `enzyme_dup_return`: the return value is duplicated (forward mode:
+    /// its tangents are returned).
+    DupReturn,
+    /// `enzyme_noret`: the primal return value is not needed.
+    NoRet,
+    /// `enzyme_primal_return`: the call also returns the primal result,
+    /// first.
+    PrimalReturn,
+    /// `enzyme_not_overwritten`: a hint that the next argument's memory is
+    /// not overwritten (enz-rs's own analysis decides; accepted, ignored).
+    NotOverwritten,
+    /// Another Enzyme marker enz-rs recognises but does not implement (a
+    /// diagnostic naming it): an index into [`UNSUPPORTED_MARKERS`].
+    Unsupported(u8),
 }
 
+/// Enzyme call-site markers enz-rs does not implement.
+const UNSUPPORTED_MARKERS: &[&str] = &[
+    "enzyme_byref",
+    "enzyme_dupv",
+    "enzyme_dupnoneedv",
+    "enzyme_interleave",
+    "enzyme_nofree",
+    "enzyme_runtime_activity",
+    "enzyme_strong_zero",
+    "enzyme_interface",
+    "enzyme_trace",
+    "enzyme_duptrace",
+    "enzyme_likelihood",
+    "enzyme_duplikelihood",
+    "enzyme_observations",
+    "enzyme_active_rand_var",
+];
+
 impl Marker {
-    const ALL: [(Marker, &'static str); 8] = [
+    const ALL: [(Marker, &'static str); 14] = [
         (Marker::Dup, "enzyme_dup"),
         (Marker::DupNoNeed, "enzyme_dupnoneed"),
         (Marker::Out, "enzyme_out"),
@@ -80,20 +127,59 @@ impl Marker {
         (Marker::Tape, "enzyme_tape"),
         (Marker::Width, "enzyme_width"),
         (Marker::Scalar, "enzyme_scalar"),
+        (Marker::ConstReturn, "enzyme_const_return"),
+        (Marker::ActiveReturn, "enzyme_active_return"),
+        (Marker::DupReturn, "enzyme_dup_return"),
+        (Marker::NoRet, "enzyme_noret"),
+        (Marker::PrimalReturn, "enzyme_primal_return"),
+        (Marker::NotOverwritten, "enzyme_not_overwritten"),
     ];
 
     /// The marker a global (or metadata string) name designates.
     pub fn from_name(name: &str) -> Option<Marker> {
-        Self::ALL.iter().find(|(_, s)| *s == name).map(|(m, _)| *m)
+        Self::ALL
+            .iter()
+            .find(|(_, s)| *s == name)
+            .map(|(m, _)| *m)
+            .or_else(|| {
+                UNSUPPORTED_MARKERS
+                    .iter()
+                    .position(|s| *s == name)
+                    .map(|k| Marker::Unsupported(k as u8))
+            })
     }
 
     /// The spelling: the entry point's or the marker's global name.
     pub fn name(self) -> &'static str {
+        if let Marker::Unsupported(k) = self {
+            return UNSUPPORTED_MARKERS.get(k as usize).copied().unwrap_or("?");
+        }
         Self::ALL
             .iter()
             .find(|(m, _)| *m == self)
             .map(|(_, s)| *s)
             .unwrap_or("?")
+    }
+
+    /// Whether the marker configures the whole call and is followed by
+    /// one value (`enzyme_width N`, `enzyme_allocated SIZE`,
+    /// `enzyme_tape PTR`): it may appear anywhere in the argument list.
+    pub fn takes_value(self) -> bool {
+        matches!(self, Marker::Width | Marker::Allocated | Marker::Tape)
+    }
+
+    /// Whether the marker says something of the return value and takes no
+    /// value (`enzyme_const_return`, `enzyme_primal_return`, ...): it may
+    /// appear anywhere in the argument list.
+    pub fn is_return_flag(self) -> bool {
+        matches!(
+            self,
+            Marker::ConstReturn
+                | Marker::ActiveReturn
+                | Marker::DupReturn
+                | Marker::NoRet
+                | Marker::PrimalReturn
+        )
     }
 
     /// Whether a global of this name is a marker global.
@@ -470,6 +556,28 @@ impl MathFn {
     }
 }
 
+/// The spelling of a library function a user function may be registered
+/// as behaving like (`__enzyme_function_like`): a libm function with a
+/// derivative rule, or an allocation or deallocation function taking the
+/// same arguments.
+pub fn function_like_spelling(name: &str) -> Option<&'static str> {
+    const MEMORY: &[&str] = &[
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
+        "aligned_alloc",
+        "memalign",
+        "valloc",
+        "pvalloc",
+    ];
+    MATH.iter()
+        .flat_map(|m| m.libm.iter())
+        .chain(MEMORY)
+        .find(|s| **s == name)
+        .copied()
+}
+
 /// What a math function writes through its pointer argument.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Written {
@@ -499,6 +607,12 @@ pub(crate) enum MemFn {
     Memcpy,
     Memmove,
     Memset,
+    /// An allocator the user registered (`__enzyme_allocation_like`),
+    /// taking the size in bytes as argument `size_arg`.
+    Allocation {
+        /// The argument holding the size.
+        size_arg: u32,
+    },
 }
 
 impl MemFn {
@@ -545,6 +659,13 @@ impl MemFn {
             MemFn::Realloc => &[1],
             MemFn::Delete | MemFn::PosixMemalign => &[1, 2],
             MemFn::Memset => &[1, 2],
+            MemFn::Allocation { size_arg } => {
+                static INDICES: [u32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+                INDICES
+                    .get(size_arg as usize)
+                    .map(std::slice::from_ref)
+                    .unwrap_or(&[])
+            }
             // Copies are typed by what they copy (type analysis).
             MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
         }
@@ -560,6 +681,7 @@ impl MemFn {
                 | MemFn::AlignedAlloc
                 | MemFn::Valloc
                 | MemFn::New
+                | MemFn::Allocation { .. }
         )
     }
 
@@ -569,6 +691,7 @@ impl MemFn {
         match self {
             MemFn::Malloc | MemFn::Valloc | MemFn::New => Some(0),
             MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
+            MemFn::Allocation { size_arg } => Some(size_arg),
             MemFn::PosixMemalign => Some(2),
             _ => None,
         }
@@ -914,6 +1037,17 @@ mod tests {
         assert_eq!(
             EntryPoint::from_callee("_Z17__enzyme_autodiffPvz"),
             Some(EntryPoint::Autodiff)
+        );
+        // C++ templates `template <typename R, typename... Args> R
+        // __enzyme_autodiff(void *, Args...)`, one mangled name per
+        // instantiation (clang++-22).
+        assert_eq!(
+            EntryPoint::from_callee("_Z17__enzyme_autodiffIdJPidS0_dEET_PvDpT0_"),
+            Some(EntryPoint::Autodiff)
+        );
+        assert_eq!(
+            EntryPoint::from_callee("_Z16__enzyme_fwddiffIdJPiddS0_dEET_PvDpT0_"),
+            Some(EntryPoint::FwdDiff)
         );
         assert_eq!(EntryPoint::from_callee("autodiff"), None);
         assert!(is_known_inactive("printf"));

@@ -41,6 +41,8 @@ pub struct UserFacts<'m> {
     pub custom: HashMap<Function<'m>, CustomRules<'m>>,
     /// Globals made active, with the user's shadow for each.
     pub global_shadows: HashMap<Global<'m>, Global<'m>>,
+    /// Globals whose memory carries no derivative.
+    pub inactive_globals: HashSet<Global<'m>>,
 }
 
 /// The derivatives of one module.
@@ -58,7 +60,7 @@ impl<'m> Session<'m> {
     /// A session over the module of the functions it will be asked about.
     pub fn new(opts: SessionOptions, facts: UserFacts<'m>) -> Session<'m> {
         Session {
-            registry: Registry::new(opts, facts.inactive, facts.custom, facts.global_shadows),
+            registry: Registry::new(opts, facts),
             gradients: Vec::new(),
             forwards: Vec::new(),
             tape_sizes: HashMap::new(),

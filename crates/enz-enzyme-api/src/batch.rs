@@ -16,7 +16,7 @@
 //! function may itself hold `__enzyme_*` calls).
 
 use crate::abi;
-use crate::callsite::MAX_WIDTH;
+use crate::call_config::MAX_WIDTH;
 use crate::ir::{Builder, Inst, LLVMOpcode, Ty, Value};
 use enz_core::Diagnostic;
 

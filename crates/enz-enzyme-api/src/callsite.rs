@@ -7,6 +7,8 @@ pub(crate) use enz_core::ArgActivity;
 use enz_core::Diagnostic;
 use enz_core::{EntryPoint, Marker};
 
+use crate::call_config::{self, ReturnSpec};
+
 /// One parameter's values at a call site.
 #[derive(Clone, Debug)]
 pub(crate) struct CallArg<'m> {
@@ -35,29 +37,33 @@ pub(crate) struct CallSite<'m> {
     pub(crate) allocated: Option<Value<'m>>,
     /// `enzyme_tape PTR`: the caller's tape buffer.
     pub(crate) tape: Option<Value<'m>>,
+    /// The return markers (`enzyme_primal_return`, ...).
+    pub(crate) ret: ReturnSpec,
     /// Values after the parameters (`__enzyme_reverse`: dret, tape).
     pub(crate) trailing: Vec<Value<'m>>,
 }
 
-/// Most vector lanes `enzyme_width` accepts.
-pub(crate) const MAX_WIDTH: u32 = 16;
-
-/// The marker `v` stands for: a load of an `enzyme_*` global or a metadata
-/// string naming one.
+/// The marker `v` stands for: an `enzyme_*` global passed by value (a
+/// load of it, as C passes `enzyme_const`) or by address (the global
+/// itself, possibly through a constant cast, as C++'s `&enzyme_const`), or
+/// a metadata string naming one (as rustc passes them).
 pub(crate) fn marker_of<'m>(v: Value<'m>) -> Option<Marker> {
     if let Some(s) = v.metadata_string() {
         return Marker::from_name(&s);
     }
-    if v.opcode() == Some(LLVMOpcode::LLVMLoad) {
-        let mut p = v.operand(0);
+    let global_under = |mut p: Value<'m>| {
         while !p.is_global_variable() && p.num_operands() > 0 && !p.is_instruction() {
             p = p.operand(0);
         }
-        if p.is_global_variable() {
-            return Marker::from_name(&p.name());
-        }
+        p.is_global_variable().then(|| p.name())
+    };
+    if v.opcode() == Some(LLVMOpcode::LLVMLoad) {
+        return global_under(v.operand(0)).and_then(|n| Marker::from_name(&n));
     }
-    None
+    if v.is_instruction() || v.ty().kind() != crate::ir::TyKind::Pointer {
+        return None;
+    }
+    global_under(v).and_then(|n| Marker::from_name(&n))
 }
 
 /// The entry point a call (or, in C++ with exceptions, an invoke)
@@ -122,29 +128,13 @@ pub(crate) fn parse<'m>(
     }
     let params = function.params();
     let mut args = Vec::with_capacity(params.len());
-    let mut k = base + 1;
-    let (mut width, mut allocated, mut tape) = (1u32, None, None);
-    // Leading configuration markers: enzyme_width N, enzyme_allocated SIZE,
-    // enzyme_tape PTR.
-    while k + 1 < nargs {
-        match marker_of(call.operand(k)) {
-            Some(Marker::Width) => {
-                let n = call.operand(k + 1).const_int_sext();
-                match n {
-                    Some(n) if (1..=i64::from(MAX_WIDTH)).contains(&n) => width = n as u32,
-                    _ => {
-                        return Err(err(format!(
-                        "`enzyme_width` must be followed by a constant between 1 and {MAX_WIDTH}"
-                    )))
-                    }
-                }
-            }
-            Some(Marker::Allocated) => allocated = Some(call.operand(k + 1)),
-            Some(Marker::Tape) => tape = Some(call.operand(k + 1)),
-            _ => break,
-        }
-        k += 2;
-    }
+    // Whole-call markers first (anywhere in the list); the values left are
+    // matched to the parameters in order.
+    let cfg = call_config::read(call, base + 1, &err)?;
+    let width = cfg.width;
+    let rest = &cfg.rest;
+    let mut pos = 0usize;
+    let at = |pos: usize| rest.get(pos).copied().unwrap_or(nargs);
     let too_few = |k: u32| {
         err(format!(
             "too few arguments: `{fname}` has {} parameter(s) but the call to `{}` ran out of values at argument {}",
@@ -155,15 +145,15 @@ pub(crate) fn parse<'m>(
         .help("pass one value per parameter, each optionally preceded by an activity marker (enzyme_const, enzyme_out, enzyme_dup + shadow)")
     };
     for (pi, p) in params.iter().enumerate() {
-        if k >= nargs {
-            return Err(too_few(k));
+        if pos >= rest.len() {
+            return Err(too_few(at(pos)));
         }
-        let mut v = call.operand(k);
-        let mut marker = marker_of(v);
+        let mut v = call.operand(at(pos));
+        let marker = marker_of(v);
         if let Some(m) = marker {
-            if matches!(
+            if !matches!(
                 m,
-                Marker::Allocated | Marker::Tape | Marker::Width | Marker::Scalar
+                Marker::Const | Marker::Out | Marker::Dup | Marker::DupNoNeed
             ) {
                 return Err(err(format!(
                     "the marker `{}` is not supported by `{}` yet",
@@ -171,20 +161,27 @@ pub(crate) fn parse<'m>(
                     entry.name()
                 )));
             }
-            k += 1;
-            if k >= nargs {
-                return Err(too_few(k));
+            pos += 1;
+            if pos >= rest.len() {
+                return Err(too_few(at(pos)));
             }
-            v = call.operand(k);
-        } else {
-            marker = None;
+            v = call.operand(at(pos));
+            if let Some(m2) = marker_of(v) {
+                return Err(err(format!(
+                    "argument {} of the call is the marker `{}`, where the value of parameter {pi} of `{fname}` after `{}` was expected",
+                    at(pos),
+                    m2.name(),
+                    m.name()
+                ))
+                .help("each activity marker is followed by the value it qualifies"));
+            }
         }
-        k += 1;
+        let k = at(pos);
+        pos += 1;
         let ty = p.ty();
         if !crate::abi::convertible(v.ty(), ty) {
             return Err(err(format!(
-                "argument {} of the call passes {} for parameter {pi} of `{fname}`, which has type {ty}",
-                k - 1,
+                "argument {k} of the call passes {} for parameter {pi} of `{fname}`, which has type {ty}",
                 v.ty()
             ))
             .help("pass one value per parameter, in order, each optionally preceded by an activity marker"));
@@ -217,7 +214,7 @@ pub(crate) fn parse<'m>(
         let implicit_function_shadow = marker.is_none()
             && ty.kind() == crate::ir::TyKind::Pointer
             && is_function_choice(v)
-            && (k >= nargs || call.operand(k) != v);
+            && (pos >= rest.len() || call.operand(at(pos)) != v);
         if implicit_function_shadow {
             shadows = vec![v; width as usize];
         } else if matches!(activity, ArgActivity::Dup | ArgActivity::DupNoNeed) {
@@ -232,9 +229,10 @@ pub(crate) fn parse<'m>(
                 )));
             }
             for _ in 0..width {
-                if k >= nargs {
-                    return Err(too_few(k));
+                if pos >= rest.len() {
+                    return Err(too_few(at(pos)));
                 }
+                let k = at(pos);
                 let shadow = call.operand(k);
                 if !crate::abi::convertible(shadow.ty(), ty) {
                     return Err(err(format!(
@@ -244,7 +242,7 @@ pub(crate) fn parse<'m>(
                     .help("after enzyme_dup, pass the primal value and then its shadow (e.g. a pointer to a zeroed buffer of the same size)"));
                 }
                 shadows.push(shadow);
-                k += 1;
+                pos += 1;
             }
         }
         args.push(CallArg {
@@ -253,22 +251,26 @@ pub(crate) fn parse<'m>(
             shadows,
         });
     }
-    let trailing: Vec<Value> = if entry == EntryPoint::Reverse {
-        (k..nargs).map(|j| call.operand(j)).collect()
-    } else {
-        Vec::new()
-    };
-    if entry == EntryPoint::Reverse {
-        k = nargs;
+    let left: Vec<Value> = rest[pos..].iter().map(|&j| call.operand(j)).collect();
+    if let Some(m) = left.iter().find_map(|v| marker_of(*v)) {
+        return Err(err(format!(
+            "the marker `{}` comes after the last parameter of `{fname}` in the call to `{}`, with no value to qualify",
+            m.name(),
+            entry.name()
+        )));
     }
-    if k < nargs {
+    let trailing = if entry == EntryPoint::Reverse {
+        left
+    } else if !left.is_empty() {
         return Err(err(format!(
             "too many arguments: `{fname}` has {} parameter(s) but the call to `{}` passes {} more value(s)",
             params.len(),
             entry.name(),
-            nargs - k
+            left.len()
         )));
-    }
+    } else {
+        Vec::new()
+    };
     Ok(CallSite {
         call,
         entry,
@@ -276,8 +278,9 @@ pub(crate) fn parse<'m>(
         args,
         sret,
         width,
-        allocated,
-        tape,
+        allocated: cfg.allocated,
+        tape: cfg.tape,
+        ret: cfg.ret,
         trailing,
     })
 }

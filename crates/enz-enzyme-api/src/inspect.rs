@@ -3,7 +3,8 @@
 //! declared through the API (inactive functions, active globals) taken
 //! into account, as differentiation would.
 
-use crate::pipeline::{user_facts, Options};
+use crate::pipeline::Options;
+use crate::registrations::user_facts;
 use enz_core::{Diagnostic, SessionOptions};
 use enz_ir::Module;
 
@@ -21,7 +22,7 @@ pub fn print_type_analysis<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
-    let facts = user_facts(module);
+    let facts = user_facts(module).map_err(first)?;
     enz_core::print_type_analysis(module, name, session_options(opts), &facts)
 }
 
@@ -33,7 +34,7 @@ pub fn print_activity<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
-    let facts = user_facts(module);
+    let facts = user_facts(module).map_err(first)?;
     enz_core::print_activity(module, name, session_options(opts), &facts)
 }
 
@@ -45,6 +46,11 @@ pub fn print_plan<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
-    let facts = user_facts(module);
+    let facts = user_facts(module).map_err(first)?;
     enz_core::print_plan(module, name, session_options(opts), &facts)
+}
+
+/// The first of a non-empty list of diagnostics.
+fn first(mut d: Vec<Diagnostic>) -> Diagnostic {
+    d.swap_remove(0)
 }

@@ -20,10 +20,12 @@
 
 mod abi;
 mod batch;
+mod call_config;
 mod callsite;
 mod inspect;
 mod lower;
 mod pipeline;
+mod registrations;
 mod virtual_tables;
 
 /// The IR layer, under the name the modules of this crate use for it.

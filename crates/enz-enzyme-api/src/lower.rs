@@ -10,6 +10,7 @@
 //! | `__enzyme_reverse`     | `reverse_f` (split reverse)     | adjoints of `out` params    |
 
 use crate::abi;
+use crate::call_config::ReturnActivity;
 use crate::callsite::CallSite;
 use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use enz_core::Diagnostic;
@@ -54,9 +55,11 @@ impl<'m> Lowering<'m> {
             ))
             .at(cs.call)]);
         }
+        check_return_markers(cs)?;
         let with_tables = function_shadows(cs, session)?;
         let cs = &with_tables;
         match cs.entry {
+            EntryPoint::Autodiff if cs.ret.primal => self.lower_gradient_with_primal(cs, session),
             EntryPoint::Autodiff => {
                 let req = request(cs, Mode::Combined);
                 let g = session.gradient(&req)?;
@@ -80,10 +83,18 @@ impl<'m> Lowering<'m> {
                 let call = b.call(f.function_type(), f, &args);
                 call.copy_debug_loc(cs.call);
                 // The call returns the tangents of a floating return (a
-                // pointer's shadows are not returned).
+                // pointer's shadows only with enzyme_dup_return), after the
+                // primal result with enzyme_primal_return.
                 let ret = cs.function.function_type().return_type();
-                let outs = fields(&b, call.as_value(), &sig, |f| {
-                    matches!(f, Field::ReturnShadow { .. }) && ret.carries_float()
+                let tangents = match cs.ret.activity {
+                    Some(ReturnActivity::Const) => false,
+                    Some(ReturnActivity::Dup) => true,
+                    _ => ret.carries_float(),
+                };
+                let outs = fields(&b, call.as_value(), &sig, |f| match f {
+                    Field::Return => cs.ret.primal,
+                    Field::ReturnShadow { .. } => tangents,
+                    _ => false,
                 });
                 finish_call(&b, cs, &outs)
             }
@@ -115,6 +126,7 @@ impl<'m> Lowering<'m> {
         let i64t = Ty::int(b.ctx(), 64);
         let placeholder = || b.const_int(i64t, 0);
         if cs.entry == EntryPoint::AugmentFwd {
+            let ret_shadowed = key.ret_shadowed;
             let call = b.call(fns.forward.function_type(), fns.forward, &args);
             call.copy_debug_loc(cs.call);
             let field = |f: Field| {
@@ -134,8 +146,12 @@ impl<'m> Lowering<'m> {
                 tape = buf;
             }
             let mut outs = vec![tape];
-            if !ret.is_void() {
+            if !ret.is_void() && !cs.ret.noret {
                 outs.push(b.extract_value(call.as_value(), field(Field::Return)));
+            }
+            if ret_shadowed {
+                let shadow = field(Field::ReturnShadow { lane: 0 });
+                outs.push(b.extract_value(call.as_value(), shadow));
             }
             return finish_call(&b, cs, &outs);
         }
@@ -200,6 +216,56 @@ impl<'m> Lowering<'m> {
         finish_call(&b, cs, &outs)
     }
 
+    /// `__enzyme_autodiff` with `enzyme_primal_return`: the primal result
+    /// and the adjoints, `{r, adjoints…}`. The combined gradient does not
+    /// return `r`, so both sweeps of split mode run back to back: the
+    /// augmented forward sweep gives `r` and the tape, the reverse sweep
+    /// (seeded with 1.0 unless the return is `enzyme_const_return`) the
+    /// adjoints.
+    fn lower_gradient_with_primal(
+        &mut self,
+        cs: &CallSite<'m>,
+        session: &mut Session<'m>,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let key = request(cs, Mode::Split);
+        let fns = session.split(&key).map_err(|d| vec![d.at(cs.call)])?;
+        let b = builder_at(cs.call);
+        let aug = key.signature(Kind::Augmented);
+        let call = b.call(
+            fns.forward.function_type(),
+            fns.forward,
+            &call_args(&b, cs, &aug),
+        );
+        call.copy_debug_loc(cs.call);
+        let field = |f: Field| {
+            aug.field_index(f)
+                .expect("the augmented function returns it")
+        };
+        let tape = b.extract_value(call.as_value(), field(Field::Tape));
+        let primal = b.extract_value(call.as_value(), field(Field::Return));
+        let rev = key.signature(Kind::Reverse);
+        let mut args = call_args(&b, cs, &rev);
+        if key.ret_active {
+            let one = b.const_float(cs.function.function_type().return_type(), 1.0);
+            args.insert(
+                rev.param_index(Param::ReturnAdjoint)
+                    .expect("a dret parameter"),
+                one,
+            );
+        }
+        args.insert(
+            rev.param_index(Param::Tape).expect("a tape parameter"),
+            tape,
+        );
+        let call = b.call(fns.reverse.function_type(), fns.reverse, &args);
+        call.copy_debug_loc(cs.call);
+        let mut outs = vec![primal];
+        outs.extend(fields(&b, call.as_value(), &rev, |f| {
+            matches!(f, Field::Adjoint(_))
+        }));
+        finish_call(&b, cs, &outs)
+    }
+
     /// Sets the tape sizes of copies into and out of caller buffers.
     pub(crate) fn patch_tape_sizes(&self, session: &Session<'m>) -> Result<(), Diagnostic> {
         for p in &self.patches {
@@ -218,6 +284,45 @@ impl<'m> Lowering<'m> {
                 .set_operand(p.operand, b.const_int(Ty::int(b.ctx(), 64), size as i64));
         }
         Ok(())
+    }
+}
+
+/// Refuses return markers that ask for what the entry point cannot give.
+fn check_return_markers(cs: &CallSite<'_>) -> Result<(), Vec<Diagnostic>> {
+    let ret = cs.function.function_type().return_type();
+    let fname = cs.function.name();
+    let entry = cs.entry.name();
+    let why = match cs.ret.activity {
+        Some(ReturnActivity::Active) if !ret.is_fp_scalar() => Some(format!(
+            "`enzyme_active_return`: `{fname}` returns {ret}, which has no adjoint (only a floating-point return can be active)"
+        )),
+        Some(ReturnActivity::Active) if cs.entry == EntryPoint::FwdDiff => Some(format!(
+            "`enzyme_active_return` asks for an adjoint of the return of `{fname}`, which forward mode does not have (use enzyme_dup_return for its tangent)"
+        )),
+        Some(ReturnActivity::Dup)
+            if cs.entry == EntryPoint::Autodiff
+                || (cs.entry != EntryPoint::FwdDiff && ret.kind() != TyKind::Pointer) =>
+        {
+            Some(format!(
+                "`enzyme_dup_return` asks `{entry}` for the shadow of the return of `{fname}`, which only __enzyme_fwddiff returns, and __enzyme_augmentfwd for a returned pointer (reverse mode: enzyme_active_return or enzyme_const_return)"
+            ))
+        }
+        Some(ReturnActivity::Dup) if !ret.carries_float() && ret.kind() != TyKind::Pointer => Some(format!(
+            "`enzyme_dup_return`: `{fname}` returns {ret}, which has no tangent"
+        )),
+        _ if cs.ret.primal && ret.is_void() => Some(format!(
+            "`enzyme_primal_return`: `{fname}` returns void, so there is no primal result to return"
+        )),
+        _ if cs.ret.primal && cs.entry == EntryPoint::Reverse => Some(format!(
+            "`enzyme_primal_return` asks __enzyme_reverse for the primal result of `{fname}`, which __enzyme_augmentfwd returns"
+        )),
+        _ => None,
+    };
+    match why {
+        Some(m) => Err(vec![Diagnostic::new(m)
+            .in_function(cs.call.parent_block().parent().name())
+            .at(cs.call)]),
+        None => Ok(()),
     }
 }
 
@@ -289,13 +394,18 @@ fn function_table_of<'m>(
     Ok(sel)
 }
 
-/// The derivative request a call site makes in `mode`.
+/// The derivative request a call site makes in `mode`: a floating return
+/// is active unless `enzyme_const_return` says otherwise.
 fn request<'m>(cs: &CallSite<'m>, mode: Mode) -> Request<'m> {
     Request {
         function: cs.function,
         args: cs.args.iter().map(|a| a.activity).collect(),
-        ret_active: cs.function.function_type().return_type().is_fp_scalar(),
-        ret_shadowed: false,
+        ret_active: cs.function.function_type().return_type().is_fp_scalar()
+            && cs.ret.activity != Some(ReturnActivity::Const),
+        // enzyme_dup_return on a returned pointer (split mode): its shadow
+        // is made and returned by the augmented function.
+        ret_shadowed: cs.ret.activity == Some(ReturnActivity::Dup)
+            && cs.function.function_type().return_type().kind() == TyKind::Pointer,
         mode,
     }
 }

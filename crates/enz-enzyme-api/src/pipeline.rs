@@ -11,15 +11,15 @@
 use crate::batch;
 use crate::callsite::{self, CallSite};
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
-use crate::ir::{Function, Global, Module};
+use crate::ir::{Function, Module};
 use crate::lower::Lowering;
+use crate::registrations;
 use crate::virtual_tables;
-use enz_core::CustomRules;
 use enz_core::Diagnostic;
-use enz_core::{all_or_nothing, Attempt, Session, SessionOptions, UserFacts};
+use enz_core::{all_or_nothing, Attempt, Session, SessionOptions};
 use enz_core::{is_api_symbol, EntryPoint, Marker};
 use enz_core::{timed, Timings};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// What the caller wants done.
 #[derive(Clone, Debug)]
@@ -135,7 +135,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     if !diags.is_empty() {
         return Err(diags);
     }
-    let facts = user_facts(m);
+    let facts = registrations::user_facts(m)?;
     let session_opts = SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
@@ -207,6 +207,15 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     report.timings.synthesis = synthesis_start
         .elapsed()
         .saturating_sub(report.timings.preprocess + report.timings.analyses);
+    registrations::remove(m);
+    let iter_left = enz_core::lower_iteration_counts(m);
+    if let Some(i) = iter_left.first() {
+        return Err(vec![Diagnostic::new(
+            "`__enzyme_iter` must be called directly with two integers and return an integer",
+        )
+        .in_function(i.parent_block().parent().name())
+        .at(*i)]);
+    }
     clean_up_api_symbols(m);
     let leftovers = leftover_api_references(m);
     if !leftovers.is_empty() {
@@ -285,90 +294,6 @@ fn reaches_any<'m>(f: Function<'m>, targets: &HashSet<Function<'m>>) -> bool {
     false
 }
 
-/// What the user declared through the API's globals and attributes.
-pub(crate) fn user_facts<'m>(m: Module<'m>) -> UserFacts<'m> {
-    UserFacts {
-        inactive: inactive_functions(m),
-        custom: custom_rules(m),
-        global_shadows: user_global_shadows(m),
-    }
-}
-
-/// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
-/// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
-fn custom_rules<'m>(m: Module<'m>) -> HashMap<Function<'m>, CustomRules<'m>> {
-    let mut out: HashMap<Function, CustomRules> = HashMap::new();
-    for gv in globals(m) {
-        let name = gv.name();
-        if let Some(init) = gv.initializer() {
-            let fns: Vec<Option<Function>> = (0..init.num_operands())
-                .map(|k| init.operand(k).strip_to_function())
-                .collect();
-            if name.contains("__enzyme_register_gradient") {
-                if let [Some(f), Some(aug), Some(rev)] = fns[..] {
-                    out.entry(f).or_default().gradient = Some((aug, rev));
-                }
-            } else if name.contains("__enzyme_register_derivative") {
-                if let [Some(f), Some(fwd)] = fns[..] {
-                    out.entry(f).or_default().forward = Some(fwd);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
-/// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
-fn user_global_shadows<'m>(m: Module<'m>) -> HashMap<Global<'m>, Global<'m>> {
-    let mut out = HashMap::new();
-    for gv in globals(m) {
-        let init = gv.initializer();
-        if let Some(init) = init.filter(|_| gv.name().contains("__enzyme_register_global")) {
-            let strip = |v: Value<'m>| {
-                let mut v = v;
-                while !v.is_global_variable() && v.num_operands() > 0 {
-                    v = v.operand(0);
-                }
-                v.as_global()
-            };
-            if init.num_operands() == 2 {
-                if let (Some(p), Some(s)) = (strip(init.operand(0)), strip(init.operand(1))) {
-                    out.insert(p, s);
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Functions the user declared inactive: listed in a global array
-/// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
-fn inactive_functions<'m>(m: Module<'m>) -> HashSet<Function<'m>> {
-    let mut out = HashSet::new();
-    for gv in globals(m) {
-        if gv.name().contains("__enzyme_inactivefn") {
-            if let Some(init) = gv.initializer() {
-                let n = init.num_operands();
-                for k in 0..n {
-                    if let Some(f) = init.operand(k).strip_to_function() {
-                        out.insert(f);
-                    }
-                }
-                if let Some(f) = init.strip_to_function() {
-                    out.insert(f);
-                }
-            }
-        }
-    }
-    for f in functions(m) {
-        if f.has_string_attribute("enzyme_inactive") {
-            out.insert(f);
-        }
-    }
-    out
-}
-
 /// Removes what the `__enzyme_*` API leaves behind: dead marker loads,
 /// unused marker globals and entry-point declarations. A marker global still
 /// in use gets a weak definition so that the module links.
@@ -398,7 +323,7 @@ fn clean_up_api_symbols<'m>(m: Module<'m>) {
 fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
     let f = i.called_function_of_call_or_invoke()?;
     let name = f.name();
-    if !f.is_declaration() || !name.contains("__enzyme_") {
+    if !f.is_declaration() || !name.contains("__enzyme_") || enz_core::is_iteration_count(&name) {
         return None;
     }
     Some(

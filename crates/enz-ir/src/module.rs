@@ -133,6 +133,86 @@ pub fn add_internal_function<'m>(module: Module<'m>, name: &str, fty: Ty<'m>) ->
     Function(f)
 }
 
+/// Rebuilds the module's `llvm.used` and `llvm.compiler.used` lists
+/// (`__attribute__((used))`) without the members in `drop` (globals, seen
+/// through constant casts) and without members that are no global value;
+/// a list left empty is deleted. The old list's constant array may stay
+/// behind as a dead user of the dropped globals (see
+/// [`Value::drop_dead_constant_users`]).
+pub fn remove_from_used_lists<'m>(module: Module<'m>, drop: &[Value<'m>]) {
+    for list in ["llvm.used", "llvm.compiler.used"] {
+        let Some(g) = named_global(module, list) else {
+            continue;
+        };
+        let Some(init) = g.initializer() else {
+            continue;
+        };
+        let members = init.operands();
+        let keep: Vec<Value> = members
+            .iter()
+            .copied()
+            .filter(|e| {
+                let mut base = *e;
+                while !base.is_global_variable()
+                    && !base.is_function()
+                    && !base.is_instruction()
+                    && base.num_operands() > 0
+                {
+                    base = base.operand(0);
+                }
+                (base.is_global_variable() || base.is_function()) && !drop.contains(&base)
+            })
+            .collect();
+        if keep.len() == members.len() {
+            continue;
+        }
+        let c = cstr(list);
+        // SAFETY: reads the list's properties, deletes it (nothing uses
+        // the list itself) and adds its replacement: an appending array
+        // of the same element type in the same section.
+        unsafe {
+            let elem = LLVMGetElementType(LLVMGlobalGetValueType(g.0 .0));
+            let section = LLVMGetSection(g.0 .0);
+            let section =
+                (!section.is_null()).then(|| std::ffi::CStr::from_ptr(section).to_owned());
+            LLVMDeleteGlobal(g.0 .0);
+            if keep.is_empty() {
+                continue;
+            }
+            let mut raw: Vec<_> = keep.iter().map(|v| v.0).collect();
+            let n = raw.len() as u64;
+            let ng = LLVMAddGlobal(module.0, LLVMArrayType2(elem, n), c.as_ptr());
+            LLVMSetInitializer(ng, LLVMConstArray2(elem, raw.as_mut_ptr(), n));
+            LLVMSetLinkage(ng, LLVMLinkage::LLVMAppendingLinkage);
+            if let Some(sec) = section {
+                LLVMSetSection(ng, sec.as_ptr());
+            }
+        }
+    }
+}
+
+impl<'m> Value<'m> {
+    /// Makes the constants that use this global and are themselves unused
+    /// (left behind by a deleted initializer) stop using it: each such use
+    /// is replaced by `undef`. Returns whether the value is then unused;
+    /// a live user (an instruction, a used constant) is left alone.
+    pub fn drop_dead_constant_users(self) -> bool {
+        let users = self.users();
+        if users
+            .iter()
+            .any(|u| u.is_instruction() || u.is_global_variable() || u.has_uses())
+        {
+            return false;
+        }
+        if !users.is_empty() {
+            // SAFETY: only dead constants use `self`; replacing their
+            // operand rebuilds them as other (equally dead) constants.
+            unsafe { LLVMReplaceAllUsesWith(self.0, LLVMGetUndef(LLVMTypeOf(self.0))) }
+        }
+        !self.has_uses()
+    }
+}
+
 /// A new internal global of type `ty` in the address space `space`,
 /// initialised with `init`, aligned to `align`.
 pub fn add_internal_global<'m>(

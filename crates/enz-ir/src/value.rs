@@ -295,6 +295,33 @@ impl<'m> Value<'m> {
         }
     }
 
+    /// The C string a pointer constant points to: a global constant
+    /// initialised with a byte string (`c"log1p\00"`), possibly through
+    /// constant casts; without the terminating NUL.
+    pub fn c_string_pointee(self) -> Option<String> {
+        let mut p = self;
+        while !p.is_global_variable() && !p.is_instruction() && p.num_operands() > 0 {
+            p = p.operand(0);
+        }
+        if !p.is_global_variable() {
+            return None;
+        }
+        unsafe {
+            let init = LLVMGetInitializer(p.0);
+            if init.is_null() || LLVMIsConstantString(init) == 0 {
+                return None;
+            }
+            let mut len = 0usize;
+            let s = LLVMGetAsString(init, &mut len);
+            if s.is_null() {
+                return None;
+            }
+            let bytes = std::slice::from_raw_parts(s as *const u8, len);
+            let bytes = bytes.split(|b| *b == 0).next().unwrap_or(&[]);
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
+
     /// Whether a function or global has no body or initializer here.
     pub fn is_declaration(self) -> bool {
         unsafe { LLVMIsDeclaration(self.0) != 0 }

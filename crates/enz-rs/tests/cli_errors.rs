@@ -324,6 +324,54 @@ fn bad_call_sites_are_diagnosed() {
             "call_type_mismatch_forward.ll",
             &[&["`pw`"], &["double (double, i16)"], &["prototype"]],
         ),
+        (
+            "markers_width_twice.ll",
+            &[&["enzyme_width"], &["twice"], &["caller"]],
+        ),
+        (
+            "marker_after_last.ll",
+            &[&["enzyme_const"], &["after the last parameter"], &["`sq`"]],
+        ),
+        (
+            "marker_width_without_value.ll",
+            &[&["enzyme_width"], &["last argument"], &["caller"]],
+        ),
+        (
+            "return_markers_contradict.ll",
+            &[
+                &["enzyme_primal_return"],
+                &["enzyme_noret"],
+                &["contradict"],
+            ],
+        ),
+        (
+            "dup_return_reverse.ll",
+            &[&["enzyme_dup_return"], &["__enzyme_fwddiff"], &["`sq`"]],
+        ),
+        (
+            "function_like_unknown.ll",
+            &[&["__enzyme_function_like_g"], &["lgamma"], &["my_lgamma"]],
+        ),
+        (
+            "iter_not_integer.ll",
+            &[&["__enzyme_iter"], &["integer"], &["series"]],
+        ),
+        (
+            "allocation_like_bad.ll",
+            &[&["__enzyme_allocation_like_pool"], &["must start with -1"]],
+        ),
+        (
+            "marker_unsupported.ll",
+            &[
+                &["enzyme_runtime_activity"],
+                &["not supported"],
+                &["caller"],
+            ],
+        ),
+        (
+            "primal_return_void.ll",
+            &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));
@@ -338,11 +386,19 @@ fn bad_call_sites_are_diagnosed() {
 /// - loads and stores aligned to 2^32: shadow accesses used to get an
 ///   alignment of 2^63;
 /// - a sized `operator delete` moved to the end of the reverse sweep: it
-///   used to be called with the pointer alone.
+///   used to be called with the pointer alone;
+/// - registrations listed in `llvm.used` / `llvm.compiler.used`: taken
+///   out of the lists and deleted (nothing named `__enzyme_` is left).
 #[test]
 fn accepted_inputs_give_complete_modules() {
     let dir = tmpdir();
-    for name in ["invoke_callsite.ll", "huge_alignment.ll", "sized_delete.ll"] {
+    for name in [
+        "invoke_callsite.ll",
+        "huge_alignment.ll",
+        "sized_delete.ll",
+        "should_recompute.ll",
+        "registration_used.ll",
+    ] {
         let out = dir.path().join(format!("{name}.out.ll"));
         let res = enz_rs(&[
             inputs().join(name).as_os_str(),
@@ -521,4 +577,68 @@ fn print_plan_shows_how_each_value_reaches_the_reverse_sweep() {
     ] {
         assert!(text.contains(line), "missing `{line}` in:\n{text}");
     }
+}
+
+/// `enzyme_shouldrecompute` on a function: a call to it that survives
+/// inlining is called again in the reverse sweep instead of cached (the
+/// same call without the attribute is cached), and the derivative is a
+/// verified module with the call made once in each sweep.
+#[test]
+fn should_recompute_calls_are_called_again() {
+    let dir = tmpdir();
+    let input = inputs().join("should_recompute.ll");
+    let res = enz_rs(&[
+        input.as_os_str(),
+        "--no-inline".as_ref(),
+        "--print-plan".as_ref(),
+        "f".as_ref(),
+    ]);
+    assert_eq!(
+        res.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let text = String::from_utf8_lossy(&res.stdout);
+    for line in [
+        "%w = call double @weight(i32 %i): recompute",
+        "%u = call double @cached_weight(i32 %i): cache (buffer of loop 0)",
+    ] {
+        assert!(text.contains(line), "missing `{line}` in:\n{text}");
+    }
+    let out = dir.path().join("out.ll");
+    let res = enz_rs(&[
+        input.as_os_str(),
+        "--no-inline".as_ref(),
+        "-O0".as_ref(),
+        "-S".as_ref(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ]);
+    assert!(
+        res.status.success(),
+        "{}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let ir = std::fs::read_to_string(&out).unwrap();
+    let body: String = ir
+        .split("\ndefine ")
+        .filter(|f| f.contains("@diffe_f("))
+        .collect();
+    assert_eq!(body.matches("call double @weight(").count(), 2, "{body}");
+    assert_eq!(
+        body.matches("call double @cached_weight(").count(),
+        1,
+        "{body}"
+    );
+    let verify = Command::new(tool("opt-22", "opt"))
+        .args(["-passes=verify", "-disable-output"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
 }

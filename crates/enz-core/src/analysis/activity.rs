@@ -45,6 +45,9 @@ pub(crate) struct Activity<'m> {
     /// of the memory they are loaded from (their shadows are shadow
     /// tables, see `synth/function_shadow.rs`).
     function_families: HashSet<usize>,
+    /// Families holding a global the user declared inactive: never
+    /// shadowed, and what is stored there carries no derivative.
+    inactive_families: HashSet<usize>,
 }
 
 /// What the analysis needs to know about the world outside the function.
@@ -57,6 +60,8 @@ pub(crate) struct ActivityInputs<'m, 'a> {
     pub(crate) calls: CallFacts<'m, 'a>,
     /// Globals the user gave shadows (their memory carries derivatives).
     pub(crate) shadowed_globals: &'a HashSet<Value<'m>>,
+    /// Globals the user declared inactive (`__enzyme_inactive_global`).
+    pub(crate) inactive_globals: &'a HashSet<Value<'m>>,
 }
 
 impl<'m> Activity<'m> {
@@ -82,6 +87,11 @@ impl<'m> Activity<'m> {
                 _ => {}
             }
         }
+        a.inactive_families = inputs
+            .inactive_globals
+            .iter()
+            .filter_map(|g| a.family.get(g).copied())
+            .collect();
         for g in inputs.shadowed_globals {
             a.shadow(*g);
         }
@@ -293,9 +303,18 @@ impl<'m> Activity<'m> {
     /// Marks `p`'s pointer family shadowed; returns whether that is new.
     fn shadow(&mut self, p: Value<'m>) -> bool {
         match self.family.get(&p) {
+            Some(f) if self.inactive_families.contains(f) => false,
             Some(f) => self.shadowed_families.insert(*f),
             None => false,
         }
+    }
+
+    /// Whether `p` points into a global the user declared inactive:
+    /// derivatives stored there are dropped, as the user asked.
+    pub(crate) fn is_inactive_memory(&self, p: Value<'m>) -> bool {
+        self.family
+            .get(&p)
+            .is_some_and(|f| self.inactive_families.contains(f))
     }
 
     /// Whether floating value `v` (instruction or argument) is active.

@@ -11,6 +11,9 @@
 //!    user or the tables say about it);
 //! 4. a function with a derivative the user registered for this direction
 //!    (wins over the rule table and the body);
+//!    A function registered as behaving like a library function
+//!    (`__enzyme_function_like`) is classified by that function's name
+//!    from here on;
 //! 5. a memory function (allocation, free, copy, set), by name, defined or
 //!    not, as LLVM's library info treats them;
 //! 6. a GPU barrier;
@@ -24,18 +27,43 @@
 
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
-    is_barrier, is_known_inactive, is_structure_function, EntryPoint, MathFn, MemFn, Written,
+    is_barrier, is_iteration_count, is_known_inactive, is_structure_function, EntryPoint, MathFn,
+    MemFn, Written,
 };
 use std::collections::{HashMap, HashSet};
 
 /// A user's derivative functions registered through
-/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`.
+/// `__enzyme_register_gradient_*` / `__enzyme_register_derivative_*`, or
+/// the library function it behaves like (`__enzyme_function_like`).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CustomRules<'m> {
     /// (augmented forward, reverse) for reverse mode.
     pub gradient: Option<(Function<'m>, Function<'m>)>,
     /// The tangent function for forward mode.
     pub forward: Option<Function<'m>>,
+    /// The spelling of the math or memory function the function is
+    /// differentiated as (see [`crate::function_like_spelling`]); its
+    /// calls stay calls to it.
+    pub like: Option<&'static str>,
+    /// The function is an allocator (`__enzyme_allocation_like`).
+    pub allocation: Option<AllocationLike<'m>>,
+}
+
+/// A user's allocator, registered with `__enzyme_allocation_like`: the
+/// shadow of what it returns is allocated by calling it again (and
+/// zeroed), and freed with its deallocator.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AllocationLike<'m> {
+    /// The argument holding the size in bytes.
+    pub size_arg: u32,
+    /// The function that frees what the allocator returns.
+    pub deallocator: Function<'m>,
+    /// The deallocator's arguments, in order: `-1` the pointer, `k >= 0`
+    /// argument `k` of the allocation call. Only the first
+    /// `deallocator_argc` entries count.
+    pub deallocator_args: [i32; 4],
+    /// How many arguments the deallocator takes.
+    pub deallocator_argc: u8,
 }
 
 /// Which derivative a custom rule must provide to count.
@@ -168,6 +196,10 @@ pub(crate) fn classify_callee<'m>(
     if let Some(e) = EntryPoint::from_callee(&name) {
         return CallKind::EntryPoint(e);
     }
+    if is_iteration_count(&name) {
+        // `__enzyme_iter`: an integer, replaced after synthesis.
+        return CallKind::KnownInactive;
+    }
     if inactive.contains(&f) {
         return CallKind::UserInactive;
     }
@@ -180,6 +212,16 @@ pub(crate) fn classify_callee<'m>(
             return CallKind::Custom(f);
         }
     }
+    if let Some(a) = custom.get(&f).and_then(|r| r.allocation) {
+        return CallKind::Memory(MemFn::Allocation {
+            size_arg: a.size_arg,
+        });
+    }
+    // A function like a library function is classified by that name.
+    let name = match custom.get(&f).and_then(|r| r.like) {
+        Some(like) => like.to_string(),
+        None => name,
+    };
     if let Some(m) = MemFn::from_callee(&name) {
         return CallKind::Memory(m);
     }

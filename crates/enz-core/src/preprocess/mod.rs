@@ -8,7 +8,10 @@
 //! nothing from it that is only valid for the primal (`sanitize`). The
 //! user's function is never modified.
 
+mod iteration;
 mod sanitize;
+
+pub use iteration::lower_iteration_counts;
 
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::diag::Diagnostic;
@@ -64,6 +67,7 @@ pub(crate) fn preprocess<'m>(
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
     refuse_float_input(func, clone)?;
+    iteration::step_iteration_counts(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

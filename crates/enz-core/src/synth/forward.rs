@@ -72,6 +72,7 @@ pub(crate) fn synthesize_forward<'m>(
             ret_shadowed: ret_ty.kind() == TyKind::Pointer,
             calls: registry.call_facts(),
             shadowed_globals: registry.user_shadowed_globals(),
+            inactive_globals: registry.user_inactive_globals(),
         },
     );
     registry.timings.analyses += start.elapsed();
@@ -284,7 +285,7 @@ impl<'m, 'a> Forward<'m, 'a> {
     fn store(&mut self, i: Inst<'m>, gi: Inst<'m>) {
         let (v, p) = (i.operand(0), i.operand(1));
         if !self.act.is_shadowed(p) {
-            if self.act.is_active(v) {
+            if self.act.is_active(v) && !self.act.is_inactive_memory(p) {
                 self.unsupported(
                     i,
                     "a differentiable value is stored to memory that has no shadow",

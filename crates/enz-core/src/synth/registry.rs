@@ -32,6 +32,8 @@ pub(crate) struct Registry<'m> {
     /// Shadows the user registered for globals (never zeroed by enz-rs).
     user_global_shadows: HashMap<Global<'m>, Global<'m>>,
     user_shadowed: HashSet<Value<'m>>,
+    /// Globals the user declared inactive.
+    user_inactive: HashSet<Value<'m>>,
     /// Shadow tables of functions (see `function_shadow`).
     pub(super) function_shadows: HashMap<Function<'m>, Global<'m>>,
     /// Wrappers standing for bodiless functions in shadow tables.
@@ -44,10 +46,14 @@ pub(crate) struct Registry<'m> {
 impl<'m> Registry<'m> {
     pub(crate) fn new(
         opts: crate::session::SessionOptions,
-        inactive_fns: HashSet<Function<'m>>,
-        custom: HashMap<Function<'m>, CustomRules<'m>>,
-        user_global_shadows: HashMap<Global<'m>, Global<'m>>,
+        facts: crate::session::UserFacts<'m>,
     ) -> Registry<'m> {
+        let crate::session::UserFacts {
+            inactive: inactive_fns,
+            custom,
+            global_shadows: user_global_shadows,
+            inactive_globals,
+        } = facts;
         Registry {
             forward: HashMap::new(),
             pending_forward: Vec::new(),
@@ -61,6 +67,7 @@ impl<'m> Registry<'m> {
             inactive_fns,
             shadow_globals: HashMap::new(),
             user_shadowed: user_global_shadows.keys().map(|g| g.as_value()).collect(),
+            user_inactive: inactive_globals.iter().map(|g| g.as_value()).collect(),
             user_global_shadows,
             function_shadows: HashMap::new(),
             wrappers: HashMap::new(),
@@ -79,6 +86,21 @@ impl<'m> Registry<'m> {
     /// Globals with a user-registered shadow.
     pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value<'m>> {
         &self.user_shadowed
+    }
+
+    /// The user's allocators (`__enzyme_allocation_like`), by function.
+    pub(crate) fn allocators(
+        &self,
+    ) -> HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>> {
+        self.custom
+            .iter()
+            .filter_map(|(f, r)| r.allocation.map(|a| (*f, a)))
+            .collect()
+    }
+
+    /// Globals the user declared inactive.
+    pub(crate) fn user_inactive_globals(&self) -> &HashSet<Value<'m>> {
+        &self.user_inactive
     }
 
     /// The user's tangent function for `f`, if registered.

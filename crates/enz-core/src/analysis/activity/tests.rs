@@ -105,6 +105,7 @@ fn summary_with_globals(ir: &str, func: &str, sig: &Sig, globals: &[&str]) -> St
                 custom: &HashMap::new(),
             },
             shadowed_globals: &HashSet::new(),
+            inactive_globals: &HashSet::new(),
         },
     );
     let mut s = String::new();

@@ -50,6 +50,8 @@ fn kinds<'m>(
             let rules = CustomRules {
                 gradient: gradient.then_some((f, f)),
                 forward: forward.then_some(f),
+                like: None,
+                allocation: None,
             };
             (f, rules)
         })

@@ -319,7 +319,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             return;
         }
         if !self.facts.act.is_shadowed(p) {
-            if self.facts.act.is_varied(v) {
+            if self.facts.act.is_varied(v) && !self.facts.act.is_inactive_memory(p) {
                 self.unsupported(
                     i,
                     "a differentiable value is stored to memory that has no shadow (its derivative would be lost)",
@@ -363,7 +363,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         runtime::add_and_zero(&self.b, ty, s, old, n);
                     }
                 }
-                self.release_shadow(i, s);
+                self.free_allocation_shadow(i, m, s);
             }
             return;
         }
@@ -423,6 +423,41 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         // A free frees the primal only: the shadow of its memory was freed
         // where the allocation is undone.
+    }
+
+    /// Frees `s`, the shadow of what allocation call `i` returned: with
+    /// `free`, or a user allocator's deallocator (its arguments: the
+    /// shadow for `-1`, the allocation call's argument `k` for `k`).
+    fn free_allocation_shadow(&mut self, i: Inst<'m>, m: MemFn, s: Value<'m>) {
+        let user = match m {
+            MemFn::Allocation { .. } => i
+                .called_function()
+                .and_then(|f| self.facts.allocators.get(&f).copied()),
+            _ => None,
+        };
+        let Some(a) = user else {
+            return self.release_shadow(i, s);
+        };
+        let params = a.deallocator.params();
+        let mut args = Vec::new();
+        for (k, &j) in a.deallocator_args[..a.deallocator_argc as usize]
+            .iter()
+            .enumerate()
+        {
+            let v = if j < 0 {
+                s
+            } else if (j as u32) < i.call_num_args() {
+                self.primal(i.operand(j as u32))
+            } else {
+                return self.unsupported(i, "the deallocator of this allocation-like function takes an argument the allocation call does not have");
+            };
+            if params.get(k).is_none_or(|p| p.ty() != v.ty()) {
+                return self.unsupported(i, "the deallocator registered for this allocation-like function does not take the arguments its __enzyme_allocation_like entry lists");
+            }
+            args.push(v);
+        }
+        let d = a.deallocator;
+        self.b.call(d.function_type(), d, &args);
     }
 
     /// Releases `s`, the shadow block of allocation call `i`, the way a

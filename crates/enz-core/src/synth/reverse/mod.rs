@@ -211,6 +211,7 @@ pub(crate) fn synthesize<'m>(
             ret_shadowed: req.ret_shadowed,
             calls: registry.call_facts(),
             shadowed_globals: registry.user_shadowed_globals(),
+            inactive_globals: registry.user_inactive_globals(),
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
@@ -229,6 +230,7 @@ pub(crate) fn synthesize<'m>(
         gpu_accesses,
         plan,
         deferrable_frees: deferred_frees,
+        allocators: registry.allocators(),
     };
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
@@ -260,6 +262,9 @@ pub(super) struct Facts<'m> {
     /// The `free` calls that may wait for the end of the reverse sweep
     /// (see `deferrable_frees`).
     deferrable_frees: HashSet<Value<'m>>,
+    /// The user's allocators (`__enzyme_allocation_like`), whose shadows
+    /// are freed with their deallocators.
+    allocators: HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>>,
 }
 
 /// The state of one synthesis: the derivative's functions, the maps from

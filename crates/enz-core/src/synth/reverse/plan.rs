@@ -11,7 +11,8 @@
 //!    * rev_iv` of its loop;
 //! 3. [`Availability::Recompute`]: cheap pure instructions (GEPs, casts,
 //!    integer arithmetic, comparisons, `fadd`/`fsub`/`fmul`/`fneg`), thread
-//!    ids on GPUs, and, in combined mode, loads whose memory nothing after
+//!    ids on GPUs, calls to functions carrying the `enzyme_shouldrecompute`
+//!    attribute (called again), and, in combined mode, loads whose memory nothing after
 //!    them may write (`analysis::writes`), re-emitted from their operands;
 //! 4. [`Availability::Cache`]: everything else is stored to the tape right
 //!    after its definition and loaded back: a tape slot (a stack slot, or
@@ -28,6 +29,7 @@ use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::writes::Rereadable;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
+use crate::names::SHOULD_RECOMPUTE;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -174,6 +176,14 @@ fn is_recomputable<'m>(v: Value<'m>) -> bool {
             | LLVMFPExt | LLVMFPTrunc | LLVMFNeg | LLVMFAdd | LLVMFSub | LLVMFMul,
         ) => true,
         Some(LLVMSelect) => !v.ty().carries_float(),
+        // The user's hint (Enzyme's `enzyme_shouldrecompute` function
+        // attribute): calling the function again is cheaper than caching
+        // its result, and gives the same result.
+        Some(LLVMCall) => {
+            !v.ty().is_void()
+                && v.called_function()
+                    .is_some_and(|f| f.has_string_attribute(SHOULD_RECOMPUTE))
+        }
         _ => false,
     }
 }

@@ -1,0 +1,342 @@
+//! The one place that reads what the user declared through the API's
+//! registration globals and function attributes, and removes those
+//! globals once read (no `__enzyme_*` symbol is left in the output):
+//!
+//! | global (name contains)          | initializer                          |
+//! |---------------------------------|--------------------------------------|
+//! | `__enzyme_register_gradient`    | `{f, augmented, reverse}`            |
+//! | `__enzyme_register_derivative`  | `{f, tangent}`                       |
+//! | `__enzyme_register_global`      | `{&g, &shadow_of_g}`                 |
+//! | `__enzyme_inactivefn`           | functions with no derivative         |
+//! | `__enzyme_function_like`        | `{f, "libm or allocator name"}`      |
+//! | `__enzyme_allocation_like`      | `{alloc, size arg, "-1,k…", dealloc}` |
+//! | `__enzyme_nofree`               | functions that free nothing (a hint) |
+//! | `__enzyme_inactive_global`      | `&g`, or an array of such addresses  |
+//!
+//! and the `enzyme_inactive` function attribute.
+
+use crate::ir::{functions, globals, Value};
+use crate::ir::{Function, Global, Module};
+use enz_core::{function_like_spelling, AllocationLike, CustomRules, Diagnostic, UserFacts};
+use std::collections::{HashMap, HashSet};
+
+/// Name fragments of the registration globals.
+const REGISTRATIONS: &[&str] = &[
+    "__enzyme_register_gradient",
+    "__enzyme_register_derivative",
+    "__enzyme_register_global",
+    "__enzyme_inactivefn",
+    "__enzyme_function_like",
+    "__enzyme_allocation_like",
+    "__enzyme_nofree",
+    "__enzyme_inactive_global",
+];
+
+/// Whether a global is a registration the user wrote for enz-rs.
+fn is_registration(name: &str) -> bool {
+    REGISTRATIONS.iter().any(|r| name.contains(r))
+}
+
+/// What the user declared through the API's globals and attributes.
+pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut custom = custom_rules(m);
+    for (f, like) in functions_like(m, &mut diags) {
+        custom.entry(f).or_default().like = Some(like);
+    }
+    for a in allocations_like(m, &mut diags) {
+        custom.entry(a.allocator).or_default().allocation = Some(a.like);
+        let dealloc = custom.entry(a.like.deallocator).or_default();
+        dealloc.like = dealloc.like.or(Some("free"));
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    Ok(UserFacts {
+        inactive: inactive_functions(m),
+        custom,
+        global_shadows: user_global_shadows(m),
+        inactive_globals: inactive_globals(m),
+    })
+}
+
+/// `void *__enzyme_function_like_NAME[2] = {(void *)f, (void *)"log1p"};`:
+/// `f` is differentiated as if it were the library function named (its
+/// calls stay calls to `f`). A name enz-rs has no rule for, or a
+/// malformed initializer, is a diagnostic.
+fn functions_like<'m>(
+    m: Module<'m>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(Function<'m>, &'static str)> {
+    let mut out = Vec::new();
+    for gv in globals(m) {
+        let gname = gv.name();
+        if !gname.contains("__enzyme_function_like") {
+            continue;
+        }
+        let Some(init) = gv.initializer() else {
+            continue;
+        };
+        let f = (init.num_operands() >= 2)
+            .then(|| init.operand(0).strip_to_function())
+            .flatten();
+        let like = (init.num_operands() >= 2)
+            .then(|| init.operand(1).c_string_pointee())
+            .flatten();
+        let (Some(f), Some(like)) = (f, like) else {
+            diags.push(
+                Diagnostic::new(format!(
+                    "the registration `{gname}` must hold a function and the name of the library function it behaves like"
+                ))
+                .help("write e.g. void *__enzyme_function_like_f[2] = {(void *)my_log1p, (void *)\"log1p\"};"),
+            );
+            continue;
+        };
+        match function_like_spelling(&like) {
+            Some(s) => out.push((f, s)),
+            None => diags.push(
+                Diagnostic::new(format!(
+                    "`{gname}` registers `{}` as behaving like `{like}`, a function enz-rs has no derivative rule for",
+                    f.name()
+                ))
+                .help("name a libm function with a rule (sin, log1p, pow, ...) or malloc/free; or register a custom gradient with __enzyme_register_gradient"),
+            ),
+        }
+    }
+    out
+}
+
+/// Globals the user declared inactive: `void *__enzyme_inactive_global =
+/// &g;` or `void *__enzyme_inactive_global_x[2] = {&g, &h};` (the memory
+/// of each holds no derivative; what differentiated code stores there is
+/// dropped).
+fn inactive_globals<'m>(m: Module<'m>) -> HashSet<Global<'m>> {
+    let strip = |mut v: Value<'m>| {
+        while !v.is_global_variable() && !v.is_instruction() && v.num_operands() > 0 {
+            v = v.operand(0);
+        }
+        v.as_global()
+    };
+    let mut out = HashSet::new();
+    for gv in globals(m) {
+        if !gv.name().contains("__enzyme_inactive_global") {
+            continue;
+        }
+        let Some(init) = gv.initializer() else {
+            continue;
+        };
+        if init.ty().kind() == crate::ir::TyKind::Pointer {
+            out.extend(strip(init));
+        } else {
+            out.extend((0..init.num_operands()).filter_map(|k| strip(init.operand(k))));
+        }
+    }
+    out
+}
+
+/// One `__enzyme_allocation_like` registration.
+struct Allocator<'m> {
+    allocator: Function<'m>,
+    like: AllocationLike<'m>,
+}
+
+/// `void *__enzyme_allocation_like_x[4] = {(void *)my_alloc, (void *)K,
+/// (void *)"-1,i,j", (void *)my_free};`: `my_alloc` allocates the number
+/// of bytes its argument `K` holds, and `my_free` frees it, called with
+/// the pointer (`-1`, first) and the allocation call's arguments `i`,
+/// `j`, ... A malformed registration is a diagnostic.
+fn allocations_like<'m>(m: Module<'m>, diags: &mut Vec<Diagnostic>) -> Vec<Allocator<'m>> {
+    let mut out = Vec::new();
+    for gv in globals(m) {
+        let gname = gv.name();
+        if !gname.contains("__enzyme_allocation_like") {
+            continue;
+        }
+        let Some(init) = gv.initializer() else {
+            continue;
+        };
+        match allocation_like(init) {
+            Ok(a) => out.push(a),
+            Err(why) => diags.push(
+                Diagnostic::new(format!("the registration `{gname}` is malformed: {why}"))
+                    .help("write void *__enzyme_allocation_like_f[4] = {(void *)my_alloc, (void *)SIZE_ARGUMENT_INDEX, (void *)\"-1\", (void *)my_free};"),
+            ),
+        }
+    }
+    out
+}
+
+/// Reads one `__enzyme_allocation_like` initializer.
+fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
+    if init.num_operands() != 4 {
+        return Err(format!(
+            "it has {} elements; it needs 4 (allocator, size argument, deallocator arguments, deallocator)",
+            init.num_operands()
+        ));
+    }
+    let allocator = init
+        .operand(0)
+        .strip_to_function()
+        .ok_or("its first element is not a function")?;
+    let deallocator = init
+        .operand(3)
+        .strip_to_function()
+        .ok_or("its fourth element is not a function")?;
+    let k = init.operand(1);
+    let size_arg = if k.is_undef_or_null() {
+        0
+    } else if k.num_operands() == 1 {
+        k.operand(0).const_int_sext().unwrap_or(-1)
+    } else {
+        -1
+    };
+    let params = allocator.params();
+    if size_arg < 0
+        || !params
+            .get(size_arg as usize)
+            .is_some_and(|p| p.ty().is_integer())
+    {
+        return Err(format!(
+            "its second element must be the index of an integer parameter of `{}`",
+            allocator.name()
+        ));
+    }
+    let spec = init
+        .operand(2)
+        .c_string_pointee()
+        .ok_or("its third element is not a string")?;
+    let indices: Vec<i32> = spec
+        .split(',')
+        .map(|t| t.trim().parse::<i32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| {
+            format!("its third element `{spec}` is not a comma-separated list of argument indices")
+        })?;
+    if indices.first() != Some(&-1) || indices.len() > 4 {
+        return Err(format!(
+            "its third element `{spec}` must start with -1 (the pointer is the deallocator's first argument) and list at most 4 arguments"
+        ));
+    }
+    if indices
+        .iter()
+        .skip(1)
+        .any(|&j| j < 0 || j as usize >= params.len())
+    {
+        return Err(format!(
+            "its third element `{spec}` names an argument `{}` does not have",
+            allocator.name()
+        ));
+    }
+    if deallocator.params().len() != indices.len() {
+        return Err(format!(
+            "`{}` takes {} parameter(s), but the third element lists {}",
+            deallocator.name(),
+            deallocator.params().len(),
+            indices.len()
+        ));
+    }
+    let mut deallocator_args = [0i32; 4];
+    deallocator_args[..indices.len()].copy_from_slice(&indices);
+    Ok(Allocator {
+        allocator,
+        like: AllocationLike {
+            size_arg: size_arg as u32,
+            deallocator,
+            deallocator_args,
+            deallocator_argc: indices.len() as u8,
+        },
+    })
+}
+
+/// Deletes the registration globals once read: nothing of the API is
+/// left in the output. One listed in `llvm.used` (`__attribute__((used))`)
+/// is taken out of the list first; one something else still uses (other
+/// than its own initializer) stays.
+pub(crate) fn remove<'m>(m: Module<'m>) {
+    let regs: Vec<Global> = globals(m)
+        .into_iter()
+        .filter(|g| is_registration(&g.name()) && !g.is_declaration())
+        .collect();
+    let values: Vec<Value> = regs.iter().map(|g| g.as_value()).collect();
+    crate::ir::remove_from_used_lists(m, &values);
+    for gv in regs {
+        if gv.drop_dead_constant_users() {
+            gv.delete_global();
+        }
+    }
+}
+
+/// Custom derivatives: `__enzyme_register_gradient_NAME = {f, aug, rev}`
+/// and `__enzyme_register_derivative_NAME = {f, fwd}` global arrays.
+fn custom_rules<'m>(m: Module<'m>) -> HashMap<Function<'m>, CustomRules<'m>> {
+    let mut out: HashMap<Function, CustomRules> = HashMap::new();
+    for gv in globals(m) {
+        let name = gv.name();
+        if let Some(init) = gv.initializer() {
+            let fns: Vec<Option<Function>> = (0..init.num_operands())
+                .map(|k| init.operand(k).strip_to_function())
+                .collect();
+            if name.contains("__enzyme_register_gradient") {
+                if let [Some(f), Some(aug), Some(rev)] = fns[..] {
+                    out.entry(f).or_default().gradient = Some((aug, rev));
+                }
+            } else if name.contains("__enzyme_register_derivative") {
+                if let [Some(f), Some(fwd)] = fns[..] {
+                    out.entry(f).or_default().forward = Some(fwd);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Shadows the user gives globals: `void *__enzyme_register_global_NAME[2]
+/// = {&g, &d_g};` makes `g` active, its adjoints accumulating into `d_g`.
+fn user_global_shadows<'m>(m: Module<'m>) -> HashMap<Global<'m>, Global<'m>> {
+    let mut out = HashMap::new();
+    for gv in globals(m) {
+        let init = gv.initializer();
+        if let Some(init) = init.filter(|_| gv.name().contains("__enzyme_register_global")) {
+            let strip = |v: Value<'m>| {
+                let mut v = v;
+                while !v.is_global_variable() && v.num_operands() > 0 {
+                    v = v.operand(0);
+                }
+                v.as_global()
+            };
+            if init.num_operands() == 2 {
+                if let (Some(p), Some(s)) = (strip(init.operand(0)), strip(init.operand(1))) {
+                    out.insert(p, s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Functions the user declared inactive: listed in a global array
+/// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
+fn inactive_functions<'m>(m: Module<'m>) -> HashSet<Function<'m>> {
+    let mut out = HashSet::new();
+    for gv in globals(m) {
+        if gv.name().contains("__enzyme_inactivefn") {
+            if let Some(init) = gv.initializer() {
+                let n = init.num_operands();
+                for k in 0..n {
+                    if let Some(f) = init.operand(k).strip_to_function() {
+                        out.insert(f);
+                    }
+                }
+                if let Some(f) = init.strip_to_function() {
+                    out.insert(f);
+                }
+            }
+        }
+    }
+    for f in functions(m) {
+        if f.has_string_attribute("enzyme_inactive") {
+            out.insert(f);
+        }
+    }
+    out
+}
