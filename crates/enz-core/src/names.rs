@@ -144,6 +144,14 @@ pub(crate) enum MathFn {
     Cbrt,
     Erf,
     Fmod,
+    /// `llvm.vector.reduce.fadd(start, v)`: `start + Σ v` (any order).
+    ReduceFAdd,
+    /// `llvm.vector.reduce.fmul(start, v)`: `start · Π v`.
+    ReduceFMul,
+    /// `llvm.vector.reduce.fmax` / `fmaximum`: the largest lane.
+    ReduceFMax,
+    /// `llvm.vector.reduce.fmin` / `fminimum`: the smallest lane.
+    ReduceFMin,
 }
 
 /// Spellings of one math function: libm double and float names, and the
@@ -340,16 +348,41 @@ const MATH: &[MathNames] = &[
         libm: &["fmod", "fmodf"],
         intrinsics: &[],
     },
+    MathNames {
+        f: MathFn::ReduceFAdd,
+        libm: &[],
+        intrinsics: &["vector.reduce.fadd"],
+    },
+    MathNames {
+        f: MathFn::ReduceFMul,
+        libm: &[],
+        intrinsics: &["vector.reduce.fmul"],
+    },
+    MathNames {
+        f: MathFn::ReduceFMax,
+        libm: &[],
+        intrinsics: &["vector.reduce.fmax", "vector.reduce.fmaximum"],
+    },
+    MathNames {
+        f: MathFn::ReduceFMin,
+        libm: &[],
+        intrinsics: &["vector.reduce.fmin", "vector.reduce.fminimum"],
+    },
 ];
 
 impl MathFn {
     /// The math function a callee name designates (libm or intrinsic spelling).
     pub(crate) fn from_callee(name: &str) -> Option<MathFn> {
         if let Some(rest) = name.strip_prefix("llvm.") {
-            let base = rest.split('.').next().unwrap_or("");
+            // The base name (which may itself hold dots, as in
+            // `vector.reduce.fadd`) followed by the overload suffix.
+            let is_base = |base: &&str| {
+                rest.strip_prefix(*base)
+                    .is_some_and(|tail| tail.is_empty() || tail.starts_with('.'))
+            };
             return MATH
                 .iter()
-                .find(|m| m.intrinsics.contains(&base))
+                .find(|m| m.intrinsics.iter().any(is_base))
                 .map(|m| m.f);
         }
         MATH.iter().find(|m| m.libm.contains(&name)).map(|m| m.f)
@@ -563,6 +596,25 @@ mod tests {
         assert_eq!(MathFn::from_callee("llvm.maxnum.f32"), Some(MathFn::Max));
         assert_eq!(MathFn::from_callee("llvm.powi.f64.i32"), Some(MathFn::Powi));
         assert_eq!(MathFn::from_callee("sinl"), None);
+        assert_eq!(
+            MathFn::from_callee("llvm.minimumnum.f32"),
+            Some(MathFn::Min)
+        );
+        assert_eq!(MathFn::from_callee("llvm.powi.f32.i32"), Some(MathFn::Powi));
+        assert_eq!(MathFn::from_callee("llvm.pow.f32"), Some(MathFn::Pow));
+        assert_eq!(
+            MathFn::from_callee("llvm.vector.reduce.fadd.v4f64"),
+            Some(MathFn::ReduceFAdd)
+        );
+        assert_eq!(
+            MathFn::from_callee("llvm.vector.reduce.fmaximum.v8f32"),
+            Some(MathFn::ReduceFMax)
+        );
+        assert_eq!(
+            MathFn::from_callee("llvm.vector.reduce.fmin.v3f32"),
+            Some(MathFn::ReduceFMin)
+        );
+        assert_eq!(MathFn::from_callee("llvm.vector.reduce.add.v4i32"), None);
         assert_eq!(
             MemFn::from_callee("llvm.memcpy.p0.p0.i64"),
             Some(MemFn::Memcpy)

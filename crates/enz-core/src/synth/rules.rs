@@ -53,6 +53,20 @@ pub(crate) enum Expr {
     IntToFp(Box<Expr>),
     /// An integer operand plus a constant (for `powi`).
     IntAdd(Box<Expr>, i64),
+    /// The scalar value broadcast to every lane of (vector) operand `i`'s type.
+    Splat(usize, Box<Expr>),
+    /// A vector whose lane `k` is the product of every lane of the operand
+    /// but `k` (no division, so zero lanes give the right derivative).
+    ProdOthers(Box<Expr>),
+    /// A vector of `vec`'s type that is `val` (a scalar, or the same lane of
+    /// a vector) in the first lane of `vec` equal to the scalar `key`, and
+    /// zero in every other lane: where a max/min reduction's result came
+    /// from.
+    FirstLaneEq {
+        vec: Box<Expr>,
+        key: Box<Expr>,
+        val: Box<Expr>,
+    },
     /// A value synthesis already has (e.g. the primal's own `cos(x)` where
     /// the formula asks for `cos(x)`); never written in the table.
     Given(usize),
@@ -143,6 +157,13 @@ impl Expr {
             Expr::ToRetType(a) => Expr::ToRetType(s(a)),
             Expr::IntToFp(a) => Expr::IntToFp(s(a)),
             Expr::IntAdd(a, k) => Expr::IntAdd(s(a), *k),
+            Expr::Splat(i, a) => Expr::Splat(*i, s(a)),
+            Expr::ProdOthers(a) => Expr::ProdOthers(s(a)),
+            Expr::FirstLaneEq { vec, key, val } => Expr::FirstLaneEq {
+                vec: s(vec),
+                key: s(key),
+                val: s(val),
+            },
             leaf => leaf.clone(),
         }
     }
@@ -173,7 +194,14 @@ impl PrimalUses {
             | Expr::ToArgType(_, a)
             | Expr::ToRetType(a)
             | Expr::IntToFp(a)
-            | Expr::IntAdd(a, _) => self.collect(a),
+            | Expr::IntAdd(a, _)
+            | Expr::Splat(_, a)
+            | Expr::ProdOthers(a) => self.collect(a),
+            Expr::FirstLaneEq { vec, key, val } => {
+                self.collect(vec);
+                self.collect(key);
+                self.collect(val);
+            }
             Expr::Math(_, args) => args.iter().for_each(|a| self.collect(a)),
             Expr::Select(c, a, b) => {
                 match &**c {
@@ -250,6 +278,40 @@ fn if_gt(a: Expr, b: Expr, t: Expr, f: Expr) -> Expr {
 }
 fn if_arg(i: usize, t: Expr, f: Expr) -> Expr {
     Expr::Select(Box::new(Cond::Arg(i)), Box::new(t), Box::new(f))
+}
+
+/// `e` in every lane of operand `i`'s vector type.
+fn splat(i: usize, e: Expr) -> Expr {
+    Expr::Splat(i, Box::new(e))
+}
+/// `start + Σ lanes of v`.
+fn reduce_sum(start: Expr, v: Expr) -> Expr {
+    call(MathFn::ReduceFAdd, vec![start, v])
+}
+/// Lane `k`: the product of every other lane of `v`.
+fn prod_others(v: Expr) -> Expr {
+    Expr::ProdOthers(Box::new(v))
+}
+/// `val` in the first lane of `vec` equal to `key`, zero elsewhere.
+fn first_lane_eq(vec: Expr, key: Expr, val: Expr) -> Expr {
+    Expr::FirstLaneEq {
+        vec: Box::new(vec),
+        key: Box::new(key),
+        val: Box::new(val),
+    }
+}
+/// `llvm.vector.reduce.fmax/fmin(v)`: the result's adjoint goes to the
+/// first lane holding the result (ties: the first, like `Min`/`Max`).
+fn reduce_extremum(f: MathFn) -> Rule {
+    Rule {
+        op: OpKey::Math(f),
+        adjoints: vec![Some(first_lane_eq(x(0), ret(), dret()))],
+        // A vector operand: the tangent is the chosen lane of its tangent.
+        tangent: Some(reduce_sum(
+            c(-0.0),
+            first_lane_eq(x(0), ret(), Expr::DArg(0)),
+        )),
+    }
 }
 
 fn inst(op: LLVMOpcode, adjoints: Vec<Option<Expr>>) -> Rule {
@@ -430,6 +492,28 @@ fn build_table() -> Vec<Rule> {
                 dret() * c(TWO_OVER_SQRT_PI) * call(M::Exp, vec![-sq(x(0))]),
             )],
         ),
+        // ---- vector reductions (operand 1 / 0 is the vector) ----
+        // Tangents are written out: the adjoint of a vector operand is a
+        // vector, its tangent contribution the sum over lanes.
+        Rule {
+            op: OpKey::Math(M::ReduceFAdd),
+            adjoints: vec![Some(dret()), Some(splat(1, dret()))],
+            tangent: Some(reduce_sum(Expr::DArg(0), Expr::DArg(1))),
+        },
+        // start · Π v: d start = Π v, d v_k = start · Π_{j≠k} v_j.
+        Rule {
+            op: OpKey::Math(M::ReduceFMul),
+            adjoints: vec![
+                Some(dret() * call(M::ReduceFMul, vec![c(1.0), x(1)])),
+                Some(splat(1, dret() * x(0)) * prod_others(x(1))),
+            ],
+            tangent: Some(
+                Expr::DArg(0) * call(M::ReduceFMul, vec![c(1.0), x(1)])
+                    + x(0) * reduce_sum(c(-0.0), prod_others(x(1)) * Expr::DArg(1)),
+            ),
+        },
+        reduce_extremum(M::ReduceFMax),
+        reduce_extremum(M::ReduceFMin),
     ]
 }
 
