@@ -405,6 +405,48 @@ impl MathFn {
     }
 }
 
+/// A masked vector memory access: the lanes whose mask bit is set are
+/// read or written, the others untouched (and not dereferenced).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum MaskedFn {
+    /// `llvm.masked.load(ptr, <N x i1> mask, <N x T> passthru)`.
+    Load,
+    /// `llvm.masked.store(<N x T> value, ptr, <N x i1> mask)`.
+    Store,
+}
+
+impl MaskedFn {
+    const ALL: [(MaskedFn, &'static str); 2] = [
+        (MaskedFn::Load, "llvm.masked.load"),
+        (MaskedFn::Store, "llvm.masked.store"),
+    ];
+
+    /// The masked access a callee name designates (any overload suffix).
+    pub(crate) fn from_callee(name: &str) -> Option<MaskedFn> {
+        Self::ALL
+            .iter()
+            .find(|(_, base)| name.strip_prefix(base).is_some_and(|t| t.starts_with('.')))
+            .map(|(m, _)| *m)
+    }
+
+    /// The intrinsic's name, without overload suffix.
+    pub(crate) fn intrinsic(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map(|(_, s)| *s)
+            .unwrap_or("?")
+    }
+
+    /// The index of the pointer argument.
+    pub(crate) fn pointer_arg(self) -> u32 {
+        match self {
+            MaskedFn::Load => 0,
+            MaskedFn::Store => 1,
+        }
+    }
+}
+
 /// A memory-management function or memory intrinsic.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum MemFn {
@@ -615,6 +657,15 @@ mod tests {
             Some(MathFn::ReduceFMin)
         );
         assert_eq!(MathFn::from_callee("llvm.vector.reduce.add.v4i32"), None);
+        assert_eq!(
+            MaskedFn::from_callee("llvm.masked.load.v4f64.p0"),
+            Some(MaskedFn::Load)
+        );
+        assert_eq!(
+            MaskedFn::from_callee("llvm.masked.store.v8f32.p0"),
+            Some(MaskedFn::Store)
+        );
+        assert_eq!(MaskedFn::from_callee("llvm.masked.gather.v4f64.v4p0"), None);
         assert_eq!(
             MemFn::from_callee("llvm.memcpy.p0.p0.i64"),
             Some(MemFn::Memcpy)

@@ -15,13 +15,14 @@
 //!    not, as LLVM's library info treats them;
 //! 6. a GPU barrier;
 //! 7. a known-inactive function (I/O, clocks, random numbers, markers);
-//! 8. a math function of the rule table;
-//! 9. any other intrinsic;
-//! 10. a function defined in the module (differentiated through its body);
-//! 11. a declaration without a rule.
+//! 8. a math function of the rule table (vector reductions included);
+//! 9. a masked vector load or store (`llvm.masked.load/store`);
+//! 10. any other intrinsic;
+//! 11. a function defined in the module (differentiated through its body);
+//! 12. a declaration without a rule.
 
 use crate::ir::{Function, Value};
-use crate::names::{is_barrier, is_known_inactive, EntryPoint, MathFn, MemFn};
+use crate::names::{is_barrier, is_known_inactive, EntryPoint, MaskedFn, MathFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// A user's derivative functions registered through
@@ -64,6 +65,8 @@ pub(crate) enum CallKind<'m> {
     KnownInactive,
     /// A math function of the rule table.
     Math(MathFn),
+    /// A masked vector load or store (`llvm.masked.load/store`).
+    Masked(MaskedFn),
     /// Another intrinsic (no derivative known).
     Intrinsic(Function<'m>),
     /// A function defined in the module.
@@ -173,6 +176,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if let Some(m) = MathFn::from_callee(&name) {
         return CallKind::Math(m);
+    }
+    if let Some(m) = MaskedFn::from_callee(&name) {
+        return CallKind::Masked(m);
     }
     if f.intrinsic_id() != 0 {
         return CallKind::Intrinsic(f);

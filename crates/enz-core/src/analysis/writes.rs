@@ -14,7 +14,7 @@
 use super::calls::{CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Function, Inst, Value};
-use crate::names::{is_libm_without_side_effects, MemFn};
+use crate::names::{is_libm_without_side_effects, MaskedFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.
@@ -52,7 +52,11 @@ impl<'m> Rereadable<'m> {
                         CallKind::Memory(m) if m.transfers() || m.frees() || m == MemFn::Memset => {
                             written.push((*i, roots(i.operand(0))));
                         }
+                        CallKind::Masked(MaskedFn::Store) => {
+                            written.push((*i, roots(i.operand(1))));
+                        }
                         CallKind::Memory(_)
+                        | CallKind::Masked(MaskedFn::Load)
                         | CallKind::Math(_)
                         | CallKind::KnownInactive
                         | CallKind::Barrier => {}

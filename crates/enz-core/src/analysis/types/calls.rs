@@ -7,7 +7,7 @@ use super::solve::{self, tbaa_access, Solver};
 use super::tree::{TypeTree, MAX_OFFSET};
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::ir::{Function, Inst, Value};
-use crate::names::MemFn;
+use crate::names::{MaskedFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
@@ -58,6 +58,16 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
                 s.integer(*a);
             }
             return;
+        }
+        // Typed like a load or store of the whole vector: every lane has
+        // the element type, whichever lanes the mask selects.
+        CallKind::Masked(m) => {
+            let value = match m {
+                MaskedFn::Load => call.as_value(),
+                MaskedFn::Store => args[0],
+            };
+            let ptr = args[m.pointer_arg() as usize];
+            return s.access(call.into(), ptr, value);
         }
         CallKind::Intrinsic(_) | CallKind::Barrier => return,
         CallKind::Defined(f) if !f.blocks().is_empty() => {

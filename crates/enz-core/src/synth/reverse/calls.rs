@@ -206,6 +206,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
+            CallKind::Masked(m) => self.reverse_masked(i, m),
             _ if !self.facts.act.is_active(i.as_value()) => {}
             CallKind::Math(f) => match lookup(OpKey::Math(f)) {
                 Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
