@@ -5,8 +5,8 @@
 //! (`dret()`), or `None` for an operand that carries no derivative. The
 //! tangent (forward-mode) formula is derived from the adjoints by
 //! substituting each operand's tangent for `dret()` and summing, unless the
-//! entry gives a cheaper one. Rules are pure data: choosing one builds no IR
-//! (see `synth::emit` for that).
+//! entry writes out each operand's term. Rules are pure data: choosing one
+//! builds no IR (see `synth::emit` for that).
 
 use crate::ir::{LLVMOpcode, LLVMRealPredicate};
 use crate::names::MathFn;
@@ -87,45 +87,39 @@ pub(crate) struct Rule {
     pub(crate) op: OpKey,
     /// Adjoint contribution to each operand; `None` = no derivative.
     pub(crate) adjoints: Vec<Option<Expr>>,
-    /// A hand-written tangent, when cheaper or when the derived one is wrong
-    /// (type-changing casts).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) tangent: Option<Expr>,
+    /// Hand-written tangent terms, one per operand (operand `i`'s term is
+    /// linear in `DArg(i)`), when the derived ones are wrong: type-changing
+    /// casts, and vector operands of a scalar result (their term is a sum
+    /// over lanes, which substituting `DArg(i)` for `DRet` cannot give).
+    pub(crate) tangents: Option<Vec<Option<Expr>>>,
 }
 
 impl Rule {
-    /// The forward-mode (tangent) formula: the hand-written one, or the sum
-    /// over differentiable operands of the adjoint with `DArg(i)` for `DRet`.
+    /// Operand `i`'s term of the tangent: the hand-written one, or its
+    /// adjoint with `DArg(i)` for `DRet`.
+    fn tangent_term(&self, i: usize) -> Option<Expr> {
+        match &self.tangents {
+            Some(terms) => terms.get(i).cloned().flatten(),
+            None => self
+                .adjoints
+                .get(i)?
+                .as_ref()
+                .map(|a| a.substitute_dret(&Expr::DArg(i))),
+        }
+    }
+
+    /// The forward-mode (tangent) formula: the sum of every operand's term.
     #[cfg_attr(not(test), allow(dead_code))] // forward mode's formula; tested now
     pub(crate) fn tangent(&self) -> Expr {
-        if let Some(t) = &self.tangent {
-            return t.clone();
-        }
-        let mut terms = self
-            .adjoints
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| a.as_ref().map(|a| a.substitute_dret(&Expr::DArg(i))));
-        let first = terms.next().unwrap_or(Expr::Const(0.0));
-        terms.fold(first, |acc, t| acc + t)
+        self.tangent_over(&vec![true; self.adjoints.len()])
     }
-}
 
-impl Rule {
     /// The tangent formula when only the operands marked in `active` carry
     /// tangents (the others contribute nothing, instead of a `* 0`).
     pub(crate) fn tangent_over(&self, active: &[bool]) -> Expr {
-        if let Some(t) = &self.tangent {
-            return t.clone();
-        }
-        let mut terms = self.adjoints.iter().enumerate().filter_map(|(i, a)| {
-            let a = a.as_ref()?;
-            active
-                .get(i)
-                .copied()
-                .unwrap_or(false)
-                .then(|| a.substitute_dret(&Expr::DArg(i)))
-        });
+        let mut terms = (0..self.adjoints.len())
+            .filter(|i| active.get(*i).copied().unwrap_or(false))
+            .filter_map(|i| self.tangent_term(i));
         let first = terms.next().unwrap_or(Expr::Const(0.0));
         terms.fold(first, |acc, t| acc + t)
     }
@@ -307,10 +301,10 @@ fn reduce_extremum(f: MathFn) -> Rule {
         op: OpKey::Math(f),
         adjoints: vec![Some(first_lane_eq(x(0), ret(), dret()))],
         // A vector operand: the tangent is the chosen lane of its tangent.
-        tangent: Some(reduce_sum(
+        tangents: Some(vec![Some(reduce_sum(
             c(-0.0),
             first_lane_eq(x(0), ret(), Expr::DArg(0)),
-        )),
+        ))]),
     }
 }
 
@@ -318,14 +312,14 @@ fn inst(op: LLVMOpcode, adjoints: Vec<Option<Expr>>) -> Rule {
     Rule {
         op: OpKey::Inst(op),
         adjoints,
-        tangent: None,
+        tangents: None,
     }
 }
 fn math(f: MathFn, adjoints: Vec<Option<Expr>>) -> Rule {
     Rule {
         op: OpKey::Math(f),
         adjoints,
-        tangent: None,
+        tangents: None,
     }
 }
 /// A function whose derivative is zero almost everywhere.
@@ -362,12 +356,12 @@ fn build_table() -> Vec<Rule> {
         Rule {
             op: OpKey::Inst(LLVMFPExt),
             adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
-            tangent: Some(Expr::ToRetType(Box::new(Expr::DArg(0)))),
+            tangents: Some(vec![Some(Expr::ToRetType(Box::new(Expr::DArg(0))))]),
         },
         Rule {
             op: OpKey::Inst(LLVMFPTrunc),
             adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
-            tangent: Some(Expr::ToRetType(Box::new(Expr::DArg(0)))),
+            tangents: Some(vec![Some(Expr::ToRetType(Box::new(Expr::DArg(0))))]),
         },
         inst(
             LLVMSelect,
@@ -493,12 +487,15 @@ fn build_table() -> Vec<Rule> {
             )],
         ),
         // ---- vector reductions (operand 1 / 0 is the vector) ----
-        // Tangents are written out: the adjoint of a vector operand is a
-        // vector, its tangent contribution the sum over lanes.
+        // Tangent terms are written out: the adjoint of a vector operand is
+        // a vector, its tangent contribution the sum over lanes.
         Rule {
             op: OpKey::Math(M::ReduceFAdd),
             adjoints: vec![Some(dret()), Some(splat(1, dret()))],
-            tangent: Some(reduce_sum(Expr::DArg(0), Expr::DArg(1))),
+            tangents: Some(vec![
+                Some(Expr::DArg(0)),
+                Some(reduce_sum(c(-0.0), Expr::DArg(1))),
+            ]),
         },
         // start · Π v: d start = Π v, d v_k = start · Π_{j≠k} v_j.
         Rule {
@@ -507,10 +504,10 @@ fn build_table() -> Vec<Rule> {
                 Some(dret() * call(M::ReduceFMul, vec![c(1.0), x(1)])),
                 Some(splat(1, dret() * x(0)) * prod_others(x(1))),
             ],
-            tangent: Some(
-                Expr::DArg(0) * call(M::ReduceFMul, vec![c(1.0), x(1)])
-                    + x(0) * reduce_sum(c(-0.0), prod_others(x(1)) * Expr::DArg(1)),
-            ),
+            tangents: Some(vec![
+                Some(Expr::DArg(0) * call(M::ReduceFMul, vec![c(1.0), x(1)])),
+                Some(x(0) * reduce_sum(c(-0.0), prod_others(x(1)) * Expr::DArg(1))),
+            ]),
         },
         reduce_extremum(M::ReduceFMax),
         reduce_extremum(M::ReduceFMin),

@@ -194,6 +194,10 @@ fn reductions_match_finite_differences_per_lane() {
                         };
                         let tan = eval(&rule.tangent(), &tenv).s();
                         assert!((tan - fd).abs() < tol, "{at}: tangent {tan}, FD {fd}");
+                        // Operand i's term alone (the others inactive).
+                        let only: Vec<bool> = (0..args.len()).map(|k| k == i).collect();
+                        let term = eval(&rule.tangent_over(&only), &tenv).s();
+                        assert!((term - fd).abs() < tol, "{at}: term {term}, FD {fd}");
                     }
                 }
             }
