@@ -152,6 +152,32 @@ pub(crate) enum MathFn {
     ReduceFMax,
     /// `llvm.vector.reduce.fmin` / `fminimum`: the smallest lane.
     ReduceFMin,
+    /// `ldexp(x, n)` = x 2^n (also the intrinsic `llvm.ldexp`).
+    Ldexp,
+    /// `scalbn(x, int n)` = x 2^n.
+    Scalbn,
+    /// `scalbln(x, long n)` = x 2^n.
+    Scalbln,
+    /// `frexp(x, int *e)`: the mantissa; writes the exponent to `*e`.
+    Frexp,
+    /// `modf(x, T *ip)`: the fractional part; writes the integer part to
+    /// `*ip` (`llvm.modf` returns both, `{frac, int}`).
+    Modf,
+    /// `ilogb(x)`: the exponent as an integer.
+    Ilogb,
+    /// `logb(x)`: the exponent as a float.
+    Logb,
+    /// `cabs(z)`: |z| (z as two floats, or `<2 x float>` for `cabsf`).
+    Cabs,
+    /// `carg(z)`: the argument of z.
+    Carg,
+    /// `cexp(z)`: a complex result (`{T, T}` or `<2 x float>`).
+    Cexp,
+    /// `__muldc3(a, b, c, d)`: (a + ib)(c + id), what clang calls for a
+    /// complex product without fast-math.
+    CMul,
+    /// `__divdc3(a, b, c, d)`: (a + ib)/(c + id).
+    CDiv,
 }
 
 /// Spellings of one math function: libm double and float names, and the
@@ -368,6 +394,66 @@ const MATH: &[MathNames] = &[
         libm: &[],
         intrinsics: &["vector.reduce.fmin", "vector.reduce.fminimum"],
     },
+    MathNames {
+        f: MathFn::Ldexp,
+        libm: &["ldexp", "ldexpf"],
+        intrinsics: &["ldexp"],
+    },
+    MathNames {
+        f: MathFn::Scalbn,
+        libm: &["scalbn", "scalbnf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Scalbln,
+        libm: &["scalbln", "scalblnf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Frexp,
+        libm: &["frexp", "frexpf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Modf,
+        libm: &["modf", "modff"],
+        intrinsics: &["modf"],
+    },
+    MathNames {
+        f: MathFn::Ilogb,
+        libm: &["ilogb", "ilogbf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Logb,
+        libm: &["logb", "logbf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Cabs,
+        libm: &["cabs", "cabsf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Carg,
+        libm: &["carg", "cargf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Cexp,
+        libm: &["cexp", "cexpf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::CMul,
+        libm: &["__muldc3", "__mulsc3"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::CDiv,
+        libm: &["__divdc3", "__divsc3"],
+        intrinsics: &[],
+    },
 ];
 
 impl MathFn {
@@ -392,6 +478,18 @@ impl MathFn {
     pub(crate) fn intrinsic(self) -> Option<String> {
         let m = MATH.iter().find(|m| m.f == self)?;
         m.intrinsics.first().map(|base| format!("llvm.{base}"))
+    }
+
+    /// The argument a call writes through and what it writes there: libm
+    /// functions with a second result (`frexp`'s exponent, `modf`'s
+    /// integer part), when the call has a pointer there (the intrinsic
+    /// `llvm.modf` returns it instead).
+    pub(crate) fn writes_through(self) -> Option<(u32, Written)> {
+        match self {
+            MathFn::Frexp => Some((1, Written::Int32)),
+            MathFn::Modf => Some((1, Written::ResultType)),
+            _ => None,
+        }
     }
 
     /// The libm name for a scalar of `bits` (32 or 64), if libm has one.
@@ -447,6 +545,15 @@ impl MaskedFn {
     }
 }
 
+/// What a math function writes through its pointer argument.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Written {
+    /// An `int` (no derivative: an inactive integer write).
+    Int32,
+    /// A float of the call's result type, whose derivative is zero.
+    ResultType,
+}
+
 /// A memory-management function or memory intrinsic.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum MemFn {
@@ -457,6 +564,8 @@ pub(crate) enum MemFn {
     AlignedAlloc,
     /// `valloc(size)`, `pvalloc(size)`.
     Valloc,
+    /// `posix_memalign(&p, align, size)`: the block is written to `*p`.
+    PosixMemalign,
     Free,
     /// C++ `operator new` / `new[]` (also aligned and `nothrow`).
     New,
@@ -476,35 +585,29 @@ impl MemFn {
             name.strip_prefix(base)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
         };
+        if let Some(m) = MEMORY.iter().find(|m| m.name == name) {
+            return Some(m.f);
+        }
         Some(match name {
-            "malloc" => MemFn::Malloc,
-            "calloc" => MemFn::Calloc,
-            "realloc" => MemFn::Realloc,
-            "aligned_alloc" | "memalign" => MemFn::AlignedAlloc,
-            "valloc" | "pvalloc" => MemFn::Valloc,
-            "free" => MemFn::Free,
-            "_Znwm"
-            | "_Znam"
-            | "_ZnwmSt11align_val_t"
-            | "_ZnamSt11align_val_t"
-            | "_ZnwmRKSt9nothrow_t"
-            | "_ZnamRKSt9nothrow_t" => MemFn::New,
-            "_ZdlPv"
-            | "_ZdaPv"
-            | "_ZdlPvm"
-            | "_ZdaPvm"
-            | "_ZdlPvSt11align_val_t"
-            | "_ZdaPvSt11align_val_t"
-            | "_ZdlPvmSt11align_val_t"
-            | "_ZdaPvmSt11align_val_t" => MemFn::Delete,
-            "memcpy" => MemFn::Memcpy,
-            "memmove" => MemFn::Memmove,
-            "memset" => MemFn::Memset,
             _ if intrinsic("llvm.memcpy") => MemFn::Memcpy,
             _ if intrinsic("llvm.memmove") => MemFn::Memmove,
             _ if intrinsic("llvm.memset") => MemFn::Memset,
             _ => return None,
         })
+    }
+
+    /// How a block from allocation function `name` is released: the
+    /// deallocation function's name and whether it takes the allocation's
+    /// alignment (argument 1 of aligned `operator new`) after the pointer.
+    /// `None` for functions that allocate nothing.
+    pub(crate) fn release_of(name: &str) -> Option<(&'static str, bool)> {
+        let m = MEMORY.iter().find(|m| m.name == name)?;
+        match m.release {
+            Release::None => None,
+            Release::Free => Some(("free", false)),
+            Release::Delete(d) => Some((d, false)),
+            Release::DeleteAligned(d) => Some((d, true)),
+        }
     }
 
     /// The arguments that are integers (sizes, alignments, fill bytes):
@@ -515,7 +618,7 @@ impl MemFn {
             MemFn::Malloc | MemFn::Valloc => &[0],
             MemFn::Calloc | MemFn::AlignedAlloc | MemFn::New => &[0, 1],
             MemFn::Realloc => &[1],
-            MemFn::Delete => &[1, 2],
+            MemFn::Delete | MemFn::PosixMemalign => &[1, 2],
             MemFn::Memset => &[1, 2],
             // Copies are typed by what they copy (type analysis).
             MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
@@ -541,8 +644,15 @@ impl MemFn {
         match self {
             MemFn::Malloc | MemFn::Valloc | MemFn::New => Some(0),
             MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
+            MemFn::PosixMemalign => Some(2),
             _ => None,
         }
+    }
+
+    /// For an allocation that writes the block through a pointer argument
+    /// instead of returning it (`posix_memalign`), that argument's index.
+    pub(crate) fn allocates_through(self) -> Option<u32> {
+        (self == MemFn::PosixMemalign).then_some(0)
     }
 
     /// Whether it releases its pointer argument.
@@ -555,6 +665,82 @@ impl MemFn {
         matches!(self, MemFn::Memcpy | MemFn::Memmove)
     }
 }
+
+/// How the blocks of an allocation function are released.
+#[derive(Copy, Clone)]
+enum Release {
+    /// Not an allocation (or one released by its own rules: realloc).
+    None,
+    /// `free(p)`.
+    Free,
+    /// `operator delete(p)` of this spelling.
+    Delete(&'static str),
+    /// Aligned `operator delete(p, align)` of this spelling.
+    DeleteAligned(&'static str),
+}
+
+/// One spelling of a memory function.
+struct MemName {
+    name: &'static str,
+    f: MemFn,
+    release: Release,
+}
+
+const fn mem(name: &'static str, f: MemFn, release: Release) -> MemName {
+    MemName { name, f, release }
+}
+
+/// Every spelling of the memory functions (the intrinsics' overloads are
+/// matched by prefix in [`MemFn::from_callee`]), with how an allocation's
+/// blocks are released: C library allocation, `operator new`/`new[]` in
+/// every variant (plain, aligned, `nothrow`, both), `operator
+/// delete`/`delete[]` in every variant (plain, sized, aligned, `nothrow`).
+const MEMORY: &[MemName] = {
+    use MemFn::*;
+    use Release::{Delete as D, DeleteAligned as DA, Free as F, None as N};
+    &[
+        mem("malloc", Malloc, F),
+        mem("calloc", Calloc, F),
+        mem("realloc", Realloc, N),
+        mem("aligned_alloc", AlignedAlloc, F),
+        mem("memalign", AlignedAlloc, F),
+        mem("valloc", Valloc, F),
+        mem("pvalloc", Valloc, F),
+        mem("posix_memalign", PosixMemalign, F),
+        mem("free", Free, N),
+        mem("_Znwm", New, D("_ZdlPv")),
+        mem("_Znam", New, D("_ZdaPv")),
+        mem("_ZnwmRKSt9nothrow_t", New, D("_ZdlPv")),
+        mem("_ZnamRKSt9nothrow_t", New, D("_ZdaPv")),
+        mem("_ZnwmSt11align_val_t", New, DA("_ZdlPvSt11align_val_t")),
+        mem("_ZnamSt11align_val_t", New, DA("_ZdaPvSt11align_val_t")),
+        mem(
+            "_ZnwmSt11align_val_tRKSt9nothrow_t",
+            New,
+            DA("_ZdlPvSt11align_val_t"),
+        ),
+        mem(
+            "_ZnamSt11align_val_tRKSt9nothrow_t",
+            New,
+            DA("_ZdaPvSt11align_val_t"),
+        ),
+        mem("_ZdlPv", Delete, N),
+        mem("_ZdaPv", Delete, N),
+        mem("_ZdlPvm", Delete, N),
+        mem("_ZdaPvm", Delete, N),
+        mem("_ZdlPvSt11align_val_t", Delete, N),
+        mem("_ZdaPvSt11align_val_t", Delete, N),
+        mem("_ZdlPvmSt11align_val_t", Delete, N),
+        mem("_ZdaPvmSt11align_val_t", Delete, N),
+        mem("_ZdlPvRKSt9nothrow_t", Delete, N),
+        mem("_ZdaPvRKSt9nothrow_t", Delete, N),
+        mem("_ZdlPvSt11align_val_tRKSt9nothrow_t", Delete, N),
+        mem("_ZdaPvSt11align_val_tRKSt9nothrow_t", Delete, N),
+        mem("memcpy", Memcpy, N),
+        mem("memmove", Memmove, N),
+        mem("memset", Memset, N),
+    ]
+};
 
 /// libm functions with no derivative rule that write no user memory (only
 /// `errno` or `signgam`): calls to them do not stop loads from being
@@ -577,6 +763,60 @@ pub(crate) const REALLOC: &str = "realloc";
 /// `malloc_usable_size` (glibc), to know how much of an old block to keep.
 pub(crate) const MALLOC_USABLE_SIZE: &str = "malloc_usable_size";
 
+/// Functions of the C++ runtime that only relink a pointer structure
+/// (libstdc++'s red-black tree behind `std::map`/`std::set`, its list
+/// hooks): no float passes through them, and a shadow structure shaped
+/// like the primal one stays so by the same call on the shadow pointers.
+pub(crate) fn is_structure_function(name: &str) -> bool {
+    const STRUCTURE: &[&str] = &[
+        "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
+        "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+        "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+        "_ZNSt8__detail15_List_node_base7_M_hookEPS0_",
+        "_ZNSt8__detail15_List_node_base9_M_unhookEv",
+        "_ZNSt8__detail15_List_node_base4swapERS0_S1_",
+        "_ZNSt8__detail15_List_node_base11_M_transferEPS0_S1_",
+        "_ZNSt8__detail15_List_node_base10_M_reverseEv",
+    ];
+    STRUCTURE.contains(&name)
+}
+
+/// The C++ library's output and text: `std::ostream` and its `<<`
+/// operators, output file and string streams, their buffers, locales and
+/// `ios_base`, and `std::string`, whose bytes are characters. What is only
+/// written out carries no derivative. Input (`std::istream`, `>>`,
+/// `getline`, input streams) is not here: a value read back may have been
+/// written from active data, so a call reading into active memory stays a
+/// diagnostic.
+fn is_output_or_text(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "_ZNSo",                          // std::ostream members
+        "_ZStls",                         // operator<<(ostream&, ...)
+        "_ZSt16__ostream_insert",         // the characters behind <<
+        "_ZSt4endl",                      // std::endl
+        "_ZSt5flush",                     // std::flush
+        "_ZSt4ends",                      // std::ends
+        "_ZNSt8ios_base",                 // ios_base and its Init
+        "_ZNSt6locale",                   // locales
+        "_ZNKSt5ctype",                   // ctype<char>::widen
+        "_ZNSt9basic_ios",                // basic_ios
+        "_ZNKSt9basic_ios",               //
+        "_ZNSt15basic_streambuf",         // stream buffers
+        "_ZNSt13basic_filebuf",           //
+        "_ZNSt14basic_ofstream",          // output files
+        "_ZNSt7__cxx1115basic_stringbuf", // string buffers
+        "_ZNKSt7__cxx1115basic_stringbuf",
+        "_ZNSt7__cxx1119basic_ostringstream", // output string streams
+        "_ZNKSt7__cxx1119basic_ostringstream",
+        "_ZNSt7__cxx1112basic_string", // std::string
+        "_ZNKSt7__cxx1112basic_string",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
 /// Functions known to carry no derivative (I/O, clocks, allocation
 /// bookkeeping): calls to them are kept in the forward sweep and skipped in
 /// the reverse sweep.
@@ -595,6 +835,15 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "rand",
         "srand",
         "gettimeofday",
+        "sprintf",
+        "snprintf",
+        "vsnprintf",
+        "vsprintf",
+        "vprintf",
+        "vfprintf",
+        "fopen",
+        "fclose",
+        "__cxa_atexit",
         "clock_gettime",
         "abort",
         "exit",
@@ -619,10 +868,34 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "llvm.nvvm.barrier.cta.sync.all",
         "llvm.nvvm.barrier.cta.sync",
         "llvm.nvvm.bar.sync",
+        // Comparisons and lengths of bytes: integer results.
+        "memcmp",
+        "bcmp",
+        "strcmp",
+        "strncmp",
+        "strlen",
+        // The C++ runtime: hashing and bucket policy of unordered
+        // containers (integers), the exception machinery.
+        "_ZSt11_Hash_bytesPKvmm",
+        "_ZSt15_Fnv_hash_bytesPKvmm",
+        "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+        "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
+        "__cxa_begin_catch",
+        "__cxa_end_catch",
+        "__cxa_rethrow",
+        "__cxa_allocate_exception",
+        "__cxa_free_exception",
+        "__cxa_throw",
+        "__cxa_call_unexpected",
+        "_ZSt9terminatev",
     ];
-    INACTIVE
-        .iter()
-        .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
+    // libstdc++'s `std::__throw_length_error(const char*)` and the like.
+    let throws = name.starts_with("_ZSt") && name.contains("__throw_");
+    throws
+        || is_output_or_text(name)
+        || INACTIVE
+            .iter()
+            .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
 }
 
 #[cfg(test)]
@@ -685,6 +958,24 @@ mod tests {
             Some(1)
         );
         assert_eq!(MathFn::from_callee("my_sin"), None);
+        assert_eq!(
+            MathFn::from_callee("llvm.ldexp.f64.i32"),
+            Some(MathFn::Ldexp)
+        );
+        assert_eq!(MathFn::from_callee("scalblnf"), Some(MathFn::Scalbln));
+        assert_eq!(MathFn::from_callee("llvm.modf.f64"), Some(MathFn::Modf));
+        assert_eq!(MathFn::from_callee("__mulsc3"), Some(MathFn::CMul));
+        assert_eq!(MathFn::from_callee("__divdc3"), Some(MathFn::CDiv));
+        assert_eq!(MathFn::Frexp.writes_through(), Some((1, Written::Int32)));
+        assert_eq!(
+            MathFn::Modf.writes_through(),
+            Some((1, Written::ResultType))
+        );
+        assert_eq!(MathFn::Cabs.writes_through(), None);
+        assert_eq!(
+            MemFn::from_callee("posix_memalign"),
+            Some(MemFn::PosixMemalign)
+        );
     }
 
     #[test]

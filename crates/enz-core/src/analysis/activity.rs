@@ -10,7 +10,10 @@
 //! selects); a family is shadowed when it holds a `dup` argument, when a
 //! varied value or a shadowed pointer is stored through it, when shadowed
 //! memory is copied into it, when it is loaded from shadowed memory, or
-//! when it is passed to a differentiated call with other active data.
+//! when it is passed to a differentiated call with other active data; a
+//! shadowed pointer loaded from memory shadows that memory, and a pointer
+//! stored into shadowed memory is shadowed (the shadow memory holds its
+//! shadow).
 //! Integers, comparisons and calls to known-inactive functions are never
 //! active.
 
@@ -133,12 +136,21 @@ impl<'m> Activity<'m> {
                     if i.ty().kind() == TyKind::Pointer {
                         changed |= self.shadow(i.into());
                     }
+                } else if i.ty().kind() == TyKind::Pointer && self.is_shadowed(i.into()) {
+                    // A shadowed pointer read from memory has its shadow
+                    // read from that memory's shadow.
+                    changed |= self.shadow(i.operand(0));
                 }
             }
             Some(LLVMStore) => {
                 let v = i.operand(0);
                 if self.varied.contains(&v) || self.is_shadowed(v) {
                     changed |= self.shadow(i.operand(1));
+                }
+                // A pointer stored into shadowed memory has its shadow
+                // stored into the shadow memory (a load may read it back).
+                if v.ty().kind() == TyKind::Pointer && self.is_shadowed(i.operand(1)) {
+                    changed |= self.shadow(v);
                 }
                 // A pointer stored where shadowed function pointers live
                 // (a callback field, a dispatch table) needs a shadow.

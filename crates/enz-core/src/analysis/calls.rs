@@ -17,12 +17,17 @@
 //! 7. a known-inactive function (I/O, clocks, random numbers, markers);
 //! 8. a math function of the rule table (vector reductions included);
 //! 9. a masked vector load or store (`llvm.masked.load/store`);
-//! 10. any other intrinsic;
-//! 11. a function defined in the module (differentiated through its body);
-//! 12. a declaration without a rule.
+//! 10. a function that relinks a pointer structure of the C++ runtime
+//!     (repeated on the shadow structure);
+//! 11. any other intrinsic;
+//! 12. a function defined in the module (differentiated through its body);
+//! 13. a declaration without a rule.
 
-use crate::ir::{Function, Value};
-use crate::names::{is_barrier, is_known_inactive, EntryPoint, MaskedFn, MathFn, MemFn};
+use crate::ir::{Function, Inst, TyKind, Value};
+use crate::names::{
+    is_barrier, is_known_inactive, is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn,
+    Written,
+};
 use std::collections::{HashMap, HashSet};
 
 /// A user's derivative functions registered through
@@ -67,6 +72,10 @@ pub(crate) enum CallKind<'m> {
     Math(MathFn),
     /// A masked vector load or store (`llvm.masked.load/store`).
     Masked(MaskedFn),
+    /// A function that only relinks a pointer structure (the C++
+    /// runtime's tree and list nodes): the shadow structure gets the same
+    /// call on shadow pointers.
+    Structure,
     /// Another intrinsic (no derivative known).
     Intrinsic(Function<'m>),
     /// A function defined in the module.
@@ -142,6 +151,16 @@ impl<'m> CallKinds<'m> {
     }
 }
 
+/// The pointer a call of math function `f` writes a second result through
+/// (`frexp`'s exponent, `modf`'s integer part), and what it writes.
+pub(crate) fn math_written_pointer<'m>(call: Inst<'m>, f: MathFn) -> Option<(Value<'m>, Written)> {
+    let (k, what) = f.writes_through()?;
+    (k < call.call_num_args())
+        .then(|| call.operand(k))
+        .filter(|p| p.ty().kind() == TyKind::Pointer)
+        .map(|p| (p, what))
+}
+
 /// The kind of a call to `f` (see the module documentation).
 pub(crate) fn classify_callee<'m>(
     f: Function<'m>,
@@ -179,6 +198,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if let Some(m) = MaskedFn::from_callee(&name) {
         return CallKind::Masked(m);
+    }
+    if is_structure_function(&name) {
+        return CallKind::Structure;
     }
     if f.intrinsic_id() != 0 {
         return CallKind::Intrinsic(f);

@@ -31,6 +31,9 @@ pub(crate) struct Loop<'m> {
     /// The single predecessor of the header outside the loop.
     pub(crate) preheader: Block<'m>,
     pub(crate) blocks: HashSet<Block<'m>>,
+    /// The same blocks in function order, for walks whose result must not
+    /// depend on hashing (the output is deterministic).
+    pub(crate) ordered: Vec<Block<'m>>,
     /// The innermost enclosing loop.
     pub(crate) parent: Option<LoopId>,
 }
@@ -105,11 +108,18 @@ impl<'m> LoopNest<'m> {
                     reason: "the loop has no single preheader, which loop-simplify could not add",
                 });
             }
+            let ordered = cfg
+                .blocks
+                .iter()
+                .copied()
+                .filter(|b| blocks.contains(b))
+                .collect();
             loops.push(Loop {
                 header,
                 latch: latches[0],
                 preheader: outside[0],
                 blocks,
+                ordered,
                 parent: None,
             });
         }
@@ -248,7 +258,7 @@ impl<'m> LoopNest<'m> {
         let ivs = self.affine_ivs(l);
         let outer = self.get(outside);
         let invariant = |v: Value| v.block_of().is_none_or(|b| !outer.blocks.contains(&b));
-        for x in &lp.blocks {
+        for x in &lp.ordered {
             if !cfg.dominates(*x, lp.latch) {
                 continue;
             }

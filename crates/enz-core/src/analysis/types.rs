@@ -233,6 +233,13 @@ impl<'m> TypeAnalysis<'m> {
         out
     }
 
+    /// Whether `call` copies memory (memcpy, memmove) of which type
+    /// analysis knows nothing, at either end: whether it moves floats is
+    /// unknown.
+    pub(crate) fn is_untyped_copy(&self, call: Inst<'m>) -> bool {
+        self.untyped_copy(call).is_some()
+    }
+
     fn untyped_copy(&self, call: Inst<'m>) -> Option<UndecidedKind> {
         let f = call.called_function()?;
         let none = (HashSet::new(), HashMap::new());

@@ -11,7 +11,7 @@
 //! object the function creates cannot be reached through an argument or a
 //! global.
 
-use super::calls::{CallFacts, CallKind, Direction};
+use super::calls::{math_written_pointer, CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Function, Inst, Value};
 use crate::names::{is_libm_without_side_effects, MaskedFn, MemFn};
@@ -49,15 +49,33 @@ impl<'m> Rereadable<'m> {
                         continue;
                     }
                     match calls.classify(i.as_value(), Direction::Reverse) {
-                        CallKind::Memory(m) if m.transfers() || m.frees() || m == MemFn::Memset => {
+                        CallKind::Memory(m)
+                            if m.transfers()
+                                || m.frees()
+                                || m == MemFn::Memset
+                                || m.allocates_through().is_some() =>
+                        {
                             written.push((*i, roots(i.operand(0))));
                         }
                         CallKind::Masked(MaskedFn::Store) => {
                             written.push((*i, roots(i.operand(1))));
                         }
+                        // Relinks the nodes its pointers reach.
+                        CallKind::Structure => {
+                            for k in 0..i.call_num_args() {
+                                if i.operand(k).ty().kind() == crate::ir::TyKind::Pointer {
+                                    written.push((*i, roots(i.operand(k))));
+                                }
+                            }
+                        }
+                        // frexp's exponent, modf's integer part.
+                        CallKind::Math(f) => {
+                            if let Some((p, _)) = math_written_pointer(*i, f) {
+                                written.push((*i, roots(p)));
+                            }
+                        }
                         CallKind::Memory(_)
                         | CallKind::Masked(MaskedFn::Load)
-                        | CallKind::Math(_)
                         | CallKind::KnownInactive
                         | CallKind::Barrier => {}
                         CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {}

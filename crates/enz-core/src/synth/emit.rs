@@ -17,6 +17,10 @@ pub(crate) struct Operands<'m, 'a> {
     pub(crate) ret: Option<Value<'m>>,
     /// The result's adjoint (reverse) or the operand's tangent (forward).
     pub(crate) dret: Value<'m>,
+    /// Components of the primal result (`Expr::RetAt`), where needed.
+    pub(crate) rets: &'a [Value<'m>],
+    /// Adjoints of the result's components (`Expr::DRetAt`).
+    pub(crate) drets: &'a [Value<'m>],
     /// Tangents of operands (forward mode only).
     pub(crate) dargs: &'a [Option<Value<'m>>],
     /// The rule's floating type (the result type): constants take it.
@@ -32,6 +36,8 @@ pub(crate) fn emit<'m>(b: &Builder<'m>, e: &Expr, o: &Operands<'m, '_>) -> Value
         Expr::DArg(i) => o.dargs[*i].unwrap_or_else(|| b.zero(o.args[*i].ty())),
         Expr::Arg(i) => o.args[*i],
         Expr::Ret => o.ret.expect("rule needs the primal result"),
+        Expr::RetAt(j) => o.rets[*j],
+        Expr::DRetAt(j) => o.drets[*j],
         Expr::Const(v) => b.const_float(o.ty, *v),
         Expr::Add(l, r) => b.fadd(emit(b, l, o), emit(b, r, o)),
         Expr::Sub(l, r) => b.fsub(emit(b, l, o), emit(b, r, o)),
@@ -72,7 +78,7 @@ pub(crate) fn call_math<'m>(b: &Builder<'m>, f: MathFn, args: &[Value<'m>]) -> V
     let ty = args[0].ty();
     if let Some(name) = f.intrinsic() {
         let overload: Vec<Ty> = match f {
-            MathFn::Powi => vec![ty, args[1].ty()],
+            MathFn::Powi | MathFn::Ldexp => vec![ty, args[1].ty()],
             // Overloaded on the vector, which follows the start value.
             MathFn::ReduceFAdd | MathFn::ReduceFMul => vec![args[1].ty()],
             _ => vec![ty],
@@ -84,6 +90,7 @@ pub(crate) fn call_math<'m>(b: &Builder<'m>, f: MathFn, args: &[Value<'m>]) -> V
         _ => 64,
     };
     let name = f.libm_name(bits).expect("math function without libm name");
-    let fn_ty = Ty::function(ty, &vec![ty; args.len()], false);
+    let params: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+    let fn_ty = Ty::function(ty, &params, false);
     (b.call_named(name, fn_ty, args)).as_value()
 }

@@ -13,6 +13,8 @@
 //! shadows when duplicated; returns `{primal ret?, tangent₁ … tangent_w}`
 //! (void when there is nothing to return).
 
+mod math;
+
 use super::emit::{emit, Operands};
 use super::function_shadow::{load_entry, Entry};
 use super::masked;
@@ -268,7 +270,9 @@ impl<'m, 'a> Forward<'m, 'a> {
                 let o = Operands {
                     args,
                     ret: Some(gi.as_value()),
+                    rets: &[],
                     dret: gi.as_value(),
+                    drets: &[],
                     dargs: &dargs,
                     ty: i.ty(),
                     given: &[],
@@ -334,25 +338,13 @@ impl<'m, 'a> Forward<'m, 'a> {
             return;
         }
         match kind {
-            CallKind::Math(f) => match lookup(OpKey::Math(f)) {
-                Some(rule) => {
-                    if self.act.is_active(i.into()) {
-                        let mapped: Vec<Value> = args.iter().map(|a| self.map.get(*a)).collect();
-                        let lanes = self.apply(&b, i.as_value(), gi, rule, &mapped, &active);
-                        self.tangents.insert(i.into(), lanes);
-                    }
-                }
-                None => match i.called_function() {
-                    Some(f) if !f.is_declaration() => self.user_call(i, gi, f, registry),
-                    _ => self
-                        .diags
-                        .push(crate::synth::undifferentiable_call(i, self.req.name)),
-                },
-            },
+            CallKind::Math(f) => self.math_call(i, gi, f, &b),
             // A registered derivative (which wins over the rule table) or
             // the body of a function of the module.
             CallKind::Custom(f) | CallKind::Defined(f) => self.user_call(i, gi, f, registry),
             CallKind::Indirect => self.indirect_call(i, gi),
+            // Repeated on the shadow structure by the shadow mirror.
+            CallKind::Structure => {}
             _ => self
                 .diags
                 .push(crate::synth::undifferentiable_call(i, self.req.name)),
@@ -448,16 +440,19 @@ impl<'m, 'a> Forward<'m, 'a> {
     /// by `ShadowMap::mirror`), frees free the shadows too, copies and sets
     /// are mirrored on the shadows.
     fn memory_call(&mut self, i: Inst<'m>, gi: Inst<'m>, m: MemFn, b: &Builder<'m>) {
-        if m.allocates() {
+        if m.allocates() || m.allocates_through().is_some() {
             return;
         }
         if m.frees() {
+            // The same deallocation (sized, aligned...) on each shadow.
             for lane in 0..self.lanes() {
                 if let Some(s) = self.shadows[lane]
                     .forward(i.operand(0))
                     .filter(|_| self.act.is_shadowed(i.operand(0)))
                 {
-                    b.free(s);
+                    let c = gi.clone_instruction();
+                    b.insert(c);
+                    c.set_operand(0, s);
                 }
             }
             return;

@@ -5,8 +5,24 @@
 //! (`dret()`), or `None` for an operand that carries no derivative. The
 //! tangent (forward-mode) formula is derived from the adjoints by
 //! substituting each operand's tangent for `dret()` and summing, unless the
-//! entry writes out each operand's term. Rules are pure data: choosing one
-//! builds no IR (see `synth::emit` for that).
+//! entry writes out each operand's term (`Rule::tangents`). Rules are pure
+//! data: choosing one builds no IR (see `synth::emit` for that).
+//!
+//! Most rules are [`Shape::Elementwise`]: scalar operands and result, or
+//! vectors taken lane by lane (a vector reduction's vector operand is one
+//! operand too, handled whole by `Splat`, `ProdOthers` and `FirstLaneEq`).
+//! Functions of complex numbers and functions with two results are
+//! [`Shape::Components`]: their operands and result are taken apart into
+//! scalar components (a `{double, double}` result, a `<2 x float>` complex
+//! argument), `x(i)` is the i-th component of the operands in order, and
+//! `ret_at(j)`/`dret_at(j)` the j-th component of the result and its
+//! adjoint; the tangent of result component j is derived with `dret_at(j)`
+//! replaced by the operand's tangent and the other result adjoints by zero.
+//!
+//! Either way a tangent is a sum of one term per active operand
+//! ([`Rule::tangent_of_output`]), so an inactive operand drops out instead
+//! of contributing `0 * ...`; a hand-written term replaces the derived one
+//! operand by operand, and only elementwise rules (one result) write them.
 
 use crate::ir::{LLVMOpcode, LLVMRealPredicate};
 use crate::names::MathFn;
@@ -34,6 +50,10 @@ pub(crate) enum Expr {
     Arg(usize),
     /// The primal result.
     Ret,
+    /// Component `j` of the primal result ([`Shape::Components`]).
+    RetAt(usize),
+    /// The adjoint of component `j` of the result ([`Shape::Components`]).
+    DRetAt(usize),
     /// A floating constant of the rule's type.
     Const(f64),
     Add(Box<Expr>, Box<Expr>),
@@ -81,85 +101,134 @@ pub(crate) enum Cond {
     Cmp(LLVMRealPredicate, Expr, Expr),
 }
 
+/// How a rule's operands and result are laid out (see the module
+/// documentation).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum Shape {
+    /// Scalars, or vectors taken lane by lane.
+    Elementwise,
+    /// Structs and fixed vectors taken apart into scalar components.
+    Components,
+}
+
 /// One derivative rule.
 #[derive(Clone, Debug)]
 pub(crate) struct Rule {
     pub(crate) op: OpKey,
+    pub(crate) shape: Shape,
     /// Adjoint contribution to each operand; `None` = no derivative.
     pub(crate) adjoints: Vec<Option<Expr>>,
     /// Hand-written tangent terms, one per operand (operand `i`'s term is
     /// linear in `DArg(i)`), when the derived ones are wrong: type-changing
     /// casts, and vector operands of a scalar result (their term is a sum
     /// over lanes, which substituting `DArg(i)` for `DRet` cannot give).
+    /// `None`: every term derived from the adjoints. Only
+    /// [`Shape::Elementwise`] rules write them (see [`Rule::with_tangents`]).
     pub(crate) tangents: Option<Vec<Option<Expr>>>,
 }
 
 impl Rule {
-    /// Operand `i`'s term of the tangent: the hand-written one, or its
-    /// adjoint with `DArg(i)` for `DRet`.
-    fn tangent_term(&self, i: usize) -> Option<Expr> {
+    /// Operand `i`'s term of the tangent of result component `j`: the
+    /// hand-written one, or its adjoint with `DArg(i)` for the adjoint of
+    /// result component `j` (and zero for the others); `None` when the
+    /// operand contributes nothing.
+    fn tangent_term(&self, i: usize, j: usize) -> Option<Expr> {
         match &self.tangents {
-            Some(terms) => terms.get(i).cloned().flatten(),
+            Some(terms) => {
+                debug_assert!(j == 0, "hand-written tangents have one result");
+                terms.get(i).cloned().flatten()
+            }
             None => self
                 .adjoints
                 .get(i)?
-                .as_ref()
-                .map(|a| a.substitute_dret(&Expr::DArg(i))),
+                .as_ref()?
+                .substitute_output(j, &Expr::DArg(i)),
         }
     }
 
     /// The forward-mode (tangent) formula: the sum of every operand's term.
     #[cfg_attr(not(test), allow(dead_code))] // forward mode's formula; tested now
     pub(crate) fn tangent(&self) -> Expr {
-        self.tangent_over(&vec![true; self.adjoints.len()])
+        self.tangent_of_output(0, &vec![true; self.adjoints.len()])
     }
 
     /// The tangent formula when only the operands marked in `active` carry
     /// tangents (the others contribute nothing, instead of a `* 0`).
     pub(crate) fn tangent_over(&self, active: &[bool]) -> Expr {
+        self.tangent_of_output(0, active)
+    }
+
+    /// The tangent of result component `j` ([`Shape::Components`]; 0 is
+    /// the whole result of an elementwise rule) when only the operands
+    /// marked in `active` carry tangents: the sum of their terms.
+    pub(crate) fn tangent_of_output(&self, j: usize, active: &[bool]) -> Expr {
         let mut terms = (0..self.adjoints.len())
             .filter(|i| active.get(*i).copied().unwrap_or(false))
-            .filter_map(|i| self.tangent_term(i));
+            .filter_map(|i| self.tangent_term(i, j));
         let first = terms.next().unwrap_or(Expr::Const(0.0));
         terms.fold(first, |acc, t| acc + t)
     }
 }
 
 impl Expr {
-    fn substitute_dret(&self, with: &Expr) -> Expr {
-        let s = |e: &Expr| Box::new(e.substitute_dret(with));
-        match self {
-            Expr::DRet => with.clone(),
-            Expr::Add(a, b) => Expr::Add(s(a), s(b)),
-            Expr::Sub(a, b) => Expr::Sub(s(a), s(b)),
-            Expr::Mul(a, b) => Expr::Mul(s(a), s(b)),
-            Expr::Div(a, b) => Expr::Div(s(a), s(b)),
-            Expr::Neg(a) => Expr::Neg(s(a)),
+    /// The formula with the adjoint of result component `j` replaced by
+    /// `with` and those of the other components by zero; `None` when it is
+    /// zero then (adjoints are linear in the result adjoints, so zero
+    /// terms drop out instead of leaving `0 * ...`).
+    fn substitute_output(&self, j: usize, with: &Expr) -> Option<Expr> {
+        let s = |e: &Expr| e.substitute_output(j, with);
+        let zero_if_none = |e: Option<Expr>| e.unwrap_or(Expr::Const(0.0));
+        Some(match self {
+            Expr::DRet | Expr::DRetAt(0) if j == 0 => with.clone(),
+            Expr::DRet | Expr::DRetAt(_) if !matches!(self, Expr::DRetAt(k) if *k == j) => {
+                return None
+            }
+            Expr::DRetAt(_) => with.clone(),
+            Expr::Add(a, b) => match (s(a), s(b)) {
+                (Some(a), Some(b)) => a + b,
+                (a, b) => a.or(b)?,
+            },
+            Expr::Sub(a, b) => match (s(a), s(b)) {
+                (Some(a), Some(b)) => a - b,
+                (Some(a), None) => a,
+                (None, b) => -b?,
+            },
+            Expr::Mul(a, b) => s(a)? * s(b)?,
+            Expr::Div(a, b) => s(a)? / s(b)?,
+            Expr::Neg(a) => -s(a)?,
             Expr::Math(f, args) => {
-                Expr::Math(*f, args.iter().map(|a| a.substitute_dret(with)).collect())
+                Expr::Math(*f, args.iter().map(|a| zero_if_none(s(a))).collect())
             }
             Expr::Select(c, a, b) => {
+                let (a, b) = (s(a), s(b));
+                if a.is_none() && b.is_none() {
+                    return None;
+                }
                 let c = match &**c {
                     Cond::Arg(i) => Cond::Arg(*i),
-                    Cond::Cmp(p, l, r) => {
-                        Cond::Cmp(*p, l.substitute_dret(with), r.substitute_dret(with))
-                    }
+                    Cond::Cmp(p, l, r) => Cond::Cmp(*p, zero_if_none(s(l)), zero_if_none(s(r))),
                 };
-                Expr::Select(Box::new(c), s(a), s(b))
+                Expr::Select(
+                    Box::new(c),
+                    Box::new(zero_if_none(a)),
+                    Box::new(zero_if_none(b)),
+                )
             }
-            Expr::ToArgType(i, a) => Expr::ToArgType(*i, s(a)),
-            Expr::ToRetType(a) => Expr::ToRetType(s(a)),
-            Expr::IntToFp(a) => Expr::IntToFp(s(a)),
-            Expr::IntAdd(a, k) => Expr::IntAdd(s(a), *k),
-            Expr::Splat(i, a) => Expr::Splat(*i, s(a)),
-            Expr::ProdOthers(a) => Expr::ProdOthers(s(a)),
+            Expr::ToArgType(i, a) => Expr::ToArgType(*i, Box::new(s(a)?)),
+            Expr::ToRetType(a) => Expr::ToRetType(Box::new(s(a)?)),
+            Expr::IntToFp(a) => Expr::IntToFp(Box::new(s(a)?)),
+            Expr::IntAdd(a, k) => Expr::IntAdd(Box::new(s(a)?), *k),
+            Expr::Splat(i, a) => Expr::Splat(*i, Box::new(s(a)?)),
+            // Not linear in its operand: a zero operand stays an operand.
+            Expr::ProdOthers(a) => Expr::ProdOthers(Box::new(zero_if_none(s(a)))),
+            // Linear in `val` only.
             Expr::FirstLaneEq { vec, key, val } => Expr::FirstLaneEq {
-                vec: s(vec),
-                key: s(key),
-                val: s(val),
+                vec: Box::new(zero_if_none(s(vec))),
+                key: Box::new(zero_if_none(s(key))),
+                val: Box::new(s(val)?),
             },
             leaf => leaf.clone(),
-        }
+        })
     }
 }
 
@@ -168,6 +237,8 @@ impl Expr {
 pub(crate) struct PrimalUses {
     pub(crate) args: Vec<usize>,
     pub(crate) ret: bool,
+    /// Components of the result ([`Expr::RetAt`]).
+    pub(crate) rets: Vec<usize>,
 }
 
 impl PrimalUses {
@@ -179,7 +250,12 @@ impl PrimalUses {
                 }
             }
             Expr::Ret => self.ret = true,
-            Expr::DRet | Expr::DArg(_) | Expr::Const(_) | Expr::Given(_) => {}
+            Expr::RetAt(j) => {
+                if !self.rets.contains(j) {
+                    self.rets.push(*j);
+                }
+            }
+            Expr::DRet | Expr::DRetAt(_) | Expr::DArg(_) | Expr::Const(_) | Expr::Given(_) => {}
             Expr::Add(a, b) | Expr::Sub(a, b) | Expr::Mul(a, b) | Expr::Div(a, b) => {
                 self.collect(a);
                 self.collect(b);
@@ -245,6 +321,12 @@ fn ret() -> Expr {
 fn dret() -> Expr {
     Expr::DRet
 }
+fn ret_at(j: usize) -> Expr {
+    Expr::RetAt(j)
+}
+fn dret_at(j: usize) -> Expr {
+    Expr::DRetAt(j)
+}
 fn c(v: f64) -> Expr {
     Expr::Const(v)
 }
@@ -266,6 +348,14 @@ fn if_lt(a: Expr, b: Expr, t: Expr, f: Expr) -> Expr {
 fn if_gt(a: Expr, b: Expr, t: Expr, f: Expr) -> Expr {
     Expr::Select(
         Box::new(Cond::Cmp(LLVMRealPredicate::LLVMRealOGT, a, b)),
+        Box::new(t),
+        Box::new(f),
+    )
+}
+/// `a == b ? t : f`
+fn if_eq(a: Expr, b: Expr, t: Expr, f: Expr) -> Expr {
+    Expr::Select(
+        Box::new(Cond::Cmp(LLVMRealPredicate::LLVMRealOEQ, a, b)),
         Box::new(t),
         Box::new(f),
     )
@@ -297,20 +387,22 @@ fn first_lane_eq(vec: Expr, key: Expr, val: Expr) -> Expr {
 /// `llvm.vector.reduce.fmax/fmin(v)`: the result's adjoint goes to the
 /// first lane holding the result (ties: the first, like `Min`/`Max`).
 fn reduce_extremum(f: MathFn) -> Rule {
-    Rule {
-        op: OpKey::Math(f),
-        adjoints: vec![Some(first_lane_eq(x(0), ret(), dret()))],
+    let pick = |v| first_lane_eq(x(0), ret(), v);
+    math(f, vec![Some(pick(dret()))])
         // A vector operand: the tangent is the chosen lane of its tangent.
-        tangents: Some(vec![Some(reduce_sum(
-            c(-0.0),
-            first_lane_eq(x(0), ret(), Expr::DArg(0)),
-        ))]),
-    }
+        .with_tangents(vec![Some(reduce_sum(c(-0.0), pick(Expr::DArg(0))))])
+}
+/// `fpext`/`fptrunc`: the adjoint converted back to the operand's type,
+/// the tangent to the result's (a derived one would keep the operand's).
+fn float_cast(op: LLVMOpcode) -> Rule {
+    inst(op, vec![Some(Expr::ToArgType(0, Box::new(dret())))])
+        .with_tangents(vec![Some(Expr::ToRetType(Box::new(Expr::DArg(0))))])
 }
 
 fn inst(op: LLVMOpcode, adjoints: Vec<Option<Expr>>) -> Rule {
     Rule {
         op: OpKey::Inst(op),
+        shape: Shape::Elementwise,
         adjoints,
         tangents: None,
     }
@@ -318,8 +410,38 @@ fn inst(op: LLVMOpcode, adjoints: Vec<Option<Expr>>) -> Rule {
 fn math(f: MathFn, adjoints: Vec<Option<Expr>>) -> Rule {
     Rule {
         op: OpKey::Math(f),
+        shape: Shape::Elementwise,
         adjoints,
         tangents: None,
+    }
+}
+/// A rule over scalar components ([`Shape::Components`]).
+fn components(f: MathFn, adjoints: Vec<Option<Expr>>) -> Rule {
+    Rule {
+        shape: Shape::Components,
+        ..math(f, adjoints)
+    }
+}
+/// The adjoint of the real and imaginary parts of the argument of a
+/// holomorphic function with derivative `u + iv` at it: conj(f') times the
+/// result's adjoint `(dret_at(0), dret_at(1))`.
+fn holomorphic(u: Expr, v: Expr) -> [Option<Expr>; 2] {
+    [
+        Some(dret_at(0) * u.clone() + dret_at(1) * v.clone()),
+        Some(dret_at(1) * u - dret_at(0) * v),
+    ]
+}
+impl Rule {
+    /// The rule with hand-written tangent terms, one per operand, instead
+    /// of those derived from the adjoints. Elementwise rules only: a rule
+    /// over components derives the tangent of each result component.
+    fn with_tangents(self, terms: Vec<Option<Expr>>) -> Rule {
+        assert_eq!(self.shape, Shape::Elementwise, "{:?}", self.op);
+        assert_eq!(terms.len(), self.adjoints.len(), "{:?}", self.op);
+        Rule {
+            tangents: Some(terms),
+            ..self
+        }
     }
 }
 /// A function whose derivative is zero almost everywhere.
@@ -353,16 +475,8 @@ fn build_table() -> Vec<Rule> {
         ),
         inst(LLVMFNeg, vec![Some(-dret())]),
         inst(LLVMFreeze, vec![Some(dret())]),
-        Rule {
-            op: OpKey::Inst(LLVMFPExt),
-            adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
-            tangents: Some(vec![Some(Expr::ToRetType(Box::new(Expr::DArg(0))))]),
-        },
-        Rule {
-            op: OpKey::Inst(LLVMFPTrunc),
-            adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
-            tangents: Some(vec![Some(Expr::ToRetType(Box::new(Expr::DArg(0))))]),
-        },
+        float_cast(LLVMFPExt),
+        float_cast(LLVMFPTrunc),
         inst(
             LLVMSelect,
             vec![
@@ -486,29 +600,81 @@ fn build_table() -> Vec<Rule> {
                 dret() * c(TWO_OVER_SQRT_PI) * call(M::Exp, vec![-sq(x(0))]),
             )],
         ),
+        // ---- exponent manipulation: x 2^n and its inverses ----
+        math(
+            M::Ldexp,
+            vec![Some(call(M::Ldexp, vec![dret(), x(1)])), None],
+        ),
+        math(
+            M::Scalbn,
+            vec![Some(call(M::Scalbn, vec![dret(), x(1)])), None],
+        ),
+        math(
+            M::Scalbln,
+            vec![Some(call(M::Scalbln, vec![dret(), x(1)])), None],
+        ),
+        // frexp(x, &e) = x 2^-e exactly, so 2^-e = ret / x (e = 0 at x = 0).
+        math(
+            M::Frexp,
+            vec![
+                Some(if_eq(x(0), c(0.0), dret(), dret() * (ret() / x(0)))),
+                None,
+            ],
+        ),
+        // modf(x, &ip) (or llvm.modf(x) = {frac, int}): frac' = 1, int' = 0.
+        components(M::Modf, vec![Some(dret_at(0)), None]),
+        flat(M::Ilogb),
+        flat(M::Logb),
+        // ---- complex numbers, as (re, im) components ----
+        components(
+            M::Cabs,
+            vec![Some(dret() * x(0) / ret()), Some(dret() * x(1) / ret())],
+        ),
+        // carg(a + ib) = atan2(b, a)
+        components(
+            M::Carg,
+            vec![
+                Some(-(dret() * x(1)) / (sq(x(0)) + sq(x(1)))),
+                Some(dret() * x(0) / (sq(x(0)) + sq(x(1)))),
+            ],
+        ),
+        // cexp' = cexp
+        components(M::Cexp, holomorphic(ret_at(0), ret_at(1)).to_vec()),
+        // (a + ib)(c + id): d/d(a + ib) = c + id, d/d(c + id) = a + ib
+        components(M::CMul, {
+            let mut v = holomorphic(x(2), x(3)).to_vec();
+            v.extend(holomorphic(x(0), x(1)));
+            v
+        }),
+        // q = (a + ib)/(c + id): d/d(a + ib) = 1/(c + id), d/d(c + id) = -q/(c + id)
+        components(M::CDiv, {
+            let den = || sq(x(2)) + sq(x(3));
+            let mut v = holomorphic(x(2) / den(), -x(3) / den()).to_vec();
+            v.extend(holomorphic(
+                -(ret_at(0) * x(2) + ret_at(1) * x(3)) / den(),
+                -(ret_at(1) * x(2) - ret_at(0) * x(3)) / den(),
+            ));
+            v
+        }),
         // ---- vector reductions (operand 1 / 0 is the vector) ----
         // Tangent terms are written out: the adjoint of a vector operand is
         // a vector, its tangent contribution the sum over lanes.
-        Rule {
-            op: OpKey::Math(M::ReduceFAdd),
-            adjoints: vec![Some(dret()), Some(splat(1, dret()))],
-            tangents: Some(vec![
-                Some(Expr::DArg(0)),
-                Some(reduce_sum(c(-0.0), Expr::DArg(1))),
-            ]),
-        },
+        math(M::ReduceFAdd, vec![Some(dret()), Some(splat(1, dret()))]).with_tangents(vec![
+            Some(Expr::DArg(0)),
+            Some(reduce_sum(c(-0.0), Expr::DArg(1))),
+        ]),
         // start · Π v: d start = Π v, d v_k = start · Π_{j≠k} v_j.
-        Rule {
-            op: OpKey::Math(M::ReduceFMul),
-            adjoints: vec![
+        math(
+            M::ReduceFMul,
+            vec![
                 Some(dret() * call(M::ReduceFMul, vec![c(1.0), x(1)])),
                 Some(splat(1, dret() * x(0)) * prod_others(x(1))),
             ],
-            tangents: Some(vec![
-                Some(Expr::DArg(0) * call(M::ReduceFMul, vec![c(1.0), x(1)])),
-                Some(x(0) * reduce_sum(c(-0.0), prod_others(x(1)) * Expr::DArg(1))),
-            ]),
-        },
+        )
+        .with_tangents(vec![
+            Some(Expr::DArg(0) * call(M::ReduceFMul, vec![c(1.0), x(1)])),
+            Some(x(0) * reduce_sum(c(-0.0), prod_others(x(1)) * Expr::DArg(1))),
+        ]),
         reduce_extremum(M::ReduceFMax),
         reduce_extremum(M::ReduceFMin),
     ]

@@ -9,7 +9,7 @@
 use super::registry::Registry;
 use super::runtime;
 use crate::analysis::activity::Activity;
-use crate::analysis::calls::{CallKinds, Direction};
+use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Inst, Ty, TyKind, Value, ValueMap};
@@ -142,11 +142,21 @@ impl<'m> ShadowMap<'m> {
                 }
             }
         }
+        let i64t = Ty::int(i.context(), 64);
+        if let Some(k) = kinds
+            .get(i.into())
+            .memory()
+            .and_then(MemFn::allocates_through)
+        {
+            return self.mirror_allocation_through(i, gi, k, act);
+        }
+        if kinds.get(i.into()) == CallKind::Structure {
+            return self.mirror_structure_call(i, gi, act);
+        }
         if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i.into()) {
             return Mirror::NotShadowed;
         }
         let fb = Builder::new(i.context());
-        let i64t = Ty::int(i.context(), 64);
         let s = match i.opcode() {
             Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
                 let Some(base) = self.forward(i.operand(0)) else {
@@ -227,6 +237,78 @@ impl<'m> ShadowMap<'m> {
             _ => return Mirror::Impossible,
         };
         s.set_name(&format!("{}'", gi.name()));
+        self.insert(i.into(), s);
+        Mirror::Built
+    }
+}
+
+impl<'m> ShadowMap<'m> {
+    /// A call relinking a pointer structure (see `is_structure_function`)
+    /// whose pointers have shadows: the same call right after it on the
+    /// shadows, so the shadow structure keeps the primal's shape; its
+    /// result is the shadow of the primal result.
+    fn mirror_structure_call(&mut self, i: Inst<'m>, gi: Inst<'m>, act: &Activity<'m>) -> Mirror {
+        let n = i.call_num_args();
+        let pointers: Vec<u32> = (0..n)
+            .filter(|&k| i.operand(k).ty().kind() == TyKind::Pointer)
+            .collect();
+        if !pointers.iter().any(|&k| act.is_shadowed(i.operand(k))) {
+            return Mirror::NotShadowed;
+        }
+        let mut shadows = Vec::with_capacity(pointers.len());
+        for &k in &pointers {
+            match self.forward(i.operand(k)) {
+                Some(s) => shadows.push((k, s)),
+                // Relinking a shadow structure into primal nodes would
+                // corrupt the primal one.
+                None => return Mirror::Impossible,
+            }
+        }
+        let fb = Builder::new(i.context());
+        fb.position_after(gi);
+        let s = gi.clone_instruction();
+        fb.insert(s);
+        for (k, sp) in shadows {
+            s.set_operand(k, sp);
+        }
+        if i.ty().kind() == TyKind::Pointer {
+            s.set_name(&format!("{}'", gi.name()));
+            self.insert(i.into(), s.as_value());
+        }
+        Mirror::Built
+    }
+
+    /// `posix_memalign(p, align, size)` with a shadowed `p`: the same call
+    /// into the shadow of `*p`, the new block zeroed; the block is the
+    /// shadow recorded for the call itself, so that the reverse sweep can
+    /// free it whatever `*p` holds by then.
+    fn mirror_allocation_through(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        k: u32,
+        act: &Activity<'m>,
+    ) -> Mirror {
+        let p = i.operand(k);
+        if !act.is_shadowed(p) {
+            return Mirror::NotShadowed;
+        }
+        let Some(sp) = self.forward(p) else {
+            return Mirror::Impossible;
+        };
+        let fb = Builder::new(i.context());
+        fb.position_after(gi);
+        let c = gi.clone_instruction();
+        fb.insert(c);
+        c.set_operand(k, sp);
+        let ptr = p.ty();
+        let s = fb.load(ptr, sp);
+        s.set_name(&format!("{}'", gi.name()));
+        let size = MemFn::PosixMemalign
+            .size_argument()
+            .expect("posix_memalign has a size");
+        let bytes = fb.int_cast(gi.operand(size), Ty::int(i.context(), 64));
+        fb.memset_zero(s, bytes);
         self.insert(i.into(), s);
         Mirror::Built
     }

@@ -172,4 +172,62 @@ fn memory_functions_know_their_size_and_integer_arguments() {
     assert!(m("_ZdlPvm").frees() && !m("_ZdlPvm").allocates());
     assert!(m("realloc").frees() && m("realloc").allocates());
     assert!(m("llvm.memmove.p0.p0.i64").transfers());
+    // posix_memalign writes its block through argument 0.
+    let pm = m("posix_memalign");
+    assert!(!pm.allocates() && !pm.frees());
+    assert_eq!(
+        (pm.allocates_through(), pm.size_argument()),
+        (Some(0), Some(2))
+    );
+    assert_eq!(pm.integer_arguments(), &[1, 2]);
+    assert_eq!(m("malloc").allocates_through(), None);
+}
+
+#[test]
+fn every_operator_new_and_delete_and_how_blocks_are_released() {
+    let m = |n| MemFn::from_callee(n);
+    for new in [
+        "_Znwm",
+        "_Znam",
+        "_ZnwmSt11align_val_t",
+        "_ZnamSt11align_val_t",
+        "_ZnwmRKSt9nothrow_t",
+        "_ZnamRKSt9nothrow_t",
+        "_ZnwmSt11align_val_tRKSt9nothrow_t",
+        "_ZnamSt11align_val_tRKSt9nothrow_t",
+    ] {
+        assert_eq!(m(new), Some(MemFn::New), "{new}");
+        let (delete, aligned) = MemFn::release_of(new).expect("released");
+        assert_eq!(m(delete), Some(MemFn::Delete), "{new}: {delete}");
+        assert_eq!(aligned, new.contains("align_val_t"), "{new}");
+        assert_eq!(delete.starts_with("_Zda"), new.starts_with("_Zna"), "{new}");
+    }
+    for delete in [
+        "_ZdlPv",
+        "_ZdaPv",
+        "_ZdlPvm",
+        "_ZdaPvm",
+        "_ZdlPvSt11align_val_t",
+        "_ZdaPvSt11align_val_t",
+        "_ZdlPvmSt11align_val_t",
+        "_ZdaPvmSt11align_val_t",
+        "_ZdlPvRKSt9nothrow_t",
+        "_ZdaPvRKSt9nothrow_t",
+        "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+        "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+    ] {
+        assert_eq!(m(delete), Some(MemFn::Delete), "{delete}");
+        assert_eq!(MemFn::release_of(delete), None);
+    }
+    for c in [
+        "malloc",
+        "calloc",
+        "aligned_alloc",
+        "memalign",
+        "valloc",
+        "posix_memalign",
+    ] {
+        assert_eq!(MemFn::release_of(c), Some(("free", false)), "{c}");
+    }
+    assert_eq!(MemFn::release_of("realloc"), None);
 }

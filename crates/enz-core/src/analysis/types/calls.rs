@@ -4,10 +4,10 @@
 //! the call's argument trees as seeds and a memo keyed by those seeds.
 
 use super::solve::{self, tbaa_access, Solver};
-use super::tree::{TypeTree, MAX_OFFSET};
-use crate::analysis::calls::{classify_callee, CallKind, Direction};
+use super::tree::{ConcreteType, TypeTree, MAX_OFFSET};
+use crate::analysis::calls::{classify_callee, math_written_pointer, CallKind, Direction};
 use crate::ir::{Function, Inst, Value};
-use crate::names::{MaskedFn, MemFn};
+use crate::names::{MaskedFn, MemFn, Written};
 use std::collections::{HashMap, HashSet};
 
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
@@ -51,11 +51,19 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
     let none = (HashSet::new(), HashMap::new());
     match classify_callee(f, Direction::Reverse, &none.0, &none.1) {
         CallKind::Memory(m) => return memory(s, call.into(), &args, m),
-        CallKind::Math(_) => {
+        CallKind::Math(m) => {
             // Float operands and result are typed by their LLVM types; the
-            // rest (powi's exponent) are integers.
+            // rest (powi's exponent) are integers; what frexp and modf write
+            // through their pointer is an int or a float of the result type.
             for a in &args {
                 s.integer(*a);
+            }
+            if let Some((p, what)) = math_written_pointer(call, m) {
+                let ct = match what {
+                    Written::Int32 => ConcreteType::Integer,
+                    Written::ResultType => ConcreteType::from_ty(call.ty()),
+                };
+                s.update(p, &TypeTree::from_path(&[0], ct));
             }
             return;
         }

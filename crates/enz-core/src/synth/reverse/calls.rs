@@ -41,7 +41,6 @@ enum ReverseTarget<'m> {
     /// call).
     Table,
 }
-use crate::synth::rules::{lookup, OpKey};
 
 impl<'m, 'a> Reverse<'m, 'a> {
     /// The activity signature a call passes to its callee.
@@ -207,11 +206,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),
+            CallKind::Math(f) => self.reverse_math_call(i, f),
             _ if !self.facts.act.is_active(i.as_value()) => {}
-            CallKind::Math(f) => match lookup(OpKey::Math(f)) {
-                Some(rule) => self.apply_rule(i, rule, i.call_num_args()),
-                None => self.no_rule_for_call(i),
-            },
             _ => self.no_rule_for_call(i),
         }
     }
@@ -254,7 +250,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
     }
 
-    fn no_rule_for_call(&mut self, i: Inst<'m>) {
+    pub(super) fn no_rule_for_call(&mut self, i: Inst<'m>) {
         let d = crate::synth::undifferentiable_call(i, self.req.name);
         self.diags.push(d);
     }

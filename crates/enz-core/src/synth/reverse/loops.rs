@@ -157,7 +157,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// In every exit block of `l`, a phi of the iteration it exited in.
     fn exit_phis(&mut self, l: LoopId, iv: Value<'m>) -> HashMap<Block<'m>, Value<'m>> {
         let mut out = HashMap::new();
-        let blocks: Vec<Block> = self.facts.loops.get(l).blocks.iter().copied().collect();
+        let blocks: Vec<Block> = self.facts.loops.get(l).ordered.clone();
         let mut exits: Vec<Block> = Vec::new();
         for b in &blocks {
             for s in b.successors() {

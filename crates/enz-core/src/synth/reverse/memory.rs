@@ -20,6 +20,7 @@ use crate::names::MemFn;
 use crate::synth::registry::Registry;
 use crate::synth::shadow::{Mirror, MirrorContext};
 use crate::synth::{gpu, runtime};
+use crate::Diagnostic;
 
 impl<'m, 'a> Reverse<'m, 'a> {
     /// Adds the forward-sweep work for primal instruction `i`: its shadow
@@ -132,7 +133,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let tree = self.facts.types.tree(p);
         let fields: Vec<(i64, ConcreteType)> =
             tree.first_level().filter(|(o, _)| *o >= 0).collect();
-        let period = fields
+        let extent = fields
             .iter()
             .filter_map(|(o, t)| {
                 let size = match t {
@@ -143,8 +144,26 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 };
                 size.map(|s| *o as u64 + s)
             })
-            .max()?
-            .next_multiple_of(8);
+            .max()?;
+        if extent >= n {
+            // The layout covers the copy: the floats that lie inside it.
+            return Some(
+                fields
+                    .iter()
+                    .filter_map(|(o, t)| match t {
+                        ConcreteType::Float(FloatKind::F64) if *o as u64 + 8 <= n => {
+                            Some((*o as u64, Ty::double(ctx)))
+                        }
+                        ConcreteType::Float(FloatKind::F32) if *o as u64 + 4 <= n => {
+                            Some((*o as u64, Ty::float(ctx)))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+            );
+        }
+        // An array of the layout: repeat it.
+        let period = extent.next_multiple_of(8);
         if period == 0 || !n.is_multiple_of(period) {
             return None;
         }
@@ -162,10 +181,22 @@ impl<'m, 'a> Reverse<'m, 'a> {
         Some(out)
     }
 
+    /// Whether both ends of copy `i` hold integers at their first byte.
+    fn starts_with_integers(&self, i: Inst<'m>) -> bool {
+        let at0 = |p: Value<'m>| self.facts.types.pointee_type(p, 0);
+        at0(i.operand(0)) == ConcreteType::Integer && at0(i.operand(1)) == ConcreteType::Integer
+    }
+
     /// Reverse of a memcpy of memory holding both floats and pointers:
     /// element by element over the float fields.
     fn reverse_mixed_copy(&mut self, i: Inst<'m>, sd: Value<'m>, ss: Option<Value<'m>>) {
         let Some(n) = i.operand(2).const_int_sext() else {
+            if self.starts_with_integers(i) {
+                // Bytes such as a string's characters: a copy whose length
+                // is known only at run time is taken to be of one kind of
+                // element, the one it starts with (what Enzyme assumes).
+                return;
+            }
             return self.unsupported(
                 i,
                 "cannot differentiate a copy of memory holding both floats and pointers with a length unknown at compile time",
@@ -309,6 +340,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// Reverse of a call to the memory function `m`.
     pub(super) fn reverse_memory_call(&mut self, i: Inst<'m>, m: MemFn) {
+        if m.allocates_through().is_some() {
+            // posix_memalign: its shadow block is recorded for the call.
+            if self.shadows.contains(i.as_value()) {
+                if let Some(s) = self.shadow_rev(i.as_value()) {
+                    self.b.free(s);
+                }
+            }
+            return;
+        }
         if m.allocates() {
             if i.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(i.as_value()) {
                 let Some(s) = self.shadow_rev(i.as_value()) else {
@@ -323,7 +363,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         runtime::add_and_zero(&self.b, ty, s, old, n);
                     }
                 }
-                self.b.free(s);
+                self.release_shadow(i, s);
             }
             return;
         }
@@ -341,6 +381,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     };
                     self.reverse_mixed_copy(i, sd, ss);
                 }
+                return;
+            }
+            if self.facts.types.is_untyped_copy(i) {
+                self.diags.push(
+                    Diagnostic::new(
+                        "type analysis cannot tell whether this copy moves floats, so its adjoint cannot be propagated (its pointers carry no type here: they come from the caller or from memory of unknown type)",
+                    )
+                    .in_function(self.req.name)
+                    .at(i)
+                    .help("let enz-rs inline the function doing the copy into its caller (do not pass --no-inline; mark it always_inline), or compile with -O1 or above so TBAA says what is copied"),
+                );
                 return;
             }
             if let Some(ty) = self.float_elem(d) {
@@ -372,6 +423,30 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         // A free frees the primal only: the shadow of its memory was freed
         // where the allocation is undone.
+    }
+
+    /// Releases `s`, the shadow block of allocation call `i`, the way a
+    /// block of `i`'s allocator is released (`operator delete` for `new`,
+    /// with the alignment for aligned `new`; `free` otherwise).
+    fn release_shadow(&mut self, i: Inst<'m>, s: Value<'m>) {
+        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+        match MemFn::release_of(&name) {
+            Some((delete, aligned)) if delete != "free" => {
+                let ctx = i.context();
+                let mut args = vec![s];
+                let mut params = vec![s.ty()];
+                if aligned {
+                    let align = self.primal(i.operand(1));
+                    params.push(align.ty());
+                    args.push(align);
+                }
+                let fty = Ty::function(Ty::void(ctx), &params, false);
+                self.b.call_named(delete, fty, &args);
+            }
+            _ => {
+                self.b.free(s);
+            }
+        }
     }
 
     /// Reverse of an alloca: split mode frees its heap shadow.

@@ -22,6 +22,7 @@ mod calls;
 mod loops;
 mod masked;
 mod math_calls;
+mod math_rules;
 mod memory;
 pub(crate) mod plan;
 mod values;
@@ -657,7 +658,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
     }
 
-    fn apply_rule(&mut self, i: Inst<'m>, rule: &Rule, nops: u32) {
+    pub(super) fn apply_rule(&mut self, i: Inst<'m>, rule: &Rule, nops: u32) {
         let d = self.take_adjoint(i.as_value());
         let ops: Vec<Value> = (0..nops).map(|k| i.operand(k)).collect();
         let needed: Vec<usize> = (0..ops.len())
@@ -698,7 +699,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let o = Operands {
                 args: &args,
                 ret,
+                rets: &[],
                 dret: d,
+                drets: &[d],
                 dargs: &[],
                 ty: i.ty(),
                 given: &given,
@@ -777,7 +780,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         self.accumulate(bv, acc[1]);
     }
 
-    fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
+    pub(super) fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
         self.diags
             .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
     }

@@ -14,7 +14,38 @@ fn is_reduction(op: OpKey) -> bool {
     )
 }
 
-fn primal(op: OpKey, a: &[f64]) -> f64 {
+/// The primal's results: one, or the components of a
+/// [`Shape::Components`] result.
+fn primal(op: OpKey, a: &[f64]) -> Vec<f64> {
+    match op {
+        OpKey::Math(f) => match components_primal(f, a) {
+            Some(v) => v,
+            None => vec![scalar_primal(op, a)],
+        },
+        _ => vec![scalar_primal(op, a)],
+    }
+}
+
+/// Primals with a result of two components: complex results as (re, im),
+/// modf as (fractional part, integer part).
+fn components_primal(f: MathFn, a: &[f64]) -> Option<Vec<f64>> {
+    use MathFn as M;
+    Some(match f {
+        M::Modf => vec![a[0].fract(), a[0].trunc()],
+        M::Cexp => vec![a[0].exp() * a[1].cos(), a[0].exp() * a[1].sin()],
+        M::CMul => vec![a[0] * a[2] - a[1] * a[3], a[0] * a[3] + a[1] * a[2]],
+        M::CDiv => {
+            let den = a[2] * a[2] + a[3] * a[3];
+            vec![
+                (a[0] * a[2] + a[1] * a[3]) / den,
+                (a[1] * a[2] - a[0] * a[3]) / den,
+            ]
+        }
+        _ => return None,
+    })
+}
+
+fn scalar_primal(op: OpKey, a: &[f64]) -> f64 {
     use LLVMOpcode::*;
     match op {
         OpKey::Inst(LLVMFAdd) => a[0] + a[1],
@@ -73,10 +104,37 @@ fn math_primal(f: MathFn, a: &[f64]) -> f64 {
         M::Cbrt => a[0].cbrt(),
         M::Erf => erf(a[0]),
         M::Fmod => a[0] % a[1],
+        M::Ldexp | M::Scalbn | M::Scalbln => a[0] * 2f64.powi(a[1] as i32),
+        M::Frexp => frexp(a[0]).0,
+        M::Ilogb => f64::from(frexp(a[0]).1 - 1),
+        M::Logb => f64::from(frexp(a[0]).1 - 1),
+        M::Cabs => a[0].hypot(a[1]),
+        M::Carg => a[1].atan2(a[0]),
+        M::Modf | M::Cexp | M::CMul | M::CDiv => {
+            components_primal(f, a).expect("two components")[0]
+        }
         M::ReduceFAdd | M::ReduceFMul | M::ReduceFMax | M::ReduceFMin => {
             panic!("{f:?} takes a vector: see tests/vector.rs")
         }
     }
+}
+
+/// frexp: (m, e) with x = m 2^e, 0.5 <= |m| < 1 (m = e = 0 for 0).
+fn frexp(x: f64) -> (f64, i32) {
+    if x == 0.0 {
+        return (0.0, 0);
+    }
+    let mut e = x.abs().log2().floor() as i32 + 1;
+    let mut m = x * 2f64.powi(-e);
+    while m.abs() >= 1.0 {
+        m /= 2.0;
+        e += 1;
+    }
+    while m.abs() < 0.5 {
+        m *= 2.0;
+        e -= 1;
+    }
+    (m, e)
 }
 
 /// erf by its Maclaurin series (|x| < 2 here).
@@ -92,17 +150,19 @@ fn erf(x: f64) -> f64 {
 
 struct Env<'a> {
     args: &'a [f64],
-    ret: f64,
-    dret: f64,
+    rets: &'a [f64],
+    drets: &'a [f64],
     dargs: &'a [f64],
 }
 
 fn eval(e: &Expr, env: &Env) -> f64 {
     match e {
-        Expr::DRet => env.dret,
+        Expr::DRet => env.drets[0],
+        Expr::DRetAt(j) => env.drets[*j],
         Expr::DArg(i) => env.dargs[*i],
         Expr::Arg(i) => env.args[*i],
-        Expr::Ret => env.ret,
+        Expr::Ret => env.rets[0],
+        Expr::RetAt(j) => env.rets[*j],
         Expr::Const(v) => *v,
         Expr::Add(a, b) => eval(a, env) + eval(b, env),
         Expr::Sub(a, b) => eval(a, env) - eval(b, env),
@@ -118,6 +178,7 @@ fn eval(e: &Expr, env: &Env) -> f64 {
                 Cond::Arg(i) => env.args[*i] != 0.0,
                 Cond::Cmp(LLVMRealPredicate::LLVMRealOLT, l, r) => eval(l, env) < eval(r, env),
                 Cond::Cmp(LLVMRealPredicate::LLVMRealOGT, l, r) => eval(l, env) > eval(r, env),
+                Cond::Cmp(LLVMRealPredicate::LLVMRealOEQ, l, r) => eval(l, env) == eval(r, env),
                 Cond::Cmp(p, _, _) => panic!("predicate {p:?} not interpreted"),
             };
             if cond {
@@ -144,6 +205,17 @@ fn samples(op: OpKey) -> Vec<Vec<f64>> {
         }
         OpKey::Inst(LLVMSelect) => vec![vec![1.0, 0.3, 0.9], vec![0.0, 0.3, 0.9]],
         OpKey::Math(MathFn::Powi) => vec![vec![0.8, 3.0], vec![1.3, -2.0]],
+        OpKey::Math(MathFn::Ldexp | MathFn::Scalbn | MathFn::Scalbln) => {
+            vec![vec![0.8, 3.0], vec![-1.3, -2.0]]
+        }
+        // The second operand is the pointer written through.
+        OpKey::Math(MathFn::Frexp | MathFn::Modf) => {
+            vec![vec![0.37, 0.0], vec![-5.3, 0.0], vec![1234.5, 0.0]]
+        }
+        OpKey::Math(MathFn::CMul | MathFn::CDiv) => {
+            vec![vec![0.37, 0.81, 0.55, -1.2], vec![-2.1, 0.4, 0.3, 0.9]]
+        }
+        OpKey::Math(MathFn::Ilogb | MathFn::Logb) => vec![vec![0.37], vec![-5.3], vec![1234.5]],
         _ => vec![
             vec![0.37, 0.81, 0.55],
             vec![0.81, 0.37, -0.25],
@@ -155,7 +227,18 @@ fn samples(op: OpKey) -> Vec<Vec<f64>> {
 fn is_discrete(op: OpKey, i: usize) -> bool {
     matches!(
         (op, i),
-        (OpKey::Inst(LLVMOpcode::LLVMSelect), 0) | (OpKey::Math(MathFn::Powi), 1)
+        (OpKey::Inst(LLVMOpcode::LLVMSelect), 0)
+            | (
+                OpKey::Math(
+                    MathFn::Powi
+                        | MathFn::Ldexp
+                        | MathFn::Scalbn
+                        | MathFn::Scalbln
+                        | MathFn::Frexp
+                        | MathFn::Modf
+                ),
+                1
+            )
     )
 }
 
@@ -165,8 +248,12 @@ fn every_rule_matches_finite_differences() {
         let n = rule.adjoints.len();
         for point in samples(rule.op) {
             let args = &point[..n];
-            let ret = primal(rule.op, args);
-            assert!(ret.is_finite(), "{:?} at {args:?}", rule.op);
+            let rets = primal(rule.op, args);
+            assert!(
+                rets.iter().all(|r| r.is_finite()),
+                "{:?} at {args:?}",
+                rule.op
+            );
             for i in 0..n {
                 if is_discrete(rule.op, i) {
                     assert!(
@@ -176,42 +263,78 @@ fn every_rule_matches_finite_differences() {
                     );
                     continue;
                 }
-                let h = 1e-6 * (1.0 + args[i].abs());
-                let (mut p, mut m) = (args.to_vec(), args.to_vec());
-                p[i] += h;
-                m[i] -= h;
-                let fd = (primal(rule.op, &p) - primal(rule.op, &m)) / (2.0 * h);
-                let zeros = vec![0.0; n];
-                let env = Env {
-                    args,
-                    ret,
-                    dret: 1.0,
-                    dargs: &zeros,
-                };
-                let adj = rule.adjoints[i].as_ref().map_or(0.0, |a| eval(a, &env));
-                let tol = 1e-6 * (1.0 + fd.abs());
-                assert!(
-                    (adj - fd).abs() < tol,
-                    "{:?} operand {i} at {args:?}: adjoint {adj}, finite difference {fd}",
-                    rule.op
-                );
-                let mut unit = vec![0.0; n];
-                unit[i] = 1.0;
-                let tenv = Env {
-                    args,
-                    ret,
-                    dret: 0.0,
-                    dargs: &unit,
-                };
-                let tan = eval(&rule.tangent(), &tenv);
-                assert!(
-                    (tan - fd).abs() < tol,
-                    "{:?} operand {i} at {args:?}: tangent {tan}, finite difference {fd}",
-                    rule.op
-                );
+                for j in 0..rets.len() {
+                    check_derivative(rule, args, &rets, i, j);
+                }
             }
         }
     }
+}
+
+/// d result_j / d operand_i of `rule` at `args`: the adjoint with a unit
+/// adjoint on result j and the tangent of result j with a unit tangent on
+/// operand i, against a central finite difference.
+fn check_derivative(rule: &Rule, args: &[f64], rets: &[f64], i: usize, j: usize) {
+    let n = args.len();
+    let h = 1e-6 * (1.0 + args[i].abs());
+    let (mut p, mut m) = (args.to_vec(), args.to_vec());
+    p[i] += h;
+    m[i] -= h;
+    let fd = (primal(rule.op, &p)[j] - primal(rule.op, &m)[j]) / (2.0 * h);
+    let zeros = vec![0.0; n];
+    let mut unit_ret = vec![0.0; rets.len()];
+    unit_ret[j] = 1.0;
+    let env = Env {
+        args,
+        rets,
+        drets: &unit_ret,
+        dargs: &zeros,
+    };
+    let adj = rule.adjoints[i].as_ref().map_or(0.0, |a| eval(a, &env));
+    let tol = 1e-6 * (1.0 + fd.abs());
+    assert!(
+        (adj - fd).abs() < tol,
+        "{:?} operand {i}, result {j} at {args:?}: adjoint {adj}, finite difference {fd}",
+        rule.op
+    );
+    let mut unit = vec![0.0; n];
+    unit[i] = 1.0;
+    let no_ret = vec![0.0; rets.len()];
+    let tenv = Env {
+        args,
+        rets,
+        drets: &no_ret,
+        dargs: &unit,
+    };
+    let tangent = if j == 0 {
+        rule.tangent()
+    } else {
+        rule.tangent_of_output(j, &vec![true; n])
+    };
+    let tan = eval(&tangent, &tenv);
+    assert!(
+        (tan - fd).abs() < tol,
+        "{:?} operand {i}, result {j} at {args:?}: tangent {tan}, finite difference {fd}",
+        rule.op
+    );
+}
+
+/// A tangent of one result of a two-result rule carries no term of the
+/// other result's adjoint (they drop out instead of becoming `0 * ...`).
+#[test]
+fn component_tangents_drop_the_other_results() {
+    let rule = lookup(OpKey::Math(MathFn::CMul)).expect("a rule");
+    let mut uses = PrimalUses::default();
+    uses.collect(&rule.tangent_of_output(0, &[true, true, false, false]));
+    // re(z w)' with only z varying: c da - d db.
+    assert_eq!(
+        rule.tangent_of_output(0, &[true, false, false, false]),
+        Expr::DArg(0) * Expr::Arg(2)
+    );
+    assert_eq!(uses.args, vec![2, 3]);
+    let modf = lookup(OpKey::Math(MathFn::Modf)).expect("a rule");
+    assert_eq!(modf.tangent_of_output(1, &[true, false]), Expr::Const(0.0));
+    assert_eq!(modf.tangent_of_output(0, &[true, false]), Expr::DArg(0));
 }
 
 #[test]
@@ -258,8 +381,51 @@ fn every_math_function_has_a_rule() {
         M::ReduceFMul,
         M::ReduceFMax,
         M::ReduceFMin,
+        M::Fmod,
+        M::Ldexp,
+        M::Scalbn,
+        M::Scalbln,
+        M::Frexp,
+        M::Modf,
+        M::Ilogb,
+        M::Logb,
+        M::Cabs,
+        M::Carg,
+        M::Cexp,
+        M::CMul,
+        M::CDiv,
     ];
     for f in all {
         assert!(lookup(OpKey::Math(f)).is_some(), "{f:?} has no rule");
+    }
+}
+
+/// The lane formulas of the reductions keep their linearity when a result
+/// adjoint is substituted: `Splat` and `FirstLaneEq`'s value carry it,
+/// `FirstLaneEq`'s lanes and key and `ProdOthers` do not.
+#[test]
+fn lane_formulas_substitute_only_their_linear_parts() {
+    let pick = first_lane_eq(x(0), ret(), dret());
+    assert_eq!(
+        pick.substitute_output(0, &Expr::DArg(0)),
+        Some(first_lane_eq(x(0), ret(), Expr::DArg(0)))
+    );
+    assert_eq!(pick.substitute_output(1, &Expr::DArg(0)), None);
+    let prod = splat(1, dret() * x(0)) * prod_others(x(1));
+    assert_eq!(
+        prod.substitute_output(0, &Expr::DArg(1)),
+        Some(splat(1, Expr::DArg(1) * x(0)) * prod_others(x(1)))
+    );
+    assert_eq!(prod.substitute_output(1, &Expr::DArg(1)), None);
+}
+
+/// Hand-written tangent terms: elementwise rules only, one per operand.
+#[test]
+fn hand_written_tangents_are_elementwise_and_per_operand() {
+    for rule in table() {
+        if let Some(terms) = &rule.tangents {
+            assert_eq!(rule.shape, Shape::Elementwise, "{:?}", rule.op);
+            assert_eq!(terms.len(), rule.adjoints.len(), "{:?}", rule.op);
+        }
     }
 }
