@@ -230,6 +230,14 @@ pub(crate) enum MathFn {
     Cbrt,
     Erf,
     Fmod,
+    /// `llvm.vector.reduce.fadd(start, v)`: `start + Σ v` (any order).
+    ReduceFAdd,
+    /// `llvm.vector.reduce.fmul(start, v)`: `start · Π v`.
+    ReduceFMul,
+    /// `llvm.vector.reduce.fmax` / `fmaximum`: the largest lane.
+    ReduceFMax,
+    /// `llvm.vector.reduce.fmin` / `fminimum`: the smallest lane.
+    ReduceFMin,
     /// `ldexp(x, n)` = x 2^n (also the intrinsic `llvm.ldexp`).
     Ldexp,
     /// `scalbn(x, int n)` = x 2^n.
@@ -453,6 +461,26 @@ const MATH: &[MathNames] = &[
         intrinsics: &[],
     },
     MathNames {
+        f: MathFn::ReduceFAdd,
+        libm: &[],
+        intrinsics: &["vector.reduce.fadd"],
+    },
+    MathNames {
+        f: MathFn::ReduceFMul,
+        libm: &[],
+        intrinsics: &["vector.reduce.fmul"],
+    },
+    MathNames {
+        f: MathFn::ReduceFMax,
+        libm: &[],
+        intrinsics: &["vector.reduce.fmax", "vector.reduce.fmaximum"],
+    },
+    MathNames {
+        f: MathFn::ReduceFMin,
+        libm: &[],
+        intrinsics: &["vector.reduce.fmin", "vector.reduce.fminimum"],
+    },
+    MathNames {
         f: MathFn::Ldexp,
         libm: &["ldexp", "ldexpf"],
         intrinsics: &["ldexp"],
@@ -518,10 +546,15 @@ impl MathFn {
     /// The math function a callee name designates (libm or intrinsic spelling).
     pub(crate) fn from_callee(name: &str) -> Option<MathFn> {
         if let Some(rest) = name.strip_prefix("llvm.") {
-            let base = rest.split('.').next().unwrap_or("");
+            // The base name (which may itself hold dots, as in
+            // `vector.reduce.fadd`) followed by the overload suffix.
+            let is_base = |base: &&str| {
+                rest.strip_prefix(*base)
+                    .is_some_and(|tail| tail.is_empty() || tail.starts_with('.'))
+            };
             return MATH
                 .iter()
-                .find(|m| m.intrinsics.contains(&base))
+                .find(|m| m.intrinsics.iter().any(is_base))
                 .map(|m| m.f);
         }
         MATH.iter().find(|m| m.libm.contains(&name)).map(|m| m.f)
@@ -576,6 +609,48 @@ pub fn function_like_spelling(name: &str) -> Option<&'static str> {
         .chain(MEMORY)
         .find(|s| **s == name)
         .copied()
+}
+
+/// A masked vector memory access: the lanes whose mask bit is set are
+/// read or written, the others untouched (and not dereferenced).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum MaskedFn {
+    /// `llvm.masked.load(ptr, <N x i1> mask, <N x T> passthru)`.
+    Load,
+    /// `llvm.masked.store(<N x T> value, ptr, <N x i1> mask)`.
+    Store,
+}
+
+impl MaskedFn {
+    const ALL: [(MaskedFn, &'static str); 2] = [
+        (MaskedFn::Load, "llvm.masked.load"),
+        (MaskedFn::Store, "llvm.masked.store"),
+    ];
+
+    /// The masked access a callee name designates (any overload suffix).
+    pub(crate) fn from_callee(name: &str) -> Option<MaskedFn> {
+        Self::ALL
+            .iter()
+            .find(|(_, base)| name.strip_prefix(base).is_some_and(|t| t.starts_with('.')))
+            .map(|(m, _)| *m)
+    }
+
+    /// The intrinsic's name, without overload suffix.
+    pub(crate) fn intrinsic(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map(|(_, s)| *s)
+            .unwrap_or("?")
+    }
+
+    /// The index of the pointer argument.
+    pub(crate) fn pointer_arg(self) -> u32 {
+        match self {
+            MaskedFn::Load => 0,
+            MaskedFn::Store => 1,
+        }
+    }
 }
 
 /// What a math function writes through its pointer argument.
@@ -985,6 +1060,34 @@ mod tests {
         assert_eq!(MathFn::from_callee("llvm.maxnum.f32"), Some(MathFn::Max));
         assert_eq!(MathFn::from_callee("llvm.powi.f64.i32"), Some(MathFn::Powi));
         assert_eq!(MathFn::from_callee("sinl"), None);
+        assert_eq!(
+            MathFn::from_callee("llvm.minimumnum.f32"),
+            Some(MathFn::Min)
+        );
+        assert_eq!(MathFn::from_callee("llvm.powi.f32.i32"), Some(MathFn::Powi));
+        assert_eq!(MathFn::from_callee("llvm.pow.f32"), Some(MathFn::Pow));
+        assert_eq!(
+            MathFn::from_callee("llvm.vector.reduce.fadd.v4f64"),
+            Some(MathFn::ReduceFAdd)
+        );
+        assert_eq!(
+            MathFn::from_callee("llvm.vector.reduce.fmaximum.v8f32"),
+            Some(MathFn::ReduceFMax)
+        );
+        assert_eq!(
+            MathFn::from_callee("llvm.vector.reduce.fmin.v3f32"),
+            Some(MathFn::ReduceFMin)
+        );
+        assert_eq!(MathFn::from_callee("llvm.vector.reduce.add.v4i32"), None);
+        assert_eq!(
+            MaskedFn::from_callee("llvm.masked.load.v4f64.p0"),
+            Some(MaskedFn::Load)
+        );
+        assert_eq!(
+            MaskedFn::from_callee("llvm.masked.store.v8f32.p0"),
+            Some(MaskedFn::Store)
+        );
+        assert_eq!(MaskedFn::from_callee("llvm.masked.gather.v4f64.v4p0"), None);
         assert_eq!(
             MemFn::from_callee("llvm.memcpy.p0.p0.i64"),
             Some(MemFn::Memcpy)

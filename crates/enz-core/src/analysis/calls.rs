@@ -18,17 +18,18 @@
 //!    not, as LLVM's library info treats them;
 //! 6. a GPU barrier;
 //! 7. a known-inactive function (I/O, clocks, random numbers, markers);
-//! 8. a math function of the rule table;
-//! 9. a function that relinks a pointer structure of the C++ runtime
-//!    (repeated on the shadow structure);
-//! 10. any other intrinsic;
-//! 11. a function defined in the module (differentiated through its body);
-//! 12. a declaration without a rule.
+//! 8. a math function of the rule table (vector reductions included);
+//! 9. a masked vector load or store (`llvm.masked.load/store`);
+//! 10. a function that relinks a pointer structure of the C++ runtime
+//!     (repeated on the shadow structure);
+//! 11. any other intrinsic;
+//! 12. a function defined in the module (differentiated through its body);
+//! 13. a declaration without a rule.
 
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
-    is_barrier, is_iteration_count, is_known_inactive, is_structure_function, EntryPoint, MathFn,
-    MemFn, Written,
+    is_barrier, is_iteration_count, is_known_inactive, is_structure_function, EntryPoint, MaskedFn,
+    MathFn, MemFn, Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -96,6 +97,8 @@ pub(crate) enum CallKind<'m> {
     KnownInactive,
     /// A math function of the rule table.
     Math(MathFn),
+    /// A masked vector load or store (`llvm.masked.load/store`).
+    Masked(MaskedFn),
     /// A function that only relinks a pointer structure (the C++
     /// runtime's tree and list nodes): the shadow structure gets the same
     /// call on shadow pointers.
@@ -233,6 +236,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if let Some(m) = MathFn::from_callee(&name) {
         return CallKind::Math(m);
+    }
+    if let Some(m) = MaskedFn::from_callee(&name) {
+        return CallKind::Masked(m);
     }
     if is_structure_function(&name) {
         return CallKind::Structure;

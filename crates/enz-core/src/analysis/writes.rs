@@ -14,7 +14,7 @@
 use super::calls::{math_written_pointer, CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Function, Inst, Value};
-use crate::names::{is_libm_without_side_effects, MemFn};
+use crate::names::{is_libm_without_side_effects, MaskedFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.
@@ -57,6 +57,9 @@ impl<'m> Rereadable<'m> {
                         {
                             written.push((*i, roots(i.operand(0))));
                         }
+                        CallKind::Masked(MaskedFn::Store) => {
+                            written.push((*i, roots(i.operand(1))));
+                        }
                         // Relinks the nodes its pointers reach.
                         CallKind::Structure => {
                             for k in 0..i.call_num_args() {
@@ -71,7 +74,10 @@ impl<'m> Rereadable<'m> {
                                 written.push((*i, roots(p)));
                             }
                         }
-                        CallKind::Memory(_) | CallKind::KnownInactive | CallKind::Barrier => {}
+                        CallKind::Memory(_)
+                        | CallKind::Masked(MaskedFn::Load)
+                        | CallKind::KnownInactive
+                        | CallKind::Barrier => {}
                         CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {}
                         // An unknown call (a user-inactive one too) may write
                         // anything: nothing is re-read.

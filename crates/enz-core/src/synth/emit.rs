@@ -7,6 +7,8 @@ use super::rules::{Cond, Expr};
 use crate::ir::{Builder, Ty, TyKind, Value};
 use crate::names::MathFn;
 
+mod lanes;
+
 /// The values a formula refers to.
 pub(crate) struct Operands<'m, 'a> {
     /// Primal operands, as available where the formula is emitted.
@@ -61,6 +63,12 @@ pub(crate) fn emit<'m>(b: &Builder<'m>, e: &Expr, o: &Operands<'m, '_>) -> Value
             let v = emit(b, a, o);
             b.add(v, b.const_int(v.ty(), *k))
         }
+        Expr::Splat(i, a) => lanes::splat(b, emit(b, a, o), o.args[*i].ty()),
+        Expr::ProdOthers(a) => lanes::prod_others(b, emit(b, a, o)),
+        Expr::FirstLaneEq { vec, key, val } => {
+            let (vec, key, val) = (emit(b, vec, o), emit(b, key, o), emit(b, val, o));
+            lanes::first_lane_eq(b, vec, key, val)
+        }
     }
 }
 
@@ -69,10 +77,11 @@ pub(crate) fn emit<'m>(b: &Builder<'m>, e: &Expr, o: &Operands<'m, '_>) -> Value
 pub(crate) fn call_math<'m>(b: &Builder<'m>, f: MathFn, args: &[Value<'m>]) -> Value<'m> {
     let ty = args[0].ty();
     if let Some(name) = f.intrinsic() {
-        let overload: Vec<Ty> = if matches!(f, MathFn::Powi | MathFn::Ldexp) {
-            vec![ty, args[1].ty()]
-        } else {
-            vec![ty]
+        let overload: Vec<Ty> = match f {
+            MathFn::Powi | MathFn::Ldexp => vec![ty, args[1].ty()],
+            // Overloaded on the vector, which follows the start value.
+            MathFn::ReduceFAdd | MathFn::ReduceFMul => vec![args[1].ty()],
+            _ => vec![ty],
         };
         return (b.call_intrinsic(&name, &overload, args)).as_value();
     }

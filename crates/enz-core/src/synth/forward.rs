@@ -17,6 +17,7 @@ mod math;
 
 use super::emit::{emit, Operands};
 use super::function_shadow::{load_entry, Entry};
+use super::masked;
 use super::registry::Registry;
 use super::rules::{lookup, OpKey};
 use super::shadow::{position_at_top, Mirror, MirrorContext, ShadowMap};
@@ -26,7 +27,7 @@ use crate::analysis::cfg::Cfg;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{clone_body, Builder, Function, Inst, TyKind, Value, ValueMap};
-use crate::names::MemFn;
+use crate::names::{MaskedFn, MemFn};
 use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 use std::collections::HashMap;
 
@@ -323,6 +324,9 @@ impl<'m, 'a> Forward<'m, 'a> {
         if kind.is_inactive() {
             return;
         }
+        if let CallKind::Masked(m) = kind {
+            return self.masked(i, m, &b);
+        }
         if matches!(kind, CallKind::Defined(_) | CallKind::Custom(_)) {
             if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
                 return self.diags.push(d);
@@ -345,6 +349,61 @@ impl<'m, 'a> Forward<'m, 'a> {
             _ => self
                 .diags
                 .push(crate::synth::undifferentiable_call(i, self.req.name)),
+        }
+    }
+
+    /// A masked load or store (`b` just after the primal's copy): the same
+    /// masked access on each lane's shadow memory, with the primal's mask.
+    fn masked(&mut self, i: Inst<'m>, m: MaskedFn, b: &Builder<'m>) {
+        let p = i.operand(m.pointer_arg());
+        let value = match m {
+            MaskedFn::Load => i.as_value(),
+            MaskedFn::Store => i.operand(0),
+        };
+        if !value.ty().carries_float() {
+            if value.ty().element().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
+                self.unsupported(i, "masked accesses of shadowed pointers are not supported");
+            }
+            return;
+        }
+        let mask = self.map.get(i.operand(m.pointer_arg() + 1));
+        let active = match m {
+            MaskedFn::Load => self.act.is_active(value),
+            MaskedFn::Store => self.act.is_shadowed(p),
+        };
+        if !active {
+            return;
+        }
+        if self.shadows[0].forward(p).is_none() {
+            if m == MaskedFn::Load && !self.act.is_shadowed(p) {
+                // Inactive memory: only the pass-through lanes vary.
+                let lanes = (0..self.lanes())
+                    .map(|lane| {
+                        let pass = self.tangent(b, i.operand(2), lane);
+                        b.select(mask, b.zero(value.ty()), pass)
+                    })
+                    .collect();
+                self.tangents.insert(value, lanes);
+                return;
+            }
+            return self.unsupported(
+                i,
+                "a differentiable masked access to memory without a shadow",
+            );
+        }
+        let mut lanes = Vec::new();
+        for lane in 0..self.lanes() {
+            let s = self.shadows[lane].forward(p).expect("checked");
+            match m {
+                MaskedFn::Load => {
+                    let pass = self.tangent(b, i.operand(2), lane);
+                    lanes.push(masked::load(b, s, mask, pass));
+                }
+                MaskedFn::Store => masked::store(b, self.tangent(b, value, lane), s, mask),
+            }
+        }
+        if m == MaskedFn::Load {
+            self.tangents.insert(value, lanes);
         }
     }
 

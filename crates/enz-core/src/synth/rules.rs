@@ -5,18 +5,24 @@
 //! (`dret()`), or `None` for an operand that carries no derivative. The
 //! tangent (forward-mode) formula is derived from the adjoints by
 //! substituting each operand's tangent for `dret()` and summing, unless the
-//! entry gives a cheaper one. Rules are pure data: choosing one builds no IR
-//! (see `synth::emit` for that).
+//! entry writes out each operand's term (`Rule::tangents`). Rules are pure
+//! data: choosing one builds no IR (see `synth::emit` for that).
 //!
 //! Most rules are [`Shape::Elementwise`]: scalar operands and result, or
-//! vectors taken lane by lane. Functions of complex numbers and functions
-//! with two results are [`Shape::Components`]: their operands and result
-//! are taken apart into scalar components (a `{double, double}` result, a
-//! `<2 x float>` complex argument), `x(i)` is the i-th component of the
-//! operands in order, and `ret_at(j)`/`dret_at(j)` the j-th component of
-//! the result and its adjoint; the tangent of result component j is
-//! derived with `dret_at(j)` replaced by the operand's tangent and the
-//! other result adjoints by zero.
+//! vectors taken lane by lane (a vector reduction's vector operand is one
+//! operand too, handled whole by `Splat`, `ProdOthers` and `FirstLaneEq`).
+//! Functions of complex numbers and functions with two results are
+//! [`Shape::Components`]: their operands and result are taken apart into
+//! scalar components (a `{double, double}` result, a `<2 x float>` complex
+//! argument), `x(i)` is the i-th component of the operands in order, and
+//! `ret_at(j)`/`dret_at(j)` the j-th component of the result and its
+//! adjoint; the tangent of result component j is derived with `dret_at(j)`
+//! replaced by the operand's tangent and the other result adjoints by zero.
+//!
+//! Either way a tangent is a sum of one term per active operand
+//! ([`Rule::tangent_of_output`]), so an inactive operand drops out instead
+//! of contributing `0 * ...`; a hand-written term replaces the derived one
+//! operand by operand, and only elementwise rules (one result) write them.
 
 use crate::ir::{LLVMOpcode, LLVMRealPredicate};
 use crate::names::MathFn;
@@ -67,6 +73,20 @@ pub(crate) enum Expr {
     IntToFp(Box<Expr>),
     /// An integer operand plus a constant (for `powi`).
     IntAdd(Box<Expr>, i64),
+    /// The scalar value broadcast to every lane of (vector) operand `i`'s type.
+    Splat(usize, Box<Expr>),
+    /// A vector whose lane `k` is the product of every lane of the operand
+    /// but `k` (no division, so zero lanes give the right derivative).
+    ProdOthers(Box<Expr>),
+    /// A vector of `vec`'s type that is `val` (a scalar, or the same lane of
+    /// a vector) in the first lane of `vec` equal to the scalar `key`, and
+    /// zero in every other lane: where a max/min reduction's result came
+    /// from.
+    FirstLaneEq {
+        vec: Box<Expr>,
+        key: Box<Expr>,
+        val: Box<Expr>,
+    },
     /// A value synthesis already has (e.g. the primal's own `cos(x)` where
     /// the formula asks for `cos(x)`); never written in the table.
     Given(usize),
@@ -98,15 +118,35 @@ pub(crate) struct Rule {
     pub(crate) shape: Shape,
     /// Adjoint contribution to each operand; `None` = no derivative.
     pub(crate) adjoints: Vec<Option<Expr>>,
-    /// A hand-written tangent, when cheaper or when the derived one is wrong
-    /// (type-changing casts).
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) tangent: Option<Expr>,
+    /// Hand-written tangent terms, one per operand (operand `i`'s term is
+    /// linear in `DArg(i)`), when the derived ones are wrong: type-changing
+    /// casts, and vector operands of a scalar result (their term is a sum
+    /// over lanes, which substituting `DArg(i)` for `DRet` cannot give).
+    /// `None`: every term derived from the adjoints. Only
+    /// [`Shape::Elementwise`] rules write them (see [`Rule::with_tangents`]).
+    pub(crate) tangents: Option<Vec<Option<Expr>>>,
 }
 
 impl Rule {
-    /// The forward-mode (tangent) formula: the hand-written one, or the sum
-    /// over differentiable operands of the adjoint with `DArg(i)` for `DRet`.
+    /// Operand `i`'s term of the tangent of result component `j`: the
+    /// hand-written one, or its adjoint with `DArg(i)` for the adjoint of
+    /// result component `j` (and zero for the others); `None` when the
+    /// operand contributes nothing.
+    fn tangent_term(&self, i: usize, j: usize) -> Option<Expr> {
+        match &self.tangents {
+            Some(terms) => {
+                debug_assert!(j == 0, "hand-written tangents have one result");
+                terms.get(i).cloned().flatten()
+            }
+            None => self
+                .adjoints
+                .get(i)?
+                .as_ref()?
+                .substitute_output(j, &Expr::DArg(i)),
+        }
+    }
+
+    /// The forward-mode (tangent) formula: the sum of every operand's term.
     #[cfg_attr(not(test), allow(dead_code))] // forward mode's formula; tested now
     pub(crate) fn tangent(&self) -> Expr {
         self.tangent_of_output(0, &vec![true; self.adjoints.len()])
@@ -120,18 +160,11 @@ impl Rule {
 
     /// The tangent of result component `j` ([`Shape::Components`]; 0 is
     /// the whole result of an elementwise rule) when only the operands
-    /// marked in `active` carry tangents.
+    /// marked in `active` carry tangents: the sum of their terms.
     pub(crate) fn tangent_of_output(&self, j: usize, active: &[bool]) -> Expr {
-        if let Some(t) = &self.tangent {
-            return t.clone();
-        }
-        let mut terms = self.adjoints.iter().enumerate().filter_map(|(i, a)| {
-            let a = a.as_ref()?;
-            if !active.get(i).copied().unwrap_or(false) {
-                return None;
-            }
-            a.substitute_output(j, &Expr::DArg(i))
-        });
+        let mut terms = (0..self.adjoints.len())
+            .filter(|i| active.get(*i).copied().unwrap_or(false))
+            .filter_map(|i| self.tangent_term(i, j));
         let first = terms.next().unwrap_or(Expr::Const(0.0));
         terms.fold(first, |acc, t| acc + t)
     }
@@ -185,6 +218,15 @@ impl Expr {
             Expr::ToRetType(a) => Expr::ToRetType(Box::new(s(a)?)),
             Expr::IntToFp(a) => Expr::IntToFp(Box::new(s(a)?)),
             Expr::IntAdd(a, k) => Expr::IntAdd(Box::new(s(a)?), *k),
+            Expr::Splat(i, a) => Expr::Splat(*i, Box::new(s(a)?)),
+            // Not linear in its operand: a zero operand stays an operand.
+            Expr::ProdOthers(a) => Expr::ProdOthers(Box::new(zero_if_none(s(a)))),
+            // Linear in `val` only.
+            Expr::FirstLaneEq { vec, key, val } => Expr::FirstLaneEq {
+                vec: Box::new(zero_if_none(s(vec))),
+                key: Box::new(zero_if_none(s(key))),
+                val: Box::new(s(val)?),
+            },
             leaf => leaf.clone(),
         })
     }
@@ -222,7 +264,14 @@ impl PrimalUses {
             | Expr::ToArgType(_, a)
             | Expr::ToRetType(a)
             | Expr::IntToFp(a)
-            | Expr::IntAdd(a, _) => self.collect(a),
+            | Expr::IntAdd(a, _)
+            | Expr::Splat(_, a)
+            | Expr::ProdOthers(a) => self.collect(a),
+            Expr::FirstLaneEq { vec, key, val } => {
+                self.collect(vec);
+                self.collect(key);
+                self.collect(val);
+            }
             Expr::Math(_, args) => args.iter().for_each(|a| self.collect(a)),
             Expr::Select(c, a, b) => {
                 match &**c {
@@ -315,12 +364,47 @@ fn if_arg(i: usize, t: Expr, f: Expr) -> Expr {
     Expr::Select(Box::new(Cond::Arg(i)), Box::new(t), Box::new(f))
 }
 
+/// `e` in every lane of operand `i`'s vector type.
+fn splat(i: usize, e: Expr) -> Expr {
+    Expr::Splat(i, Box::new(e))
+}
+/// `start + Σ lanes of v`.
+fn reduce_sum(start: Expr, v: Expr) -> Expr {
+    call(MathFn::ReduceFAdd, vec![start, v])
+}
+/// Lane `k`: the product of every other lane of `v`.
+fn prod_others(v: Expr) -> Expr {
+    Expr::ProdOthers(Box::new(v))
+}
+/// `val` in the first lane of `vec` equal to `key`, zero elsewhere.
+fn first_lane_eq(vec: Expr, key: Expr, val: Expr) -> Expr {
+    Expr::FirstLaneEq {
+        vec: Box::new(vec),
+        key: Box::new(key),
+        val: Box::new(val),
+    }
+}
+/// `llvm.vector.reduce.fmax/fmin(v)`: the result's adjoint goes to the
+/// first lane holding the result (ties: the first, like `Min`/`Max`).
+fn reduce_extremum(f: MathFn) -> Rule {
+    let pick = |v| first_lane_eq(x(0), ret(), v);
+    math(f, vec![Some(pick(dret()))])
+        // A vector operand: the tangent is the chosen lane of its tangent.
+        .with_tangents(vec![Some(reduce_sum(c(-0.0), pick(Expr::DArg(0))))])
+}
+/// `fpext`/`fptrunc`: the adjoint converted back to the operand's type,
+/// the tangent to the result's (a derived one would keep the operand's).
+fn float_cast(op: LLVMOpcode) -> Rule {
+    inst(op, vec![Some(Expr::ToArgType(0, Box::new(dret())))])
+        .with_tangents(vec![Some(Expr::ToRetType(Box::new(Expr::DArg(0))))])
+}
+
 fn inst(op: LLVMOpcode, adjoints: Vec<Option<Expr>>) -> Rule {
     Rule {
         op: OpKey::Inst(op),
         shape: Shape::Elementwise,
         adjoints,
-        tangent: None,
+        tangents: None,
     }
 }
 fn math(f: MathFn, adjoints: Vec<Option<Expr>>) -> Rule {
@@ -328,7 +412,7 @@ fn math(f: MathFn, adjoints: Vec<Option<Expr>>) -> Rule {
         op: OpKey::Math(f),
         shape: Shape::Elementwise,
         adjoints,
-        tangent: None,
+        tangents: None,
     }
 }
 /// A rule over scalar components ([`Shape::Components`]).
@@ -346,6 +430,19 @@ fn holomorphic(u: Expr, v: Expr) -> [Option<Expr>; 2] {
         Some(dret_at(0) * u.clone() + dret_at(1) * v.clone()),
         Some(dret_at(1) * u - dret_at(0) * v),
     ]
+}
+impl Rule {
+    /// The rule with hand-written tangent terms, one per operand, instead
+    /// of those derived from the adjoints. Elementwise rules only: a rule
+    /// over components derives the tangent of each result component.
+    fn with_tangents(self, terms: Vec<Option<Expr>>) -> Rule {
+        assert_eq!(self.shape, Shape::Elementwise, "{:?}", self.op);
+        assert_eq!(terms.len(), self.adjoints.len(), "{:?}", self.op);
+        Rule {
+            tangents: Some(terms),
+            ..self
+        }
+    }
 }
 /// A function whose derivative is zero almost everywhere.
 fn flat(f: MathFn) -> Rule {
@@ -378,18 +475,8 @@ fn build_table() -> Vec<Rule> {
         ),
         inst(LLVMFNeg, vec![Some(-dret())]),
         inst(LLVMFreeze, vec![Some(dret())]),
-        Rule {
-            op: OpKey::Inst(LLVMFPExt),
-            shape: Shape::Elementwise,
-            adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
-            tangent: Some(Expr::ToRetType(Box::new(Expr::DArg(0)))),
-        },
-        Rule {
-            op: OpKey::Inst(LLVMFPTrunc),
-            shape: Shape::Elementwise,
-            adjoints: vec![Some(Expr::ToArgType(0, Box::new(dret())))],
-            tangent: Some(Expr::ToRetType(Box::new(Expr::DArg(0)))),
-        },
+        float_cast(LLVMFPExt),
+        float_cast(LLVMFPTrunc),
         inst(
             LLVMSelect,
             vec![
@@ -569,6 +656,27 @@ fn build_table() -> Vec<Rule> {
             ));
             v
         }),
+        // ---- vector reductions (operand 1 / 0 is the vector) ----
+        // Tangent terms are written out: the adjoint of a vector operand is
+        // a vector, its tangent contribution the sum over lanes.
+        math(M::ReduceFAdd, vec![Some(dret()), Some(splat(1, dret()))]).with_tangents(vec![
+            Some(Expr::DArg(0)),
+            Some(reduce_sum(c(-0.0), Expr::DArg(1))),
+        ]),
+        // start · Π v: d start = Π v, d v_k = start · Π_{j≠k} v_j.
+        math(
+            M::ReduceFMul,
+            vec![
+                Some(dret() * call(M::ReduceFMul, vec![c(1.0), x(1)])),
+                Some(splat(1, dret() * x(0)) * prod_others(x(1))),
+            ],
+        )
+        .with_tangents(vec![
+            Some(Expr::DArg(0) * call(M::ReduceFMul, vec![c(1.0), x(1)])),
+            Some(x(0) * reduce_sum(c(-0.0), prod_others(x(1)) * Expr::DArg(1))),
+        ]),
+        reduce_extremum(M::ReduceFMax),
+        reduce_extremum(M::ReduceFMin),
     ]
 }
 

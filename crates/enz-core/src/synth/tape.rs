@@ -7,7 +7,7 @@
 //! slot is a byte offset in it. The block's size is known only when
 //! synthesis is done, so the allocation is patched by [`Tape::finish`].
 
-use crate::ir::{Builder, Function, Inst, Ty, Value};
+use crate::ir::{Builder, Function, Inst, Module, Ty, Value};
 
 /// One value's place on the tape.
 #[derive(Copy, Clone, Debug)]
@@ -56,7 +56,20 @@ impl<'m> Tape<'m> {
         alloc.set_name("tape");
         Tape::Heap { alloc, size: 0 }
     }
+}
 
+/// The alignment a heap slot or loop-buffer element of type `ty` is
+/// known to have: `malloc`/`realloc` give 16 bytes, slots and elements
+/// sit at multiples of their size, so the largest power of two dividing
+/// the size, at most 16. Loads and stores there must not claim the type's
+/// ABI alignment, which is 32 for `<4 x double>` (an AVX `vmovapd` on a
+/// 16-byte-aligned address faults).
+pub(crate) fn heap_alignment<'m>(ty: Ty<'m>, module: Module<'m>) -> u32 {
+    let bytes = ty.alloc_size(module).max(1);
+    (1u64 << bytes.trailing_zeros()).min(16) as u32
+}
+
+impl<'m> Tape<'m> {
     /// Reserves a slot for a value of type `ty`.
     pub(crate) fn reserve(&mut self, ty: Ty<'m>) -> Slot<'m> {
         match self {
@@ -82,7 +95,8 @@ impl<'m> Tape<'m> {
                 let b = Builder::new(alloc.context());
                 b.position_after(*alloc);
                 let p = b.byte_gep(alloc.as_value(), off);
-                b.store(b.zero(ty), p);
+                let st = b.store(b.zero(ty), p);
+                st.set_alignment(heap_alignment(ty, alloc.module()));
             }
             _ => unreachable!("slot of another tape"),
         }
@@ -126,9 +140,10 @@ impl<'m> Tape<'m> {
             (_, Slot::Stack(p, _)) => {
                 b.store(v, p);
             }
-            (Tape::Heap { alloc, .. }, Slot::Heap(off, _)) => {
+            (Tape::Heap { alloc, .. }, Slot::Heap(off, ty)) => {
                 let p = b.byte_gep(alloc.as_value(), off);
-                b.store(v, p);
+                let st = b.store(v, p);
+                st.set_alignment(heap_alignment(ty, alloc.module()));
             }
             (Tape::Stack { .. }, Slot::Heap(..)) => unreachable!("heap slot on a stack tape"),
         }
@@ -141,7 +156,9 @@ impl<'m> Tape<'m> {
             Slot::Stack(p, ty) => b.load(ty, p),
             Slot::Heap(off, ty) => {
                 let p = b.byte_gep(tape, off);
-                b.load(ty, p)
+                let v = b.load(ty, p);
+                v.set_alignment(heap_alignment(ty, tape.module()));
+                v
             }
         }
     }

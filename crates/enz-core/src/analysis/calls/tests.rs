@@ -15,6 +15,8 @@ declare void @llvm.nvvm.barrier0()
 declare i32 @llvm.ctpop.i32(i32)
 declare double @mystery(double)
 declare double @__enzyme_autodiff(ptr, ...)
+declare double @llvm.vector.reduce.fadd.v4f64(double, <4 x double>)
+declare <4 x double> @llvm.masked.load.v4f64.p0(ptr, <4 x i1>, <4 x double>)
 
 define double @helper(double %x) {
   ret double %x
@@ -31,6 +33,8 @@ define double @calls(double %x, ptr %fp) {
   %g = call double @helper(double %x)
   %h = call double %fp(double %x)
   %i = call double (ptr, ...) @__enzyme_autodiff(ptr @helper, double %x)
+  %j = call double @llvm.vector.reduce.fadd.v4f64(double -0.0, <4 x double> zeroinitializer)
+  %k = call <4 x double> @llvm.masked.load.v4f64.p0(ptr %fp, <4 x i1> zeroinitializer, <4 x double> poison)
   ret double %a
 }
 "#;
@@ -101,6 +105,8 @@ fn every_kind_in_one_precedence() {
                 "defined helper",
                 "Indirect",
                 "EntryPoint(Autodiff)",
+                "Math(ReduceFAdd)",
+                "Masked(Load)",
             ]
         );
     });

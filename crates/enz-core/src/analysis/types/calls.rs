@@ -7,7 +7,7 @@ use super::solve::{self, tbaa_access, Solver};
 use super::tree::{ConcreteType, TypeTree, MAX_OFFSET};
 use crate::analysis::calls::{classify_callee, math_written_pointer, CallKind, Direction};
 use crate::ir::{Function, Inst, Value};
-use crate::names::{MemFn, Written};
+use crate::names::{MaskedFn, MemFn, Written};
 use std::collections::{HashMap, HashSet};
 
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
@@ -66,6 +66,16 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
                 s.update(p, &TypeTree::from_path(&[0], ct));
             }
             return;
+        }
+        // Typed like a load or store of the whole vector: every lane has
+        // the element type, whichever lanes the mask selects.
+        CallKind::Masked(m) => {
+            let value = match m {
+                MaskedFn::Load => call.as_value(),
+                MaskedFn::Store => args[0],
+            };
+            let ptr = args[m.pointer_arg() as usize];
+            return s.access(call.into(), ptr, value);
         }
         CallKind::Intrinsic(_) | CallKind::Barrier => return,
         CallKind::Defined(f) if !f.blocks().is_empty() => {

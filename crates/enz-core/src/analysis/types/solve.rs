@@ -525,7 +525,7 @@ impl<'m, 'c> Solver<'m, 'c> {
     }
 
     /// A load or store of `value` through `ptr` (`inst` carries the TBAA).
-    fn access(&mut self, inst: Value<'m>, ptr: Value<'m>, value: Value<'m>) {
+    pub(super) fn access(&mut self, inst: Value<'m>, ptr: Value<'m>, value: Value<'m>) {
         let ty = value.ty();
         if is_scalar(ty) {
             let t = self.tree_ref(ptr).pointee_at(0);

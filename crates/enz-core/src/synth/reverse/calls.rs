@@ -205,6 +205,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
+            CallKind::Masked(m) => self.reverse_masked(i, m),
             CallKind::Math(f) => self.reverse_math_call(i, f),
             _ if !self.facts.act.is_active(i.as_value()) => {}
             _ => self.no_rule_for_call(i),

@@ -29,7 +29,7 @@ use crate::analysis::loops::{LoopId, TripBound};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Block, Builder, Function, Ty, Value};
 use crate::names::REALLOC;
-use crate::synth::tape::Slot;
+use crate::synth::tape::{heap_alignment, Slot};
 use std::collections::HashMap;
 
 /// The forward and reverse bookkeeping of one loop.
@@ -309,7 +309,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         (fb.call(fty, slot_fn, &[hp, pos, size])).as_value()
                     }
                 };
-                fb.store(gv, addr);
+                let st = fb.store(gv, addr);
+                st.set_alignment(heap_alignment(gv.ty(), gv.module()));
                 self.loop_buffers.insert(gv, buf);
                 self.buffers.push(buf);
                 buf
@@ -320,7 +321,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let hp = self.tape.address_rev(&self.b, tape, buf.holder);
         let data = self.b.load(Ty::ptr(gv.context()), hp);
         let addr = self.b.gep(buf.elem, data, &[pos]);
-        self.b.load(buf.elem, addr)
+        let v = self.b.load(buf.elem, addr);
+        v.set_alignment(heap_alignment(buf.elem, gv.module()));
+        v
     }
 
     /// Frees every loop buffer (at the end of the reverse sweep).

@@ -20,6 +20,7 @@
 
 mod calls;
 mod loops;
+mod masked;
 mod math_calls;
 mod math_rules;
 mod memory;

@@ -3,6 +3,17 @@
 
 use super::*;
 
+mod vector;
+
+/// Rules over vector operands, checked per lane in [`vector`].
+fn is_reduction(op: OpKey) -> bool {
+    use MathFn as M;
+    matches!(
+        op,
+        OpKey::Math(M::ReduceFAdd | M::ReduceFMul | M::ReduceFMax | M::ReduceFMin)
+    )
+}
+
 /// The primal's results: one, or the components of a
 /// [`Shape::Components`] result.
 fn primal(op: OpKey, a: &[f64]) -> Vec<f64> {
@@ -102,6 +113,9 @@ fn math_primal(f: MathFn, a: &[f64]) -> f64 {
         M::Modf | M::Cexp | M::CMul | M::CDiv => {
             components_primal(f, a).expect("two components")[0]
         }
+        M::ReduceFAdd | M::ReduceFMul | M::ReduceFMax | M::ReduceFMin => {
+            panic!("{f:?} takes a vector: see tests/vector.rs")
+        }
     }
 }
 
@@ -176,6 +190,9 @@ fn eval(e: &Expr, env: &Env) -> f64 {
         Expr::ToArgType(_, a) | Expr::ToRetType(a) | Expr::IntToFp(a) => eval(a, env),
         Expr::IntAdd(a, k) => eval(a, env) + *k as f64,
         Expr::Given(_) => panic!("the table holds no given values"),
+        Expr::Splat(..) | Expr::ProdOthers(_) | Expr::FirstLaneEq { .. } => {
+            panic!("a vector formula: see tests/vector.rs")
+        }
     }
 }
 
@@ -227,7 +244,7 @@ fn is_discrete(op: OpKey, i: usize) -> bool {
 
 #[test]
 fn every_rule_matches_finite_differences() {
-    for rule in table() {
+    for rule in table().iter().filter(|r| !is_reduction(r.op)) {
         let n = rule.adjoints.len();
         for point in samples(rule.op) {
             let args = &point[..n];
@@ -360,6 +377,10 @@ fn every_math_function_has_a_rule() {
         M::Hypot,
         M::Cbrt,
         M::Erf,
+        M::ReduceFAdd,
+        M::ReduceFMul,
+        M::ReduceFMax,
+        M::ReduceFMin,
         M::Fmod,
         M::Ldexp,
         M::Scalbn,
@@ -376,5 +397,35 @@ fn every_math_function_has_a_rule() {
     ];
     for f in all {
         assert!(lookup(OpKey::Math(f)).is_some(), "{f:?} has no rule");
+    }
+}
+
+/// The lane formulas of the reductions keep their linearity when a result
+/// adjoint is substituted: `Splat` and `FirstLaneEq`'s value carry it,
+/// `FirstLaneEq`'s lanes and key and `ProdOthers` do not.
+#[test]
+fn lane_formulas_substitute_only_their_linear_parts() {
+    let pick = first_lane_eq(x(0), ret(), dret());
+    assert_eq!(
+        pick.substitute_output(0, &Expr::DArg(0)),
+        Some(first_lane_eq(x(0), ret(), Expr::DArg(0)))
+    );
+    assert_eq!(pick.substitute_output(1, &Expr::DArg(0)), None);
+    let prod = splat(1, dret() * x(0)) * prod_others(x(1));
+    assert_eq!(
+        prod.substitute_output(0, &Expr::DArg(1)),
+        Some(splat(1, Expr::DArg(1) * x(0)) * prod_others(x(1)))
+    );
+    assert_eq!(prod.substitute_output(1, &Expr::DArg(1)), None);
+}
+
+/// Hand-written tangent terms: elementwise rules only, one per operand.
+#[test]
+fn hand_written_tangents_are_elementwise_and_per_operand() {
+    for rule in table() {
+        if let Some(terms) = &rule.tangents {
+            assert_eq!(rule.shape, Shape::Elementwise, "{:?}", rule.op);
+            assert_eq!(terms.len(), rule.adjoints.len(), "{:?}", rule.op);
+        }
     }
 }
