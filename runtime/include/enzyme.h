@@ -165,9 +165,10 @@
  *     void *__enzyme_register_derivative_f[2] = {f, fwd_f};
  *
  *   Reverse: aug_f takes f's parameters with a shadow pointer after each
- *   pointer parameter and returns a tape (void *, may be NULL); rev_f takes
- *   the same parameters, then `double dret` if f returns a floating-point
- *   value, then the tape, and returns the adjoints of f's floating-point
+ *   pointer parameter and returns a tape (void *, may be NULL), or void
+ *   when it keeps none; rev_f takes the same parameters, then `double dret`
+ *   if f returns a floating-point value, then the tape (none after a void
+ *   aug_f), and returns the adjoints of f's floating-point
  *   scalar parameters (one: a scalar; several: a struct; none: void),
  *   accumulating pointer adjoints into the shadows. Each dynamic call of f
  *   in differentiated code runs aug_f once and rev_f once, with that call's

@@ -22,6 +22,7 @@
 
 mod analysis;
 mod diag;
+mod facts;
 mod gpu;
 mod inspect;
 /// The IR layer (its own crate, the only one with `unsafe`), under the
@@ -37,6 +38,7 @@ mod transaction;
 
 pub use analysis::calls::{AllocationLike, CustomRules};
 pub use diag::Diagnostic;
+pub use facts::pointer_param_holds_no_floats;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
 pub use names::{function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, Marker};

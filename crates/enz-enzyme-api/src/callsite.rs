@@ -199,6 +199,13 @@ pub(crate) fn parse<'m>(
             Some(Marker::DupNoNeed) => ArgActivity::DupNoNeed,
             _ if ty.is_fp_or_fp_vector() && forward => ArgActivity::Dup,
             _ if ty.is_fp_or_fp_vector() => ArgActivity::Out,
+            // Unmarked memory of integers only (`int *n`) has no shadow.
+            _ if ty.kind() == crate::ir::TyKind::Pointer
+                && !is_function_choice(v)
+                && enz_core::pointer_param_holds_no_floats(function, pi) =>
+            {
+                ArgActivity::Const
+            }
             _ if ty.kind() == crate::ir::TyKind::Pointer => ArgActivity::Dup,
             _ => ArgActivity::Const,
         };

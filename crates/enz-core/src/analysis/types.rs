@@ -200,6 +200,26 @@ impl<'m> TypeAnalysis<'m> {
             .any(|(_, t)| t == ConcreteType::Pointer)
     }
 
+    /// Whether everything type analysis knows of the memory parameter `k`
+    /// points to (and of the memory reachable through pointers stored
+    /// there) is integers or pointers, and it knows something: memory that
+    /// holds no derivative.
+    pub(crate) fn param_memory_holds_no_floats(&self, k: usize) -> bool {
+        let Some(p) = self.func.params().get(k).copied() else {
+            return false;
+        };
+        let tree = self.tree(p);
+        let below: Vec<ConcreteType> = tree
+            .entries()
+            .filter(|(path, _)| !path.is_root())
+            .map(|(_, t)| t)
+            .collect();
+        !below.is_empty()
+            && below
+                .iter()
+                .all(|t| matches!(t, ConcreteType::Integer | ConcreteType::Pointer))
+    }
+
     /// Places whose type matters but stays unknown, for diagnostics.
     pub(crate) fn undecided(&self) -> &[Undecided<'m>] {
         &self.undecided

@@ -10,7 +10,7 @@
 //! - `aug_f(params, each pointer param followed by its shadow)` returns the
 //!   tape (`void*`); the primal result comes from calling `f`;
 //! - `rev_f(params with shadows, [dret if f returns a float], tape)`
-//!   returns the adjoints of all floating-point parameters, in order (a
+//!   (no tape when `aug_f` returns void) returns the adjoints of all floating-point parameters, in order (a
 //!   scalar, a struct of them, or void) and accumulates into shadows.
 
 use super::reverse::{new_function, Derivative};
@@ -141,9 +141,15 @@ pub(crate) fn gradient_adapters<'m>(
             None => b.zero(ret),
         });
     }
-    user_args.push(rps[rsig.param_index(Param::Tape).expect("a tape parameter")]);
+    // An augmented forward returning nothing makes no tape, and its
+    // reverse may take none (Enzyme's "tape, if provided").
+    let no_tape = aug.function_type().return_type().is_void()
+        && rev.function_type().params_len() == user_args.len();
+    if !no_tape {
+        user_args.push(rps[rsig.param_index(Param::Tape).expect("a tape parameter")]);
+    }
     if rev.function_type().params_len() != user_args.len() {
-        return Err(mismatch(rev, f, "the reverse takes the function's parameters (pointers followed by shadows), the return's adjoint if it returns a float, and the tape"));
+        return Err(mismatch(rev, f, "the reverse takes the function's parameters (pointers followed by shadows), the return's adjoint if it returns a float, and the tape (none when the augmented forward returns void)"));
     }
     let res = b.call(rev.function_type(), rev, &user_args);
     // One adjoint per floating parameter, in order.

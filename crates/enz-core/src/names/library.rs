@@ -1,0 +1,169 @@
+//! Library functions by what they do to derivatives: GPU barriers, the
+//! C++ runtime's pointer structures, input that may carry derivatives
+//! back, output and text, and functions known to carry none.
+
+/// Whether `name` is a GPU barrier (`__syncthreads` and its forms).
+pub(crate) fn is_barrier(name: &str) -> bool {
+    name.starts_with("llvm.nvvm.barrier") || name == "llvm.nvvm.bar.sync"
+}
+
+/// Functions of the C++ runtime that only relink a pointer structure
+/// (libstdc++'s red-black tree behind `std::map`/`std::set`, its list
+/// hooks): no float passes through them, and a shadow structure shaped
+/// like the primal one stays so by the same call on the shadow pointers.
+pub(crate) fn is_structure_function(name: &str) -> bool {
+    const STRUCTURE: &[&str] = &[
+        "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
+        "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base",
+        "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
+        "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
+        "_ZNSt8__detail15_List_node_base7_M_hookEPS0_",
+        "_ZNSt8__detail15_List_node_base9_M_unhookEv",
+        "_ZNSt8__detail15_List_node_base4swapERS0_S1_",
+        "_ZNSt8__detail15_List_node_base11_M_transferEPS0_S1_",
+        "_ZNSt8__detail15_List_node_base10_M_reverseEv",
+    ];
+    STRUCTURE.contains(&name)
+}
+
+/// Functions that read floating-point values from a stream or file into
+/// memory: `std::istream`'s `>>` for `double`/`float`/`long double`, the
+/// `scanf` family, `fread`, `read`. What they read may have been written
+/// from active data (a round trip through a stream or file), a path no
+/// derivative follows, so reading inside differentiated code is refused
+/// unless the user declares the reading function inactive.
+pub(crate) fn reads_floats_from_input(name: &str) -> bool {
+    const INPUT: &[&str] = &[
+        "scanf",
+        "fscanf",
+        "sscanf",
+        "__isoc99_scanf",
+        "__isoc99_fscanf",
+        "__isoc99_sscanf",
+        "__isoc23_scanf",
+        "__isoc23_fscanf",
+        "__isoc23_sscanf",
+        "fread",
+        "read",
+    ];
+    let istream_float = name.starts_with("_ZNSirsER") && matches!(&name[9..], "d" | "f" | "e");
+    let extract_float = name.starts_with("_ZNSi10_M_extractI")
+        && matches!(&name[18..], "dEERSiRT_" | "fEERSiRT_" | "eEERSiRT_");
+    istream_float || extract_float || INPUT.contains(&name)
+}
+
+/// The C++ library's output and text: `std::ostream` and its `<<`
+/// operators, output file and string streams, their buffers, locales and
+/// `ios_base`, and `std::string`, whose bytes are characters. What is only
+/// written out carries no derivative. Input (`std::istream`, `>>`,
+/// `getline`, input streams) is not here: a value read back may have been
+/// written from active data, so a call reading into active memory stays a
+/// diagnostic.
+fn is_output_or_text(name: &str) -> bool {
+    const PREFIXES: &[&str] = &[
+        "_ZNSo",                          // std::ostream members
+        "_ZStls",                         // operator<<(ostream&, ...)
+        "_ZSt16__ostream_insert",         // the characters behind <<
+        "_ZSt4endl",                      // std::endl
+        "_ZSt5flush",                     // std::flush
+        "_ZSt4ends",                      // std::ends
+        "_ZNSt8ios_base",                 // ios_base and its Init
+        "_ZNSt6locale",                   // locales
+        "_ZNKSt5ctype",                   // ctype<char>::widen
+        "_ZNSt9basic_ios",                // basic_ios
+        "_ZNKSt9basic_ios",               //
+        "_ZNSt15basic_streambuf",         // stream buffers
+        "_ZNSt13basic_filebuf",           //
+        "_ZNSt14basic_ofstream",          // output files
+        "_ZNSt7__cxx1115basic_stringbuf", // string buffers
+        "_ZNKSt7__cxx1115basic_stringbuf",
+        "_ZNSt7__cxx1119basic_ostringstream", // output string streams
+        "_ZNKSt7__cxx1119basic_ostringstream",
+        "_ZNSt7__cxx1112basic_string", // std::string
+        "_ZNKSt7__cxx1112basic_string",
+    ];
+    PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+/// Functions known to carry no derivative (I/O, clocks, allocation
+/// bookkeeping): calls to them are kept in the forward sweep and skipped in
+/// the reverse sweep.
+pub(crate) fn is_known_inactive(name: &str) -> bool {
+    const INACTIVE: &[&str] = &[
+        "printf",
+        "puts",
+        "putchar",
+        "fprintf",
+        "fputs",
+        "fputc",
+        "fflush",
+        "fwrite",
+        "clock",
+        "time",
+        "rand",
+        "srand",
+        "gettimeofday",
+        "sprintf",
+        "snprintf",
+        "vsnprintf",
+        "vsprintf",
+        "vprintf",
+        "vfprintf",
+        "fopen",
+        "fclose",
+        "__cxa_atexit",
+        "clock_gettime",
+        "abort",
+        "exit",
+        "__assert_fail",
+        "llvm.assume",
+        "llvm.lifetime.start",
+        "llvm.lifetime.end",
+        "llvm.dbg.value",
+        "llvm.dbg.declare",
+        "llvm.dbg.assign",
+        "llvm.dbg.label",
+        "llvm.experimental.noalias.scope.decl",
+        "llvm.invariant.start",
+        "llvm.invariant.end",
+        "llvm.prefetch",
+        "llvm.donothing",
+        "llvm.sideeffect",
+        "llvm.pseudoprobe",
+        "llvm.nvvm.barrier0",
+        "llvm.nvvm.barrier.cta.sync.aligned.all",
+        "llvm.nvvm.barrier.cta.sync.aligned",
+        "llvm.nvvm.barrier.cta.sync.all",
+        "llvm.nvvm.barrier.cta.sync",
+        "llvm.nvvm.bar.sync",
+        // Comparisons and lengths of bytes: integer results.
+        "memcmp",
+        "bcmp",
+        "strcmp",
+        "strncmp",
+        "strlen",
+        // The C++ runtime: hashing and bucket policy of unordered
+        // containers (integers), the exception machinery.
+        "_ZSt11_Hash_bytesPKvmm",
+        "_ZSt15_Fnv_hash_bytesPKvmm",
+        "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+        "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
+        "__cxa_begin_catch",
+        "__cxa_end_catch",
+        "__cxa_rethrow",
+        "__cxa_allocate_exception",
+        "__cxa_free_exception",
+        "__cxa_throw",
+        "__cxa_call_unexpected",
+        "_ZSt9terminatev",
+    ];
+    // libstdc++'s `std::__throw_length_error(const char*)` and the like.
+    let throws = name.starts_with("_ZSt") && name.contains("__throw_");
+    throws
+        || is_output_or_text(name)
+        || INACTIVE
+            .iter()
+            .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
+}

@@ -1,0 +1,252 @@
+//! Memory functions (allocation, release, copy, set) with their facts,
+//! and masked vector accesses.
+
+/// A memory-management function or memory intrinsic.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum MemFn {
+    Malloc,
+    Calloc,
+    Realloc,
+    /// `aligned_alloc(align, size)`, `memalign(align, size)`.
+    AlignedAlloc,
+    /// `valloc(size)`, `pvalloc(size)`.
+    Valloc,
+    /// `posix_memalign(&p, align, size)`: the block is written to `*p`.
+    PosixMemalign,
+    Free,
+    /// C++ `operator new` / `new[]` (also aligned and `nothrow`).
+    New,
+    /// C++ `operator delete` / `delete[]`.
+    Delete,
+    Memcpy,
+    Memmove,
+    Memset,
+    /// An allocator the user registered (`__enzyme_allocation_like`),
+    /// taking the size in bytes as argument `size_arg`.
+    Allocation {
+        /// The argument holding the size.
+        size_arg: u32,
+    },
+}
+
+impl MemFn {
+    /// The memory function a callee name designates.
+    pub(crate) fn from_callee(name: &str) -> Option<MemFn> {
+        // `llvm.memcpy` and its overloads (`llvm.memcpy.p0.p0.i64`,
+        // `llvm.memcpy.inline.*`), not `llvm.memcpyx`.
+        let intrinsic = |base: &str| {
+            name.strip_prefix(base)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        };
+        if let Some(m) = MEMORY.iter().find(|m| m.name == name) {
+            return Some(m.f);
+        }
+        Some(match name {
+            _ if intrinsic("llvm.memcpy") => MemFn::Memcpy,
+            _ if intrinsic("llvm.memmove") => MemFn::Memmove,
+            _ if intrinsic("llvm.memset") => MemFn::Memset,
+            _ => return None,
+        })
+    }
+
+    /// How a block from allocation function `name` is released: the
+    /// deallocation function's name and whether it takes the allocation's
+    /// alignment (argument 1 of aligned `operator new`) after the pointer.
+    /// `None` for functions that allocate nothing.
+    pub(crate) fn release_of(name: &str) -> Option<(&'static str, bool)> {
+        let m = MEMORY.iter().find(|m| m.name == name)?;
+        match m.release {
+            Release::None => None,
+            Release::Free => Some(("free", false)),
+            Release::Delete(d) => Some((d, false)),
+            Release::DeleteAligned(d) => Some((d, true)),
+        }
+    }
+
+    /// The arguments that are integers (sizes, alignments, fill bytes):
+    /// facts for type analysis. Only those of integer LLVM type count (the
+    /// `nothrow` forms of `new` take a pointer second).
+    pub(crate) fn integer_arguments(self) -> &'static [u32] {
+        match self {
+            MemFn::Malloc | MemFn::Valloc => &[0],
+            MemFn::Calloc | MemFn::AlignedAlloc | MemFn::New => &[0, 1],
+            MemFn::Realloc => &[1],
+            MemFn::Delete | MemFn::PosixMemalign => &[1, 2],
+            MemFn::Memset => &[1, 2],
+            MemFn::Allocation { size_arg } => {
+                static INDICES: [u32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+                INDICES
+                    .get(size_arg as usize)
+                    .map(std::slice::from_ref)
+                    .unwrap_or(&[])
+            }
+            // Copies are typed by what they copy (type analysis).
+            MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
+        }
+    }
+
+    /// Whether it returns a fresh block (or, for realloc, a moved one).
+    pub(crate) fn allocates(self) -> bool {
+        matches!(
+            self,
+            MemFn::Malloc
+                | MemFn::Calloc
+                | MemFn::Realloc
+                | MemFn::AlignedAlloc
+                | MemFn::Valloc
+                | MemFn::New
+                | MemFn::Allocation { .. }
+        )
+    }
+
+    /// For an allocation that takes its size in bytes as one argument
+    /// (not `calloc`), that argument's index.
+    pub(crate) fn size_argument(self) -> Option<u32> {
+        match self {
+            MemFn::Malloc | MemFn::Valloc | MemFn::New => Some(0),
+            MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
+            MemFn::Allocation { size_arg } => Some(size_arg),
+            MemFn::PosixMemalign => Some(2),
+            _ => None,
+        }
+    }
+
+    /// For an allocation that writes the block through a pointer argument
+    /// instead of returning it (`posix_memalign`), that argument's index.
+    pub(crate) fn allocates_through(self) -> Option<u32> {
+        (self == MemFn::PosixMemalign).then_some(0)
+    }
+
+    /// Whether it releases its pointer argument.
+    pub(crate) fn frees(self) -> bool {
+        matches!(self, MemFn::Free | MemFn::Delete | MemFn::Realloc)
+    }
+
+    /// Whether it copies memory from its second argument to its first.
+    pub(crate) fn transfers(self) -> bool {
+        matches!(self, MemFn::Memcpy | MemFn::Memmove)
+    }
+}
+
+/// How the blocks of an allocation function are released.
+#[derive(Copy, Clone)]
+enum Release {
+    /// Not an allocation (or one released by its own rules: realloc).
+    None,
+    /// `free(p)`.
+    Free,
+    /// `operator delete(p)` of this spelling.
+    Delete(&'static str),
+    /// Aligned `operator delete(p, align)` of this spelling.
+    DeleteAligned(&'static str),
+}
+
+/// One spelling of a memory function.
+struct MemName {
+    name: &'static str,
+    f: MemFn,
+    release: Release,
+}
+
+const fn mem(name: &'static str, f: MemFn, release: Release) -> MemName {
+    MemName { name, f, release }
+}
+
+/// Every spelling of the memory functions (the intrinsics' overloads are
+/// matched by prefix in [`MemFn::from_callee`]), with how an allocation's
+/// blocks are released: C library allocation, `operator new`/`new[]` in
+/// every variant (plain, aligned, `nothrow`, both), `operator
+/// delete`/`delete[]` in every variant (plain, sized, aligned, `nothrow`).
+const MEMORY: &[MemName] = {
+    use MemFn::*;
+    use Release::{Delete as D, DeleteAligned as DA, Free as F, None as N};
+    &[
+        mem("malloc", Malloc, F),
+        mem("calloc", Calloc, F),
+        mem("realloc", Realloc, N),
+        mem("aligned_alloc", AlignedAlloc, F),
+        mem("memalign", AlignedAlloc, F),
+        mem("valloc", Valloc, F),
+        mem("pvalloc", Valloc, F),
+        mem("posix_memalign", PosixMemalign, F),
+        mem("free", Free, N),
+        mem("_Znwm", New, D("_ZdlPv")),
+        mem("_Znam", New, D("_ZdaPv")),
+        mem("_ZnwmRKSt9nothrow_t", New, D("_ZdlPv")),
+        mem("_ZnamRKSt9nothrow_t", New, D("_ZdaPv")),
+        mem("_ZnwmSt11align_val_t", New, DA("_ZdlPvSt11align_val_t")),
+        mem("_ZnamSt11align_val_t", New, DA("_ZdaPvSt11align_val_t")),
+        mem(
+            "_ZnwmSt11align_val_tRKSt9nothrow_t",
+            New,
+            DA("_ZdlPvSt11align_val_t"),
+        ),
+        mem(
+            "_ZnamSt11align_val_tRKSt9nothrow_t",
+            New,
+            DA("_ZdaPvSt11align_val_t"),
+        ),
+        mem("_ZdlPv", Delete, N),
+        mem("_ZdaPv", Delete, N),
+        mem("_ZdlPvm", Delete, N),
+        mem("_ZdaPvm", Delete, N),
+        mem("_ZdlPvSt11align_val_t", Delete, N),
+        mem("_ZdaPvSt11align_val_t", Delete, N),
+        mem("_ZdlPvmSt11align_val_t", Delete, N),
+        mem("_ZdaPvmSt11align_val_t", Delete, N),
+        mem("_ZdlPvRKSt9nothrow_t", Delete, N),
+        mem("_ZdaPvRKSt9nothrow_t", Delete, N),
+        mem("_ZdlPvSt11align_val_tRKSt9nothrow_t", Delete, N),
+        mem("_ZdaPvSt11align_val_tRKSt9nothrow_t", Delete, N),
+        mem("memcpy", Memcpy, N),
+        mem("memmove", Memmove, N),
+        mem("memset", Memset, N),
+    ]
+};
+
+/// `realloc`'s spelling, for the helpers that call it.
+pub(crate) const REALLOC: &str = "realloc";
+/// `malloc_usable_size` (glibc), to know how much of an old block to keep.
+pub(crate) const MALLOC_USABLE_SIZE: &str = "malloc_usable_size";
+
+/// A masked vector memory access: the lanes whose mask bit is set are
+/// read or written, the others untouched (and not dereferenced).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum MaskedFn {
+    /// `llvm.masked.load(ptr, <N x i1> mask, <N x T> passthru)`.
+    Load,
+    /// `llvm.masked.store(<N x T> value, ptr, <N x i1> mask)`.
+    Store,
+}
+
+impl MaskedFn {
+    const ALL: [(MaskedFn, &'static str); 2] = [
+        (MaskedFn::Load, "llvm.masked.load"),
+        (MaskedFn::Store, "llvm.masked.store"),
+    ];
+
+    /// The masked access a callee name designates (any overload suffix).
+    pub(crate) fn from_callee(name: &str) -> Option<MaskedFn> {
+        Self::ALL
+            .iter()
+            .find(|(_, base)| name.strip_prefix(base).is_some_and(|t| t.starts_with('.')))
+            .map(|(m, _)| *m)
+    }
+
+    /// The intrinsic's name, without overload suffix.
+    pub(crate) fn intrinsic(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(m, _)| *m == self)
+            .map(|(_, s)| *s)
+            .unwrap_or("?")
+    }
+
+    /// The index of the pointer argument.
+    pub(crate) fn pointer_arg(self) -> u32 {
+        match self {
+            MaskedFn::Load => 0,
+            MaskedFn::Store => 1,
+        }
+    }
+}
