@@ -83,7 +83,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
     let sret = (nargs > 0 && i.call_arg_has_attribute(0, "sret")).then(|| i.operand(0));
     let mut k = u32::from(sret.is_some());
     let Some(f) = (k < nargs)
-        .then(|| i.operand(k).strip_to_function())
+        .then(|| crate::callsite::function_passed(i.operand(k)))
         .flatten()
     else {
         return Err(err(format!(

@@ -48,6 +48,7 @@ pub(crate) struct CallSite<'m> {
 /// itself, possibly through a constant cast, as C++'s `&enzyme_const`), or
 /// a metadata string naming one (as rustc passes them).
 pub(crate) fn marker_of<'m>(v: Value<'m>) -> Option<Marker> {
+    let v = forwarded(v);
     if let Some(s) = v.metadata_string() {
         return Marker::from_name(&s);
     }
@@ -93,6 +94,49 @@ pub(crate) fn is_function_choice(v: Value<'_>) -> bool {
     walk(v, &mut Vec::new())
 }
 
+/// What a value passed at a call site stands for: `v` itself, or, at -O0
+/// where a wrapper (the C++ `<enzyme/enzyme>` API's `enzyme::autodiff(f,
+/// ...)`) was inlined without promoting its locals, the value stored
+/// into the local `v` is loaded from, when that local is stored exactly
+/// once.
+pub(crate) fn forwarded<'m>(v: Value<'m>) -> Value<'m> {
+    let mut v = v;
+    for _ in 0..8 {
+        if v.opcode() != Some(LLVMOpcode::LLVMLoad) {
+            break;
+        }
+        let slot = v.operand(0);
+        if slot.opcode() != Some(LLVMOpcode::LLVMAlloca) {
+            break;
+        }
+        let mut stored = None;
+        for u in slot.users() {
+            match u.opcode() {
+                Some(LLVMOpcode::LLVMLoad) => {}
+                Some(LLVMOpcode::LLVMStore) if u.operand(1) == slot && stored.is_none() => {
+                    stored = Some(u.operand(0));
+                }
+                // Lifetime markers.
+                Some(LLVMOpcode::LLVMCall)
+                    if u.called_function()
+                        .is_some_and(|f| f.name().starts_with("llvm.lifetime")) => {}
+                _ => return v,
+            }
+        }
+        match stored {
+            Some(s) => v = s,
+            None => break,
+        }
+    }
+    v
+}
+
+/// The function a call site passes as `v` (through casts and
+/// [`forwarded`] locals).
+pub(crate) fn function_passed<'m>(v: Value<'m>) -> Option<Function<'m>> {
+    forwarded(v).strip_to_function()
+}
+
 /// Parses a call to an entry point.
 pub(crate) fn parse<'m>(
     call: Inst<'m>,
@@ -109,7 +153,7 @@ pub(crate) fn parse<'m>(
             entry.name()
         )));
     }
-    let Some(function) = call.operand(base).strip_to_function() else {
+    let Some(function) = function_passed(call.operand(base)) else {
         return Err(err(format!(
             "the first argument of `{}` is not a function (seen: {})",
             entry.name(),

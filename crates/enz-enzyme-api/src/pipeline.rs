@@ -303,7 +303,11 @@ fn clean_up_api_symbols<'m>(m: Module<'m>) {
             remove_dead_users(gv.as_value());
             if gv.is_declaration() {
                 if gv.has_uses() {
-                    gv.define_weak_zero();
+                    // Still read or stored by the program (a marker copied
+                    // into a local): a private zero under another name.
+                    let name = gv.name();
+                    gv.define_private_zero();
+                    gv.as_value().set_name(&format!("enz.marker.{name}"));
                 } else {
                     gv.delete_global();
                 }

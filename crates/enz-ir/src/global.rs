@@ -43,13 +43,14 @@ impl<'m> Global<'m> {
         let init = unsafe { LLVMGetInitializer(self.0 .0) };
         (!init.is_null()).then_some(Value::wrap(init))
     }
-    /// Turns a declared global into a weak definition initialised to zero
-    /// (so that a module still using it links).
-    pub fn define_weak_zero(self) {
+    /// Turns a declared global into a private definition initialised to
+    /// zero (so that a module still using it links, and no symbol of that
+    /// name is left).
+    pub fn define_private_zero(self) {
         // SAFETY: `self` is a global variable.
         unsafe {
             LLVMSetInitializer(self.0 .0, LLVMConstNull(LLVMGlobalGetValueType(self.0 .0)));
-            LLVMSetLinkage(self.0 .0, LLVMLinkage::LLVMWeakAnyLinkage);
+            LLVMSetLinkage(self.0 .0, LLVMLinkage::LLVMPrivateLinkage);
         }
     }
     /// Replaces the initializer with the constant `init` (of the global's
