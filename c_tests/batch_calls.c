@@ -8,7 +8,8 @@
  *    lanes of pointers;
  *  - dg(x, p) = d g / d x by __enzyme_fwddiff inside the batched function,
  *    4 lanes: checked against cos-based analytic values and central finite
- *    differences of g.
+ *    differences of g; and 2 lanes with enzyme_vector written twice (one
+ *    load of the marker passed twice at -O1 and above).
  * Every lane is checked against the direct call. */
 #include <math.h>
 #include "enzyme.h"
@@ -88,6 +89,16 @@ int main(void) {
   d4 d = __enzyme_batch_d4((void *)dg, enzyme_width, 4, xs[0], xs[1], xs[2], xs[3],
                            enzyme_scalar, p);
 #endif
+  check_at("batch with a marker passed twice");
+  double q0 = 0.25, q1 = -0.75;
+#ifdef NO_AD
+  d2 e = {dg(xs[0], q0), dg(xs[1], q1)};
+#else
+  d2 e = __enzyme_batch_d2((void *)dg, enzyme_width, 2, enzyme_vector, xs[0], xs[1], enzyme_vector,
+                           q0, q1);
+#endif
+  check_close("lane 0 vs analytic", e.a, q0 * cos(xs[0]) + 2 * xs[0], TOL_AD);
+  check_close("lane 1 vs analytic", e.b, q1 * cos(xs[1]) + 2 * xs[1], TOL_AD);
   p_g = p;
   for (int l = 0; l < 4; l++) {
     check_close("lane vs analytic", d.r[l], p * cos(xs[l]) + 2 * xs[l], TOL_AD);

@@ -182,14 +182,21 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
     if let Some(v) = abi::pack_return(&b, &entry, &outs, declared, sret) {
         i.replace_all_uses_with(v);
     }
-    let operands: Vec<Value> = (0..nargs).map(|k| i.operand(k)).collect();
-    i.erase();
-    // The markers' loads have no other use.
-    for v in operands {
-        if lane_marker(v).is_some() && !v.has_uses() {
-            if let Some(load) = v.as_inst() {
-                load.erase();
+    // The markers' loads (one load may be passed several times), erased
+    // once the call is gone if nothing else uses them.
+    let mut marker_loads: Vec<Inst> = Vec::new();
+    for k in 0..nargs {
+        let v = i.operand(k);
+        if lane_marker(v).is_some() {
+            if let Some(load) = v.as_inst().filter(|l| !marker_loads.contains(l)) {
+                marker_loads.push(load);
             }
+        }
+    }
+    i.erase();
+    for load in marker_loads {
+        if !load.as_value().has_uses() {
+            load.erase();
         }
     }
     Ok(())
