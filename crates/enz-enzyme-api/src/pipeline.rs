@@ -68,6 +68,9 @@ pub struct Report {
     pub instructions_after: usize,
     /// Time per stage.
     pub timings: Timings,
+    /// What may make a derivative other than the user meant, without
+    /// stopping it (printed as warnings by the command line).
+    pub warnings: Vec<String>,
 }
 
 /// Differentiates every `__enzyme_*` call site of `module` in place.
@@ -136,6 +139,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         return Err(diags);
     }
     let facts = registrations::user_facts(m)?;
+    let warnings = registrations::uncalled_registrations(m, &facts);
     let session_opts = SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
@@ -151,7 +155,10 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         diags.append(&mut d);
     }
     let mut lowering = Lowering::default();
-    let mut report = Report::default();
+    let mut report = Report {
+        warnings,
+        ..Report::default()
+    };
     // A call site inside a function that another site differentiates
     // (nested derivatives) is replaced first, and its derivative built,
     // so that the outer function is differentiated with it in place.

@@ -60,6 +60,35 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
     })
 }
 
+/// Functions the user registered something for (a custom derivative, a
+/// library function they behave like, an allocator) that nothing calls
+/// directly: most often the compiler inlined them before enz-rs ran (clang
+/// -O1 and above inlines small functions), and the registration then has
+/// no effect on the derivatives. One message per function.
+pub(crate) fn uncalled_registrations<'m>(m: Module<'m>, facts: &UserFacts<'m>) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in functions(m) {
+        let Some(rules) = facts.custom.get(&f) else {
+            continue;
+        };
+        let registered = rules.gradient.is_some()
+            || rules.forward.is_some()
+            || rules.like.is_some()
+            || rules.allocation.is_some();
+        let called = f.users().iter().any(|u| {
+            u.as_inst()
+                .is_some_and(|i| i.called_function_of_call_or_invoke() == Some(f))
+        });
+        if registered && !called {
+            out.push(format!(
+                "`{}` has a registered derivative or behaviour, but nothing calls it: if the compiler inlined it before enz-rs ran, the registration has no effect (mark it __attribute__((noinline)))",
+                f.name()
+            ));
+        }
+    }
+    out
+}
+
 /// `void *__enzyme_function_like_NAME[2] = {(void *)f, (void *)"log1p"};`:
 /// `f` is differentiated as if it were the library function named (its
 /// calls stay calls to `f`). A name enz-rs has no rule for, or a

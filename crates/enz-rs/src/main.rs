@@ -196,6 +196,9 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             }
         }
     })?;
+    for w in &report.warnings {
+        eprintln!("warning: {w}");
+    }
     if cli.time {
         print_timings(&report, read_time);
     }

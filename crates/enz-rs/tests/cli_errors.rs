@@ -642,3 +642,21 @@ fn should_recompute_calls_are_called_again() {
         String::from_utf8_lossy(&verify.stderr)
     );
 }
+
+/// A registration whose function nothing calls (clang inlined it before
+/// enz-rs ran) cannot take effect: enz-rs succeeds, with a warning naming
+/// the function.
+#[test]
+fn uncalled_registration_is_a_warning() {
+    let dir = tmpdir();
+    let input = assemble("registration_inlined.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    let res = enz_rs(&[input.as_os_str(), "-o".as_ref(), out.as_os_str()]);
+    let stderr = String::from_utf8_lossy(&res.stderr);
+    assert!(res.status.success(), "enz-rs failed: {stderr}");
+    assert!(out.exists(), "no output written");
+    assert!(
+        stderr.contains("warning:") && stderr.contains("log1p_like") && stderr.contains("inlined"),
+        "no warning about the uncalled registration: {stderr}"
+    );
+}
