@@ -15,8 +15,8 @@
 //!
 //! and the `enzyme_inactive` function attribute.
 
+use crate::ir::{add_internal_function, Builder, Function, Global, LLVMOpcode, Module, Ty};
 use crate::ir::{functions, globals, Value};
-use crate::ir::{Function, Global, Module};
 use enz_core::{function_like_spelling, AllocationLike, CustomRules, Diagnostic, UserFacts};
 use std::collections::{HashMap, HashSet};
 
@@ -71,9 +71,10 @@ pub(crate) fn uncalled_registrations<'m>(m: Module<'m>, facts: &UserFacts<'m>) -
         let Some(rules) = facts.custom.get(&f) else {
             continue;
         };
+        // Deallocators (classified like `free`) may well go uncalled.
         let registered = rules.gradient.is_some()
             || rules.forward.is_some()
-            || rules.like.is_some()
+            || rules.like.is_some_and(|l| l != "free")
             || rules.allocation.is_some();
         let called = f.users().iter().any(|u| {
             u.as_inst()
@@ -195,6 +196,65 @@ fn allocations_like<'m>(m: Module<'m>, diags: &mut Vec<Diagnostic>) -> Vec<Alloc
     out
 }
 
+/// A deallocator taking the pointer first, as the memory-function table
+/// treats deallocators: `dealloc` itself when it does, else an internal
+/// thunk taking the pointer first and calling `dealloc` with the
+/// arguments in its order, every direct call of `dealloc` in the module
+/// rewritten to call the thunk. `indices` (with `-1` for the pointer) is
+/// returned in the thunk's order.
+fn pointer_first<'m>(dealloc: Function<'m>, indices: Vec<i32>) -> (Function<'m>, Vec<i32>) {
+    let Some(p) = indices.iter().position(|&j| j == -1) else {
+        return (dealloc, indices);
+    };
+    if p == 0 {
+        return (dealloc, indices);
+    }
+    let n = indices.len();
+    // perm[j]: the deallocator's argument the thunk takes at position j.
+    let perm: Vec<usize> = std::iter::once(p)
+        .chain((0..n).filter(|&k| k != p))
+        .collect();
+    let fty = dealloc.function_type();
+    let tys = fty.param_types();
+    let thunk_ty = Ty::function(
+        fty.return_type(),
+        &perm.iter().map(|&k| tys[k]).collect::<Vec<_>>(),
+        false,
+    );
+    let module = dealloc.global_parent();
+    let thunk = add_internal_function(
+        module,
+        &format!("enz.pointer_first.{}", dealloc.name()),
+        thunk_ty,
+    );
+    let b = Builder::new(dealloc.context());
+    b.position_at_end(thunk.append_block("entry"));
+    let tps = thunk.params();
+    let mut args = vec![tps[0]; n];
+    for (j, &k) in perm.iter().enumerate() {
+        args[k] = tps[j];
+    }
+    let r = b.call(fty, dealloc, &args);
+    b.ret((!fty.return_type().is_void()).then(|| r.as_value()));
+    for u in dealloc.users() {
+        let Some(call) = u.as_inst() else { continue };
+        if call.opcode() != Some(LLVMOpcode::LLVMCall)
+            || call.called_function() != Some(dealloc)
+            || call.parent_block().parent() == thunk
+        {
+            continue;
+        }
+        b.position_before(call);
+        let args: Vec<Value> = perm.iter().map(|&k| call.operand(k as u32)).collect();
+        let new = b.call(thunk_ty, thunk, &args);
+        if !fty.return_type().is_void() {
+            call.replace_all_uses_with(new.as_value());
+        }
+        call.erase();
+    }
+    (thunk, perm.iter().map(|&k| indices[k]).collect())
+}
+
 /// Reads one `__enzyme_allocation_like` initializer.
 fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
     if init.num_operands() != 4 {
@@ -241,14 +301,14 @@ fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
         .map_err(|_| {
             format!("its third element `{spec}` is not a comma-separated list of argument indices")
         })?;
-    if indices.first() != Some(&-1) || indices.len() > 4 {
+    if indices.iter().filter(|&&j| j == -1).count() != 1 || indices.len() > 4 {
         return Err(format!(
-            "its third element `{spec}` must start with -1 (the pointer is the deallocator's first argument) and list at most 4 arguments"
+            "its third element `{spec}` must list -1 (where the deallocator takes the pointer) exactly once, and at most 4 arguments"
         ));
     }
     if indices
         .iter()
-        .skip(1)
+        .filter(|&&j| j != -1)
         .any(|&j| j < 0 || j as usize >= params.len())
     {
         return Err(format!(
@@ -264,6 +324,7 @@ fn allocation_like<'m>(init: Value<'m>) -> Result<Allocator<'m>, String> {
             indices.len()
         ));
     }
+    let (deallocator, indices) = pointer_first(deallocator, indices);
     let mut deallocator_args = [0i32; 4];
     deallocator_args[..indices.len()].copy_from_slice(&indices);
     Ok(Allocator {

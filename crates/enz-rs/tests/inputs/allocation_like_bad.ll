@@ -1,6 +1,6 @@
-; __enzyme_allocation_like whose deallocator arguments do not start with
-; the pointer (-1): refused, naming the registration.
-@.spec = private unnamed_addr constant [5 x i8] c"1,-1\00"
+; __enzyme_allocation_like whose deallocator arguments do not say where
+; the pointer goes (no -1): refused, naming the registration.
+@.spec = private unnamed_addr constant [4 x i8] c"1,1\00"
 @__enzyme_allocation_like_pool = global [4 x ptr] [ptr @my_alloc, ptr null, ptr @.spec, ptr @my_free]
 
 declare ptr @malloc(i64)
