@@ -209,15 +209,25 @@ impl<'m> TypeAnalysis<'m> {
             return false;
         };
         let tree = self.tree(p);
-        let below: Vec<ConcreteType> = tree
+        let below: Vec<(Vec<i64>, ConcreteType)> = tree
             .entries()
             .filter(|(path, _)| !path.is_root())
-            .map(|(_, t)| t)
+            .map(|(path, t)| (path.to_vec(), t))
             .collect();
-        !below.is_empty()
-            && below
+        // A pointer inside must point to memory known too (a `float *`
+        // field whose loads happen elsewhere would otherwise look like an
+        // integer-only struct).
+        let pointee_known = |at: &Vec<i64>| {
+            below
                 .iter()
-                .all(|t| matches!(t, ConcreteType::Integer | ConcreteType::Pointer))
+                .any(|(q, _)| q.len() > at.len() && q[..at.len()] == at[..])
+        };
+        !below.is_empty()
+            && below.iter().all(|(path, t)| match t {
+                ConcreteType::Integer => true,
+                ConcreteType::Pointer => pointee_known(path),
+                _ => false,
+            })
     }
 
     /// Places whose type matters but stays unknown, for diagnostics.
