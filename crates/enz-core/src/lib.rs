@@ -38,7 +38,7 @@ mod transaction;
 
 pub use analysis::calls::{AllocationLike, CustomRules};
 pub use diag::Diagnostic;
-pub use facts::pointer_param_holds_no_floats;
+pub use facts::pointer_params_holding_no_floats;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
 pub use names::{function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, Marker};

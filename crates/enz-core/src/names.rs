@@ -78,8 +78,13 @@ pub enum Marker {
     Tape,
     /// `enzyme_width`: the vector width of forward mode follows.
     Width,
-    /// `enzyme_scalar`: recognised, not supported (a diagnostic).
+    /// `enzyme_scalar`: `__enzyme_batch`'s one value for every lane
+    /// (a diagnostic at the differentiating entry points).
     Scalar,
+    /// `enzyme_vector`: `__enzyme_batch`'s N values, one per lane.
+    Vector,
+    /// `enzyme_buffer`: `__enzyme_batch`'s pointer to N consecutive values.
+    Buffer,
     /// `enzyme_const_return`: the return value is inactive (reverse mode:
     /// not seeded; forward mode: no tangent returned).
     ConstReturn,
@@ -120,7 +125,7 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 ];
 
 impl Marker {
-    const ALL: [(Marker, &'static str); 14] = [
+    const ALL: [(Marker, &'static str); 16] = [
         (Marker::Dup, "enzyme_dup"),
         (Marker::DupNoNeed, "enzyme_dupnoneed"),
         (Marker::Out, "enzyme_out"),
@@ -129,6 +134,8 @@ impl Marker {
         (Marker::Tape, "enzyme_tape"),
         (Marker::Width, "enzyme_width"),
         (Marker::Scalar, "enzyme_scalar"),
+        (Marker::Vector, "enzyme_vector"),
+        (Marker::Buffer, "enzyme_buffer"),
         (Marker::ConstReturn, "enzyme_const_return"),
         (Marker::ActiveReturn, "enzyme_active_return"),
         (Marker::DupReturn, "enzyme_dup_return"),

@@ -17,8 +17,9 @@
 
 use crate::abi;
 use crate::call_config::MAX_WIDTH;
+use crate::callsite::marker_of;
 use crate::ir::{Builder, Inst, LLVMOpcode, Ty, Value};
-use enz_core::Diagnostic;
+use enz_core::{Diagnostic, Marker};
 
 /// The entry point's name.
 pub(crate) const NAME: &str = "__enzyme_batch";
@@ -28,43 +29,6 @@ pub(crate) const NAME: &str = "__enzyme_batch";
 pub(crate) fn is_call(i: Inst<'_>) -> bool {
     i.called_function_of_call_or_invoke()
         .is_some_and(|f| f.is_declaration() && f.name().contains(NAME))
-}
-
-/// How one parameter is passed.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-enum LaneMarker {
-    Vector,
-    Scalar,
-    Buffer,
-    Width,
-}
-
-/// The batch marker `v` stands for: a load of the marker global (C), the
-/// global itself (passed by address, as C++ templates do) or a metadata
-/// string.
-fn lane_marker(v: Value<'_>) -> Option<LaneMarker> {
-    let name = if let Some(s) = v.metadata_string() {
-        s
-    } else {
-        let mut p = v;
-        if p.opcode() == Some(LLVMOpcode::LLVMLoad) {
-            p = p.operand(0);
-        }
-        while !p.is_global_variable() && p.num_operands() > 0 && !p.is_instruction() {
-            p = p.operand(0);
-        }
-        if !p.is_global_variable() {
-            return None;
-        }
-        p.name()
-    };
-    match name.as_str() {
-        "enzyme_vector" => Some(LaneMarker::Vector),
-        "enzyme_scalar" => Some(LaneMarker::Scalar),
-        "enzyme_buffer" => Some(LaneMarker::Buffer),
-        "enzyme_width" => Some(LaneMarker::Width),
-        _ => None,
-    }
 }
 
 /// Replaces call `i` of `__enzyme_batch` by the N calls it stands for.
@@ -91,7 +55,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
         )));
     };
     k += 1;
-    if k + 1 >= nargs || lane_marker(i.operand(k)) != Some(LaneMarker::Width) {
+    if k + 1 >= nargs || marker_of(i.operand(k)) != Some(Marker::Width) {
         return Err(err(format!(
             "`{NAME}` needs `enzyme_width, N` after the function"
         ))
@@ -113,14 +77,16 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
     // lanes[l][p]: the value of parameter p in lane l.
     let mut lanes: Vec<Vec<Value>> = vec![Vec::with_capacity(params.len()); width];
     for (pi, p) in params.iter().enumerate() {
-        let mut how = LaneMarker::Vector;
+        let mut how = Marker::Vector;
         if k < nargs {
-            if let Some(m) = lane_marker(i.operand(k)).filter(|m| *m != LaneMarker::Width) {
+            if let Some(m @ (Marker::Vector | Marker::Scalar | Marker::Buffer)) =
+                marker_of(i.operand(k))
+            {
                 how = m;
                 k += 1;
             }
         }
-        let count = if how == LaneMarker::Vector { width } else { 1 };
+        let count = if how == Marker::Vector { width } else { 1 };
         if k + count as u32 > nargs {
             return Err(err(format!(
                 "too few arguments: parameter {pi} of `{fname}` needs {count} value(s) at argument {k}"
@@ -130,9 +96,8 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
         let ty = p.ty();
         for (lane, args) in lanes.iter_mut().enumerate() {
             let v = match how {
-                LaneMarker::Vector => i.operand(k + lane as u32),
-                LaneMarker::Scalar | LaneMarker::Width => i.operand(k),
-                LaneMarker::Buffer => {
+                Marker::Vector => i.operand(k + lane as u32),
+                Marker::Buffer => {
                     let buf = i.operand(k);
                     if buf.ty().kind() != crate::ir::TyKind::Pointer {
                         return Err(err(format!(
@@ -143,6 +108,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
                     let at = b.byte_gep(buf, size * lane as u64);
                     b.load(ty, at)
                 }
+                _ => i.operand(k),
             };
             let Some(v) = abi::convert_arg(&b, v, ty) else {
                 return Err(err(format!(
@@ -187,7 +153,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
     let mut marker_loads: Vec<Inst> = Vec::new();
     for k in 0..nargs {
         let v = i.operand(k);
-        if lane_marker(v).is_some() {
+        if marker_of(v).is_some() {
             if let Some(load) = v.as_inst().filter(|l| !marker_loads.contains(l)) {
                 marker_loads.push(load);
             }

@@ -188,6 +188,7 @@ pub(crate) fn parse<'m>(
         ))
         .help("pass one value per parameter, each optionally preceded by an activity marker (enzyme_const, enzyme_out, enzyme_dup + shadow)")
     };
+    let mut integer_only_params: Option<Vec<bool>> = None;
     for (pi, p) in params.iter().enumerate() {
         if pos >= rest.len() {
             return Err(too_few(at(pos)));
@@ -243,10 +244,13 @@ pub(crate) fn parse<'m>(
             Some(Marker::DupNoNeed) => ArgActivity::DupNoNeed,
             _ if ty.is_fp_or_fp_vector() && forward => ArgActivity::Dup,
             _ if ty.is_fp_or_fp_vector() => ArgActivity::Out,
-            // Unmarked memory of integers only (`int *n`) has no shadow.
+            // Unmarked memory of integers only (`int *n`) has no shadow;
+            // `f` is analysed once per call site, when first needed.
             _ if ty.kind() == crate::ir::TyKind::Pointer
                 && !is_function_choice(v)
-                && enz_core::pointer_param_holds_no_floats(function, pi) =>
+                && integer_only_params
+                    .get_or_insert_with(|| enz_core::pointer_params_holding_no_floats(function))
+                    [pi] =>
             {
                 ArgActivity::Const
             }

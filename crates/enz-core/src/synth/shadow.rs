@@ -142,7 +142,6 @@ impl<'m> ShadowMap<'m> {
                 }
             }
         }
-        let i64t = Ty::int(i.context(), 64);
         if let Some(k) = kinds
             .get(i.into())
             .memory()
@@ -157,6 +156,7 @@ impl<'m> ShadowMap<'m> {
             return Mirror::NotShadowed;
         }
         let fb = Builder::new(i.context());
+        let i64t = Ty::int(i.context(), 64);
         let s = match i.opcode() {
             Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
                 let Some(base) = self.forward(i.operand(0)) else {

@@ -117,11 +117,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .types
             .tree(p)
             .first_level()
-            .find_map(|(_, t)| match t {
-                ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
-                ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
-                _ => None,
-            })
+            .find_map(|(_, t)| float_ty(ctx, t))
     }
 
     /// The floats inside `n` bytes behind `p` that also holds pointers:
@@ -150,14 +146,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             return Some(
                 fields
                     .iter()
-                    .filter_map(|(o, t)| match t {
-                        ConcreteType::Float(FloatKind::F64) if *o as u64 + 8 <= n => {
-                            Some((*o as u64, Ty::double(ctx)))
-                        }
-                        ConcreteType::Float(FloatKind::F32) if *o as u64 + 4 <= n => {
-                            Some((*o as u64, Ty::float(ctx)))
-                        }
-                        _ => None,
+                    .filter_map(|(o, t)| {
+                        let ty = float_ty(ctx, *t)?;
+                        (*o as u64 + ty.alloc_size(p.module()) <= n).then_some((*o as u64, ty))
                     })
                     .collect(),
             );
@@ -170,12 +161,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let mut out = Vec::new();
         for k in 0..n / period {
             for (o, t) in &fields {
-                let ty = match t {
-                    ConcreteType::Float(FloatKind::F64) => Ty::double(ctx),
-                    ConcreteType::Float(FloatKind::F32) => Ty::float(ctx),
-                    _ => continue,
-                };
-                out.push((k * period + *o as u64, ty));
+                if let Some(ty) = float_ty(ctx, *t) {
+                    out.push((k * period + *o as u64, ty));
+                }
             }
         }
         Some(out)
@@ -491,5 +479,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 self.b.free(s);
             }
         }
+    }
+}
+
+/// The IR type of a float type-analysis entry enz-rs accumulates
+/// adjoints of (`double`, `float`).
+fn float_ty<'m>(ctx: crate::ir::Context<'m>, t: ConcreteType) -> Option<Ty<'m>> {
+    match t {
+        ConcreteType::Float(FloatKind::F64) => Some(Ty::double(ctx)),
+        ConcreteType::Float(FloatKind::F32) => Some(Ty::float(ctx)),
+        _ => None,
     }
 }
