@@ -71,7 +71,7 @@ impl<'m> Lowering<'m> {
                 let outs = fields(&b, call.as_value(), &sig, |f| {
                     matches!(f, Field::Adjoint(_))
                 });
-                finish_call(&b, cs, &outs)
+                finish_call(&b, cs, &outs, &[call])
             }
             EntryPoint::FwdDiff => {
                 let width = cs.width;
@@ -96,7 +96,7 @@ impl<'m> Lowering<'m> {
                     Field::ReturnShadow { .. } => tangents,
                     _ => false,
                 });
-                finish_call(&b, cs, &outs)
+                finish_call(&b, cs, &outs, &[call])
             }
             EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, session),
         }
@@ -153,7 +153,7 @@ impl<'m> Lowering<'m> {
                 let shadow = field(Field::ReturnShadow { lane: 0 });
                 outs.push(b.extract_value(call.as_value(), shadow));
             }
-            return finish_call(&b, cs, &outs);
+            return finish_call(&b, cs, &outs, &[call]);
         }
         let ret_active = key.ret_active;
         let mut trailing = cs.trailing.iter().copied();
@@ -213,7 +213,7 @@ impl<'m> Lowering<'m> {
         let outs = fields(&b, call.as_value(), &sig, |f| {
             matches!(f, Field::Adjoint(_))
         });
-        finish_call(&b, cs, &outs)
+        finish_call(&b, cs, &outs, &[call])
     }
 
     /// `__enzyme_autodiff` with `enzyme_primal_return`: the primal result
@@ -231,18 +231,18 @@ impl<'m> Lowering<'m> {
         let fns = session.split(&key).map_err(|d| vec![d.at(cs.call)])?;
         let b = builder_at(cs.call);
         let aug = key.signature(Kind::Augmented);
-        let call = b.call(
+        let aug_call = b.call(
             fns.forward.function_type(),
             fns.forward,
             &call_args(&b, cs, &aug),
         );
-        call.copy_debug_loc(cs.call);
+        aug_call.copy_debug_loc(cs.call);
         let field = |f: Field| {
             aug.field_index(f)
                 .expect("the augmented function returns it")
         };
-        let tape = b.extract_value(call.as_value(), field(Field::Tape));
-        let primal = b.extract_value(call.as_value(), field(Field::Return));
+        let tape = b.extract_value(aug_call.as_value(), field(Field::Tape));
+        let primal = b.extract_value(aug_call.as_value(), field(Field::Return));
         let rev = key.signature(Kind::Reverse);
         let mut args = call_args(&b, cs, &rev);
         if key.ret_active {
@@ -263,7 +263,7 @@ impl<'m> Lowering<'m> {
         outs.extend(fields(&b, call.as_value(), &rev, |f| {
             matches!(f, Field::Adjoint(_))
         }));
-        finish_call(&b, cs, &outs)
+        finish_call(&b, cs, &outs, &[aug_call, call])
     }
 
     /// Sets the tape sizes of copies into and out of caller buffers.
@@ -444,12 +444,14 @@ fn fields<'m>(
 
 /// Packs `outs` into the call's declared return, replaces and erases it.
 /// A call site reached through `invoke` continues to its normal
-/// destination (the entry point cannot throw). A declared return type that
+/// destination, and `calls` (of the derivatives, which may throw) become
+/// invokes of its landing pad. A declared return type that
 /// cannot hold what the entry point returns is a diagnostic.
 fn finish_call<'m>(
     b: &Builder<'m>,
     cs: &CallSite<'m>,
     outs: &[Value<'m>],
+    calls: &[Inst<'m>],
 ) -> Result<(), Vec<Diagnostic>> {
     let caller = cs.call.parent_block().parent();
     let declared = cs.call.call_function_type().return_type();
@@ -470,12 +472,22 @@ fn finish_call<'m>(
     if let Some(v) = abi::pack_return(b, &entry, outs, declared, cs.sret) {
         cs.call.replace_all_uses_with(v);
     }
-    if cs.call.opcode() == Some(crate::ir::LLVMOpcode::LLVMInvoke) {
-        let successors = cs.call.parent_block().successors();
-        let (normal, unwind) = (successors[0], successors[1]);
-        b.br(normal);
-        unwind.remove_phi_incoming_from(cs.call.parent_block());
+    if !cs.call.is_invoke() {
+        cs.call.erase();
+        return Ok(());
     }
+    let (normal, unwind) = (cs.call.normal_dest(), cs.call.unwind_dest());
+    let from = cs.call.parent_block();
+    b.br(normal);
     cs.call.erase();
+    // The derivative runs the function, which may throw: each call of it
+    // unwinds where the entry point's invoke did.
+    for c in calls {
+        let now_in = c.parent_block();
+        c.call_into_invoke(unwind);
+        if now_in != from {
+            unwind.copy_phi_incoming(from, now_in);
+        }
+    }
     Ok(())
 }

@@ -8,7 +8,7 @@ use llvm_sys::{LLVMIntPredicate, LLVMRealPredicate};
 
 /// Builds instructions at a position; disposed on drop.
 pub struct Builder<'m> {
-    raw: LLVMBuilderRef,
+    pub(crate) raw: LLVMBuilderRef,
     ctx: Context<'m>,
 }
 

@@ -36,16 +36,18 @@ impl<'m> Value<'m> {
         self.as_inst().map(Inst::parent_block)
     }
 
-    /// The callee operand of a call, `None` for other values.
+    /// The callee operand of a call or invoke, `None` for other values.
     pub fn called_value(self) -> Option<Value<'m>> {
-        if unsafe { LLVMIsACallInst(self.0) }.is_null() {
+        if unsafe { LLVMIsACallInst(self.0) }.is_null()
+            && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
+        {
             return None;
         }
         Some(Value::wrap(unsafe { LLVMGetCalledValue(self.0) }))
     }
 
     /// The function a call *or invoke* calls, seen through pointer casts
-    /// and aliases (the other accessors see calls only).
+    /// and aliases, whatever function type it is called with.
     pub fn called_function_of_call_or_invoke(self) -> Option<Function<'m>> {
         if unsafe { LLVMIsACallInst(self.0) }.is_null()
             && unsafe { LLVMIsAInvokeInst(self.0) }.is_null()
@@ -210,66 +212,5 @@ impl<'m> PartialEq<Inst<'m>> for Value<'m> {
 impl<'m> PartialEq<Value<'m>> for Inst<'m> {
     fn eq(&self, other: &Value<'m>) -> bool {
         self.0 == *other
-    }
-}
-
-impl<'m> Inst<'m> {
-    /// Replaces this `invoke` by a `call` of the same callee, function
-    /// type, arguments, attributes, calling convention and debug location,
-    /// followed by a branch to the invoke's normal destination (the unwind
-    /// edge is dropped: an exception then propagates through the function
-    /// without running its landing pad). Returns the call.
-    pub fn replace_invoke_with_call(self) -> Inst<'m> {
-        use llvm_sys::prelude::LLVMAttributeRef;
-        let raw = self.0 .0;
-        let from = self.parent_block();
-        // SAFETY: an invoke has an unwind destination.
-        let unwind = Block::wrap(unsafe { LLVMGetUnwindDest(raw) });
-        // SAFETY: `self` is an invoke; the new call and branch are built in
-        // its context right before it, then it is erased.
-        unsafe {
-            let builder = LLVMCreateBuilderInContext(LLVMGetModuleContext(LLVMGetGlobalParent(
-                LLVMGetBasicBlockParent(LLVMGetInstructionParent(raw)),
-            )));
-            LLVMPositionBuilderBefore(builder, raw);
-            let n = LLVMGetNumArgOperands(raw);
-            let mut args: Vec<_> = (0..n).map(|k| LLVMGetOperand(raw, k)).collect();
-            let call = LLVMBuildCall2(
-                builder,
-                LLVMGetCalledFunctionType(raw),
-                LLVMGetCalledValue(raw),
-                args.as_mut_ptr(),
-                n,
-                c"".as_ptr(),
-            );
-            LLVMSetInstructionCallConv(call, LLVMGetInstructionCallConv(raw));
-            // Attributes at every index: return (0), parameters (1..=n),
-            // function (~0).
-            let indices = std::iter::once(llvm_sys::LLVMAttributeFunctionIndex).chain(0..=n);
-            for idx in indices {
-                let count = LLVMGetCallSiteAttributeCount(raw, idx) as usize;
-                let mut attrs: Vec<LLVMAttributeRef> = vec![std::ptr::null_mut(); count];
-                LLVMGetCallSiteAttributes(raw, idx, attrs.as_mut_ptr());
-                for a in attrs {
-                    LLVMAddCallSiteAttribute(call, idx, a);
-                }
-            }
-            let loc = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(raw);
-            llvm_sys::debuginfo::LLVMInstructionSetDebugLoc(call, loc);
-            LLVMBuildBr(builder, LLVMGetNormalDest(raw));
-            LLVMDisposeBuilder(builder);
-            LLVMReplaceAllUsesWith(raw, call);
-            let name = LLVMGetValueName2(raw, &mut 0);
-            if !name.is_null() {
-                let s = std::ffi::CStr::from_ptr(name).to_owned();
-                LLVMInstructionEraseFromParent(raw);
-                LLVMSetValueName2(call, s.as_ptr(), s.as_bytes().len());
-            } else {
-                LLVMInstructionEraseFromParent(raw);
-            }
-            let call = Inst(Value::wrap(call));
-            unwind.remove_phi_incoming_from(from);
-            call
-        }
     }
 }

@@ -29,6 +29,7 @@ mod passes;
 mod process;
 mod target;
 mod types;
+mod unwind;
 mod value;
 
 pub use builder::Builder;

@@ -174,7 +174,7 @@ impl<'m> Activity<'m> {
                     changed |= self.shadow(i.operand(0));
                 }
             }
-            Some(LLVMCall) => {
+            Some(LLVMCall | LLVMInvoke) => {
                 let kind = kinds.get(i.into());
                 if kind.is_inactive() {
                     return false;
@@ -254,7 +254,7 @@ impl<'m> Activity<'m> {
                 }
             }
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
-            Some(LLVMCall) => {
+            Some(LLVMCall | LLVMInvoke) => {
                 let kind = kinds.get(i.into());
                 if kind.is_inactive() || kind.memory().is_some_and(MemFn::transfers) {
                     return false;
@@ -421,7 +421,10 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
 
 /// The operands of `i` that carry data (not blocks, not the callee).
 pub(crate) fn data_operands<'m>(i: Inst<'m>) -> Vec<Value<'m>> {
-    if i.opcode() == Some(LLVMOpcode::LLVMCall) {
+    if matches!(
+        i.opcode(),
+        Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+    ) {
         return (0..i.call_num_args()).map(|k| i.operand(k)).collect();
     }
     if i.opcode() == Some(LLVMOpcode::LLVMPHI) {

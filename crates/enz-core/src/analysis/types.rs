@@ -246,7 +246,7 @@ impl<'m> TypeAnalysis<'m> {
         for b in self.func.blocks() {
             for i in b.instructions() {
                 let kind = match i.opcode() {
-                    Some(LLVMOpcode::LLVMCall) => self.untyped_copy(i),
+                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => self.untyped_copy(i),
                     Some(LLVMOpcode::LLVMLoad) => self.integer_copy(i.into()),
                     _ => None,
                 };

@@ -192,7 +192,7 @@ fn roots<'m>(p: Value<'m>) -> HashSet<Value<'m>> {
 fn local_object<'m>(v: Value<'m>) -> bool {
     match v.opcode() {
         Some(LLVMOpcode::LLVMAlloca) => true,
-        Some(LLVMOpcode::LLVMCall) => v
+        Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => v
             .called_function()
             .and_then(|f| MemFn::from_callee(&f.name()))
             .is_some_and(|m| m.allocates() && m != MemFn::Realloc),

@@ -62,7 +62,6 @@ pub(crate) fn preprocess<'m>(
         q.set_name(&p.name());
     }
     clone_body(func, clone, &mut map, false);
-    drop_unwind_edges(clone).map_err(failed)?;
     if inline {
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
@@ -75,6 +74,7 @@ pub(crate) fn preprocess<'m>(
     };
     run_function_passes(clone, pipeline).map_err(failed)?;
     sanitize::sanitize(clone)?;
+    give_invokes_their_own_normal_edge(clone);
     Ok(clone)
 }
 
@@ -102,27 +102,43 @@ fn refuse_float_input<'m>(func: Function<'m>, clone: Function<'m>) -> Result<(),
     Ok(())
 }
 
-/// C++ with exceptions: every `invoke` of the clone becomes a `call`
-/// followed by a branch to its normal destination, and the landing pads,
-/// now unreachable, are removed. A derivative then runs exactly the
-/// primal's code when nothing throws (what exceptions cost nothing means),
-/// and an exception thrown inside it propagates out of it without running
-/// the differentiated function's cleanups or handlers (no derivative of a
-/// call that threw is needed: the reverse sweep is not run).
-fn drop_unwind_edges(func: Function<'_>) -> Result<(), String> {
+/// C++ with exceptions: the clone keeps its `invoke`s and landing pads
+/// (so that a derivative runs the primal's cleanups and handlers when a
+/// call throws), with each invoke's normal destination a block of its own
+/// (one predecessor, no phis): the reverse sweep of the call belongs to
+/// that edge, and a call that threw has none.
+fn give_invokes_their_own_normal_edge(func: Function<'_>) {
     let invokes: Vec<_> = func
         .blocks()
         .into_iter()
-        .flat_map(|b| b.instructions())
-        .filter(|i| i.opcode() == Some(crate::ir::LLVMOpcode::LLVMInvoke))
+        .filter_map(|b| b.terminator())
+        .filter(|t| t.is_invoke())
         .collect();
     if invokes.is_empty() {
-        return Ok(());
+        return;
     }
-    for i in invokes {
-        i.replace_invoke_with_call();
+    let mut preds: HashMap<crate::ir::Block, usize> = HashMap::new();
+    for b in func.blocks() {
+        for s in b.successors() {
+            *preds.entry(s).or_default() += 1;
+        }
     }
-    run_function_passes(func, "unreachableblockelim")
+    for inv in invokes {
+        let normal = inv.normal_dest();
+        let has_phis = normal
+            .first_instruction()
+            .is_some_and(|i| i.opcode() == Some(crate::ir::LLVMOpcode::LLVMPHI));
+        if preds.get(&normal).copied().unwrap_or(0) < 2 && !has_phis {
+            continue;
+        }
+        let from = inv.parent_block();
+        let edge = from.insert_block_after("invoke.normal");
+        let b = crate::ir::Builder::new(func.context());
+        b.position_at_end(edge);
+        b.br(normal);
+        inv.set_normal_dest(edge);
+        normal.redirect_phi_incoming(from, edge);
+    }
 }
 
 /// Copies function attributes (target-cpu, target-features, ...) except the
@@ -166,11 +182,7 @@ fn inline_calls<'m>(
                     continue;
                 };
                 let kind = classify_callee(callee, Direction::Reverse, keep_calls_to, &no_rules);
-                if i.opcode() != Some(crate::ir::LLVMOpcode::LLVMCall)
-                    || !matches!(kind, CallKind::Defined(_))
-                    || callee == func
-                    || is_recursive(callee)
-                {
+                if !matches!(kind, CallKind::Defined(_)) || callee == func || is_recursive(callee) {
                     continue;
                 }
                 i.add_call_site_attribute("alwaysinline");
@@ -181,8 +193,6 @@ fn inline_calls<'m>(
             break;
         }
         run_module_passes(func.global_parent(), "always-inline")?;
-        // Inlined bodies bring their own invokes (C++ with exceptions).
-        drop_unwind_edges(func)?;
     }
     Ok(())
 }

@@ -378,7 +378,10 @@ fn define_shuffle_lanes<'m>(shuffle: Inst<'m>) {
 fn define_constant_vector_lanes<'m>(func: Function<'m>) {
     for b in func.blocks() {
         for i in b.instructions() {
-            let is_call = i.opcode() == Some(LLVMOpcode::LLVMCall);
+            let is_call = matches!(
+                i.opcode(),
+                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+            );
             let n = i.num_operands();
             for k in 0..n {
                 // The callee of a call is its last operand.

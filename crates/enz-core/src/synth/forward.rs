@@ -101,6 +101,7 @@ pub(crate) fn synthesize_forward<'m>(
         }
     }
     clone_body(p, f, &mut map, true);
+    let detached = super::unwind::detach_invokes(p, &mut map);
     let mut fw = Forward {
         req,
         act,
@@ -109,6 +110,7 @@ pub(crate) fn synthesize_forward<'m>(
         tangents,
         shadows: lane_params.into_iter().map(ShadowMap::new).collect(),
         phis: Vec::new(),
+        detached,
         diags: Vec::new(),
     };
     for blk in cfg.rpo() {
@@ -117,6 +119,7 @@ pub(crate) fn synthesize_forward<'m>(
         }
     }
     fw.finish();
+    super::unwind::reattach_invokes(std::mem::take(&mut fw.detached));
     if fw.diags.is_empty() {
         Ok(())
     } else {
@@ -132,6 +135,8 @@ struct Forward<'m, 'a> {
     map: ValueMap<'m>,
     tangents: HashMap<Value<'m>, Vec<Value<'m>>>,
     shadows: Vec<ShadowMap<'m>>,
+    /// Calls that were invokes in the primal (see `synth::unwind`).
+    detached: Vec<super::unwind::Detached<'m>>,
     /// Tangent phis to complete: (primal phi, one phi per lane).
     phis: Vec<(Inst<'m>, Vec<Inst<'m>>)>,
     diags: Vec<Diagnostic>,
@@ -180,7 +185,7 @@ impl<'m, 'a> Forward<'m, 'a> {
         let b = Builder::new(i.context());
         match op {
             LLVMStore => return self.store(i, gi),
-            LLVMCall => return self.call(i, gi, registry),
+            LLVMCall | LLVMInvoke => return self.call(i, gi, registry),
             LLVMRet => return self.ret(i, gi),
             _ => {}
         }
@@ -555,6 +560,7 @@ impl<'m, 'a> Forward<'m, 'a> {
         };
         let callee = callee(&b);
         let res = b.call(sig.function_type(), callee, &call_args);
+        super::unwind::replaced_call(&mut self.detached, gi, res);
         let ret = i.ty();
         if ret.is_void() {
             gi.erase();

@@ -15,6 +15,7 @@ pub(crate) mod rules;
 pub(crate) mod runtime;
 pub(crate) mod shadow;
 pub(crate) mod tape;
+pub(crate) mod unwind;
 
 use crate::diag::Diagnostic;
 use crate::ir::Value;

@@ -206,7 +206,7 @@ impl<'m> ShadowMap<'m> {
                 s.set_alignment(i.alignment());
                 s
             }
-            Some(LLVMCall) => {
+            Some(LLVMCall | LLVMInvoke) => {
                 let mem = kinds.get(i.into()).memory().filter(|m| m.allocates());
                 if mem.is_none() {
                     return Mirror::NotShadowed;

@@ -478,7 +478,7 @@ impl<'m, 'c> Solver<'m, 'c> {
                 self.access(i.into(), i.operand(0), i.operand(1));
                 self.flow(i.into(), i.operand(1));
             }
-            LLVMCall => calls::visit_call(self, i),
+            LLVMCall | LLVMInvoke => calls::visit_call(self, i),
             LLVMRet if n == 1 => {
                 let t = self.tree(i.operand(0));
                 self.update_ret(&t);

@@ -170,7 +170,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Err(k) => return self.no_shadow_arg(i, k),
         };
         let callee = callee(&fb);
-        let res = fb.call(sig.function_type(), callee, &call_args).as_value();
+        let call = fb.call(sig.function_type(), callee, &call_args);
+        self.replaced_call(gi, call);
+        let res = call.as_value();
         let field = |f: Field| {
             sig.field_index(f)
                 .expect("the augmented function returns it")

@@ -54,7 +54,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     }
                 }
             }
-            LLVMOpcode::LLVMCall => {
+            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
                 let kind = self.facts.call_kinds.get(i.as_value());
                 if kind.memory().is_some_and(MemFn::transfers) {
                     let (d, s) = (i.operand(0), i.operand(1));

@@ -311,6 +311,10 @@ pub(super) struct Reverse<'m, 'a> {
     /// Combined mode: the primal's `free`/`delete` calls, made at the end
     /// of the reverse sweep instead (which may still read that memory).
     deferred_frees: Vec<Inst<'m>>,
+    /// The forward sweep's calls that were invokes in the primal, with the
+    /// primal's invoke block and the landing pad (in the forward sweep):
+    /// built as calls, made invokes again at the end.
+    detached: Vec<(Inst<'m>, Block<'m>, Block<'m>)>,
     diags: Vec<Diagnostic>,
 }
 
@@ -340,6 +344,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Mode::Split => bind_params(&rev_sig, p, fns.reverse),
         };
         clone_body(p, g, &mut map, true);
+        let detached = super::unwind::detach_invokes(p, &mut map);
         // A block of its own for stack slots, ahead of the cloned entry, so
         // that no instruction the synthesis later replaces is an insertion
         // point.
@@ -383,6 +388,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             buffers: Vec::new(),
             block_sums: Vec::new(),
             deferred_frees: Vec::new(),
+            detached,
             diags: Vec::new(),
         }
     }
@@ -405,6 +411,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         self.build_return(ret_block);
         self.tape.finish(&self.top, self.rev_tape);
+        super::unwind::reattach_invokes(std::mem::take(&mut self.detached));
+    }
+
+    /// The forward call `old` of a primal invoke was replaced by `new`.
+    fn replaced_call(&mut self, old: Inst<'m>, new: Inst<'m>) {
+        super::unwind::replaced_call(&mut self.detached, old, new);
     }
 
     /// The forward sweep's additions to the cloned primal: shadows of
@@ -587,6 +599,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 continue;
             }
             self.reverse_instruction(*i);
+        }
+        // An invoke completed along this edge: its reverse sweep runs here,
+        // not on the way back from its landing pad (a call that threw).
+        if let Some(inv) = super::unwind::invoke_completed_into(&self.facts.cfg, blk) {
+            self.reverse_call(inv);
         }
         self.reverse_phis_and_branch(blk, ret_block);
     }

@@ -179,7 +179,7 @@ fn is_recomputable<'m>(v: Value<'m>) -> bool {
         // The user's hint (Enzyme's `enzyme_shouldrecompute` function
         // attribute): calling the function again is cheaper than caching
         // its result, and gives the same result.
-        Some(LLVMCall) => {
+        Some(LLVMCall | LLVMInvoke) => {
             !v.ty().is_void()
                 && v.called_function()
                     .is_some_and(|f| f.has_string_attribute(SHOULD_RECOMPUTE))

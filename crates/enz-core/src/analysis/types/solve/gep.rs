@@ -249,7 +249,7 @@ impl<'m, 'c> Solver<'m, 'c> {
                 let next: Vec<Value> = match u.opcode() {
                     Some(LLVMPHI | LLVMSelect | LLVMBitCast | LLVMAddrSpaceCast) => vec![u],
                     Some(LLVMGetElementPtr) if u.operand(0) == v => vec![u],
-                    Some(LLVMCall) if u.called_function() == Some(self.func) => (0..u
+                    Some(LLVMCall | LLVMInvoke) if u.called_function() == Some(self.func) => (0..u
                         .as_inst()
                         .expect("a call is an instruction")
                         .call_num_args())
