@@ -98,6 +98,22 @@
  *                                  x, dx0, dx1, dx2, dx3,
  *                                  p, dp0, dp1, dp2, dp3, n);
  *
+ * Vector reverse mode: `enzyme_width, N` with __enzyme_autodiff (not with
+ *   enzyme_primal_return, not in split mode): one forward sweep, N reverse
+ *   sweeps. Each enzyme_dup parameter is followed by N shadows (lane k's
+ *   output shadows seed lane k; its input shadows receive lane k's
+ *   adjoints), an active return is seeded with 1 in every lane, and each
+ *   enzyme_out parameter's N adjoints come back in a row, e.g.
+ *
+ *     typedef struct { double dx[2], dy[2]; } adj2;
+ *     adj2 a = __enzyme_autodiff_a2((void *)g, enzyme_width, 2, x, y);
+ *     __enzyme_autodiff((void *)h, enzyme_width, 2,
+ *                       enzyme_dup, in, din0, din1,
+ *                       enzyme_dup, out, dout0, dout1);   two rows of J
+ *
+ *   Calls with active data must be inlined (not recursive, not through a
+ *   pointer, no custom derivative): enz-rs says which one is not.
+ *
  * Split reverse mode (__enzyme_augmentfwd + __enzyme_reverse): the two
  *   sweeps of __enzyme_autodiff as two calls, both taking the same
  *   arguments as __enzyme_autodiff would for f:

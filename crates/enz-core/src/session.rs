@@ -69,7 +69,8 @@ impl<'m> Session<'m> {
     }
 
     /// The combined-mode gradient `diffe_f` for `req` (a [`Mode::Combined`]
-    /// request), synthesised now; made once per request.
+    /// or [`Mode::CombinedVector`] request), synthesised now; made once per
+    /// request.
     pub fn gradient(
         &mut self,
         req: &crate::signature::Request<'m>,
@@ -79,7 +80,11 @@ impl<'m> Session<'m> {
         }
         let name = req.function.name();
         let prep = self.registry.prep(req.function).map_err(|d| vec![d])?;
-        let fty = req.signature(Kind::Gradient).function_type();
+        let (kind, width) = match req.mode {
+            Mode::CombinedVector { width } => (Kind::VectorGradient { width }, width),
+            _ => (Kind::Gradient, 1),
+        };
+        let fty = req.signature(kind).function_type();
         let g = new_function(prep, &format!("diffe_{name}"), fty);
         let greq = GradientRequest {
             prep,
@@ -88,6 +93,7 @@ impl<'m> Session<'m> {
             ret_active: req.ret_active,
             ret_shadowed: req.ret_shadowed,
             mode: reverse::Mode::Combined,
+            width,
         };
         let fns = Derivative {
             forward: g,
@@ -131,7 +137,7 @@ impl<'m> Session<'m> {
     ) -> Result<Global<'m>, Diagnostic> {
         let direction = match mode {
             Mode::Forward { .. } => Direction::Forward,
-            Mode::Combined | Mode::Split => Direction::Reverse,
+            Mode::Combined | Mode::CombinedVector { .. } | Mode::Split => Direction::Reverse,
         };
         self.registry.function_shadow(f, direction)
     }
@@ -148,7 +154,7 @@ impl<'m> Session<'m> {
     ) -> Result<Option<crate::ir::Value<'m>>, Diagnostic> {
         let direction = match mode {
             Mode::Forward { .. } => Direction::Forward,
-            Mode::Combined | Mode::Split => Direction::Reverse,
+            Mode::Combined | Mode::CombinedVector { .. } | Mode::Split => Direction::Reverse,
         };
         crate::synth::shadow::shadow_constant(c, direction, &mut self.registry)
     }
@@ -168,6 +174,7 @@ impl<'m> Session<'m> {
                     ret_active: key.ret_active,
                     ret_shadowed: key.ret_shadowed,
                     mode: reverse::Mode::Split,
+                    width: 1,
                 };
                 match synthesize(&req, fns, registry) {
                     Ok(size) => {

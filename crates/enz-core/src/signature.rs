@@ -14,6 +14,7 @@
 //! | function | parameters | returns |
 //! |---|---|---|
 //! | `diffe_f` (combined) | `p, shadows` | `{adjoint of each out pₖ}` or void |
+//! | `diffe_f` (vector, width w) | `p, w shadows` | `{[w x T] adjoints of each out pₖ}` or void |
 //! | `augmented_f` (split) | `p, shadows` | `{tape, r?, shadow of r if r is a pointer}` |
 //! | `reverse_f` (split) | `p, shadows, dr if r is active, tape` | `{adjoint of each out pₖ}` or void |
 //! | `fwddiffe_f` (forward) | `p, tangents` | `{r, tangent₁ … tangent_w of r}` (no tangents for a non-float, non-pointer `r`), or void |
@@ -54,6 +55,13 @@ impl ArgActivity {
 pub enum Mode {
     /// One gradient function holding both sweeps.
     Combined,
+    /// Vector reverse mode: one gradient function, one forward sweep and
+    /// `width` reverse sweeps, each with its own shadows (`enzyme_width`
+    /// with `__enzyme_autodiff`).
+    CombinedVector {
+        /// Shadows per `dup` parameter, adjoints per `out` parameter.
+        width: u32,
+    },
     /// An augmented forward function and a reverse function.
     Split,
     /// A forward (tangent) function with `width` tangents per value.
@@ -152,6 +160,12 @@ impl Canonical {
 pub enum Kind {
     /// `diffe_f`: both sweeps of combined reverse mode.
     Gradient,
+    /// `diffe_f` of vector reverse mode: `width` shadows per `dup`
+    /// parameter, each `out` parameter's adjoints as a `[width x T]` array.
+    VectorGradient {
+        /// Lanes.
+        width: u32,
+    },
     /// `augmented_f`: the forward sweep of split mode.
     Augmented,
     /// `reverse_f`: the reverse sweep of split mode.
@@ -212,7 +226,7 @@ impl<'m> Signature<'m> {
     pub fn new(kind: Kind, fty: Ty<'m>, args: &[ArgActivity], ret_active: bool) -> Signature<'m> {
         let ctx = fty.context();
         let lanes = match kind {
-            Kind::Forward { width } => width,
+            Kind::Forward { width } | Kind::VectorGradient { width } => width,
             _ => 1,
         };
         let mut params = Vec::new();
@@ -235,6 +249,10 @@ impl<'m> Signature<'m> {
         };
         let fields = match kind {
             Kind::Gradient => adjoints(),
+            Kind::VectorGradient { width } => adjoints()
+                .into_iter()
+                .map(|(f, t)| (f, t.array(u64::from(width))))
+                .collect(),
             Kind::Reverse => {
                 if ret_active {
                     params.push((Param::ReturnAdjoint, r));

@@ -48,9 +48,10 @@ impl<'m> Lowering<'m> {
             ))
             .at(cs.call)]);
         }
-        if cs.width > 1 && cs.entry != EntryPoint::FwdDiff {
+        let vector_gradient = cs.entry == EntryPoint::Autodiff && !cs.ret.primal;
+        if cs.width > 1 && cs.entry != EntryPoint::FwdDiff && !vector_gradient {
             return Err(vec![Diagnostic::new(format!(
-                "enzyme_width is supported by __enzyme_fwddiff only (in the call to differentiate `{}`)",
+                "enzyme_width is supported by __enzyme_fwddiff and __enzyme_autodiff (without enzyme_primal_return) only (in the call to differentiate `{}`)",
                 cs.function.name()
             ))
             .at(cs.call)]);
@@ -61,10 +62,17 @@ impl<'m> Lowering<'m> {
         match cs.entry {
             EntryPoint::Autodiff if cs.ret.primal => self.lower_gradient_with_primal(cs, session),
             EntryPoint::Autodiff => {
-                let req = request(cs, Mode::Combined);
+                let (mode, kind) = match cs.width {
+                    1 => (Mode::Combined, Kind::Gradient),
+                    width => (
+                        Mode::CombinedVector { width },
+                        Kind::VectorGradient { width },
+                    ),
+                };
+                let req = request(cs, mode);
                 let g = session.gradient(&req)?;
                 let b = builder_at(cs.call);
-                let sig = req.signature(Kind::Gradient);
+                let sig = req.signature(kind);
                 let args = call_args(&b, cs, &sig);
                 let call = b.call(g.function_type(), g, &args);
                 call.copy_debug_loc(cs.call);

@@ -294,6 +294,14 @@ fn bad_call_sites_are_diagnosed() {
             &[&["__enzyme_batch"], &["enzyme_width, N"]],
         ),
         (
+            "vector_reverse_recursive_call.ll",
+            &[&["enzyme_width in reverse mode"], &["`pw`"], &["inlined"]],
+        ),
+        (
+            "vector_split_mode.ll",
+            &[&["enzyme_width"], &["__enzyme_autodiff"], &["sq"]],
+        ),
+        (
             "autodiff_through_pointer.ll",
             &[&["__enzyme_autodiff"], &["still referenced"], &["table"]],
         ),

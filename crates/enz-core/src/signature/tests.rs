@@ -63,6 +63,25 @@ fn specialised_reverse_signatures_follow_the_activities() {
 }
 
 #[test]
+fn vector_gradient_signatures_carry_width_shadows_and_adjoint_arrays() {
+    with_functions(|f| {
+        let req = Request {
+            function: f("f"),
+            args: vec![ArgActivity::Out, ArgActivity::Dup, ArgActivity::Const],
+            ret_active: true,
+            ret_shadowed: false,
+            mode: Mode::CombinedVector { width: 3 },
+        };
+        assert_eq!(
+            types(&req, &[Kind::VectorGradient { width: 3 }]),
+            ["{ [3 x double] } (double, ptr, ptr, ptr, ptr, i32)"]
+        );
+        let sig = req.signature(Kind::VectorGradient { width: 3 });
+        assert_eq!(sig.param_index(Param::Shadow { of: 1, lane: 2 }), Some(4));
+    });
+}
+
+#[test]
 fn forward_signatures_carry_width_tangents() {
     with_functions(|f| {
         let req = Request {

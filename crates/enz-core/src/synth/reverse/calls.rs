@@ -84,6 +84,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
         if !Self::call_is_active(&args, ret_active, ret_shadowed) {
             return;
         }
+        if self.req.width > 1 {
+            return self.not_inlined_in_vector_mode(i);
+        }
         let key = Request {
             function: callee,
             args,
@@ -114,6 +117,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
     pub(super) fn augment_indirect_call(&mut self, i: Inst<'m>, gi: Inst<'m>) {
         if let Some(d) = crate::synth::check_integer_arguments(i, &self.facts.act, self.req.name) {
             return self.diags.push(d);
+        }
+        if self.req.width > 1 {
+            return self.not_inlined_in_vector_mode(i);
         }
         let (args, ret_active, ret_shadowed) = self.call_signature(i);
         if !Self::call_is_active(&args, ret_active, ret_shadowed) {
@@ -191,6 +197,19 @@ impl<'m, 'a> Reverse<'m, 'a> {
         self.aug_calls.insert(i.as_value(), aug);
     }
 
+    /// Vector reverse mode has no derivatives of callees yet: every call
+    /// with active data must have been inlined.
+    fn not_inlined_in_vector_mode(&mut self, i: Inst<'m>) {
+        let callee = i
+            .called_function_of_call_or_invoke()
+            .map(|f| format!("`{}`", f.name()))
+            .unwrap_or_else(|| "a function pointer".to_string());
+        self.unsupported(
+            i,
+            &format!("with enzyme_width in reverse mode, a call with active data must be inlined, and this call of {callee} is not (recursive, through a pointer, with a custom derivative, or --no-inline)"),
+        );
+    }
+
     fn no_shadow_arg(&mut self, i: Inst<'m>, k: usize) {
         self.unsupported(
             i,
@@ -209,6 +228,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),
             CallKind::Math(f) => self.reverse_math_call(i, f),
+            // Vector reverse mode: said by the forward sweep.
+            CallKind::Defined(_) | CallKind::Custom(_) | CallKind::Indirect
+                if self.req.width > 1 => {}
             _ if !self.facts.act.is_active(i.as_value()) => {}
             _ => self.no_rule_for_call(i),
         }

@@ -72,6 +72,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                             c.set_operand(1, ss);
                         }
                     }
+                } else if self.lane != 0 {
+                    // What is not per lane is done once, with lane 0.
                 } else if self.facts.deferrable_frees.contains(&i) {
                     // The reverse sweep may re-read this memory: free it there.
                     self.deferred_frees.push(i);

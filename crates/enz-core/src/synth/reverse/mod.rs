@@ -19,6 +19,7 @@
 //! turns them into registers); reading one resets it to zero.
 
 mod calls;
+mod lanes;
 mod loops;
 mod masked;
 mod math_calls;
@@ -30,7 +31,7 @@ mod values;
 use super::adjoint;
 use super::emit::{emit, Operands};
 use super::registry::Registry;
-use super::rules::{lookup, Expr, OpKey, PrimalUses, Rule};
+use super::rules::{lookup, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
@@ -47,7 +48,7 @@ use crate::ir::{
 };
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
-use crate::signature::{ArgActivity, Field, Kind, Param, Signature};
+use crate::signature::{ArgActivity, Kind, Param, Signature};
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
 
@@ -74,6 +75,9 @@ pub(crate) struct GradientRequest<'m, 'a> {
     /// Whether a returned pointer needs a shadow.
     pub(crate) ret_shadowed: bool,
     pub(crate) mode: Mode,
+    /// Reverse sweeps, each with its own shadows (vector reverse mode,
+    /// combined mode only); 1 otherwise.
+    pub(crate) width: u32,
 }
 
 /// The functions a request produces.
@@ -87,24 +91,35 @@ pub struct Derivative<'m> {
 
 /// The parameters of `f`, a derivative of `prep` with signature `sig`:
 /// `prep`'s parameters to their primal copies, and to their shadows (named
-/// after them).
+/// after them), one map per lane.
 fn bind_params<'m>(
     sig: &Signature<'m>,
     prep: Function<'m>,
     f: Function<'m>,
-) -> (HashMap<Value<'m>, Value<'m>>, HashMap<Value<'m>, Value<'m>>) {
+) -> (
+    HashMap<Value<'m>, Value<'m>>,
+    Vec<HashMap<Value<'m>, Value<'m>>>,
+) {
     let primal = prep.params();
     let mut copies = HashMap::new();
-    let mut shadows = HashMap::new();
+    let mut shadows = vec![HashMap::new()];
     for ((param, _), v) in sig.params().iter().zip(f.params()) {
         match *param {
             Param::Primal(k) => {
                 v.set_name(&primal[k].name());
                 copies.insert(primal[k], v);
             }
-            Param::Shadow { of, lane: 0 } => {
-                v.set_name(&format!("d_{}", primal[of].name()));
-                shadows.insert(primal[of], v);
+            Param::Shadow { of, lane } => {
+                let lane = lane as usize;
+                if lane == 0 {
+                    v.set_name(&format!("d_{}", primal[of].name()));
+                } else {
+                    v.set_name(&format!("d{lane}_{}", primal[of].name()));
+                }
+                if shadows.len() <= lane {
+                    shadows.resize_with(lane + 1, HashMap::new);
+                }
+                shadows[lane].insert(primal[of], v);
             }
             _ => {}
         }
@@ -220,6 +235,12 @@ pub(crate) fn synthesize<'m>(
     let rereadable = Rereadable::analyse(req.prep, &deferred_frees, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
     let gpu_accesses = super::gpu::is_gpu_module(req.prep).then(|| GpuAccesses::of(req.prep));
+    if gpu_accesses.is_some() && req.width > 1 {
+        return Err(vec![Diagnostic::new(
+            "enzyme_width in reverse mode is not supported in GPU kernels",
+        )
+        .in_function(req.name)]);
+    }
     let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &rereadable);
     let facts = Facts {
         math_calls: math_calls::PrimalMathCalls::new(req.prep, &call_kinds),
@@ -283,7 +304,18 @@ pub(super) struct Reverse<'m, 'a> {
     rev_shadow_params: HashMap<Value<'m>, Value<'m>>,
     /// The signature of the function holding the reverse sweep.
     rev_sig: Signature<'m>,
+    /// The current lane's shadows (see `lanes.rs`).
     shadows: ShadowMap<'m>,
+    /// Vector reverse mode: the lane being built, and the other lanes'
+    /// shadows and shadow parameters, parked while it is.
+    lane: usize,
+    parked: Vec<Option<lanes::LaneShadows<'m>>>,
+    /// Vector reverse mode: the adjoints each finished lane returns.
+    lane_outs: Vec<Vec<Value<'m>>>,
+    /// The exits the reverse sweep starts from, and (vector reverse mode
+    /// with several) a slot saying which one the forward sweep took.
+    live_exits: Vec<Block<'m>>,
+    exit_taken: Option<Value<'m>>,
     tape: Tape<'m>,
     /// Builds in the reverse sweep.
     b: Builder<'m>,
@@ -328,21 +360,41 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let ctx = p.context();
         let g = fns.forward;
         let (fwd_kind, rev_kind) = match req.mode {
+            Mode::Combined if req.width > 1 => {
+                let k = Kind::VectorGradient { width: req.width };
+                (k, k)
+            }
             Mode::Combined => (Kind::Gradient, Kind::Gradient),
             Mode::Split => (Kind::Augmented, Kind::Reverse),
         };
         let fty = p.function_type();
         let fwd_sig = Signature::new(fwd_kind, fty, req.args, req.ret_active);
         let rev_sig = Signature::new(rev_kind, fty, req.args, req.ret_active);
-        let (fwd_params, fwd_shadow_params) = bind_params(&fwd_sig, p, g);
+        let (fwd_params, mut fwd_shadow_params) = bind_params(&fwd_sig, p, g);
         let mut map = ValueMap::default();
         for (a, v) in &fwd_params {
             map.insert(*a, *v);
         }
-        let (rev_params, rev_shadow_params) = match req.mode {
+        let (rev_params, mut rev_shadow_params) = match req.mode {
             Mode::Combined => (fwd_params, fwd_shadow_params.clone()),
             Mode::Split => bind_params(&rev_sig, p, fns.reverse),
         };
+        let width = req.width.max(1) as usize;
+        fwd_shadow_params.resize_with(width, HashMap::new);
+        rev_shadow_params.resize_with(width, HashMap::new);
+        let parked: Vec<Option<lanes::LaneShadows>> = fwd_shadow_params
+            .drain(1..)
+            .zip(rev_shadow_params.drain(1..))
+            .map(|(fwd, rev)| {
+                Some(lanes::LaneShadows {
+                    shadows: ShadowMap::new(fwd),
+                    rev_params: rev,
+                })
+            })
+            .collect();
+        let parked = std::iter::once(None).chain(parked).collect();
+        let fwd_shadow_params = fwd_shadow_params.pop().expect("lane 0");
+        let rev_shadow_params = rev_shadow_params.pop().expect("lane 0");
         clone_body(p, g, &mut map, true);
         let detached = super::unwind::detach_invokes(p, &mut map);
         // A block of its own for stack slots, ahead of the cloned entry, so
@@ -374,6 +426,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
             rev_shadow_params,
             rev_sig,
             shadows: ShadowMap::new(fwd_shadow_params),
+            lane: 0,
+            parked,
+            lane_outs: Vec::new(),
+            live_exits: Vec::new(),
+            exit_taken: None,
             tape,
             b: Builder::new(ctx),
             top,
@@ -395,19 +452,31 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     fn build(&mut self, registry: &mut Registry<'m>) {
         let live = self.facts.cfg.live_blocks();
-        let rf = self.fns.reverse;
         self.augment_forward(registry);
         self.zero_shared_shadows();
-        for blk in &live {
-            let nb = rf.append_block(&format!("invert_{}", blk.name()));
-            self.rev.insert(*blk, nb);
-        }
-        let ret_block = rf.append_block("invert_return");
+        let mut ret_block = self.reverse_blocks(&live);
         self.setup_loops();
         self.record_came_from(&live);
         self.finish_exits();
         for blk in &live {
             self.reverse_block(*blk, ret_block);
+        }
+        // Vector reverse mode: the next lane's sweep starts where this
+        // one returned.
+        for lane in 1..self.req.width.max(1) as usize {
+            self.b.position_at_end(ret_block);
+            let outs = self.adjoint_outs();
+            self.lane_outs.push(outs);
+            self.switch_lane(lane);
+            self.adjoints = HashMap::new();
+            let next_ret = self.reverse_blocks(&live);
+            let start = self.lane_start();
+            self.b.position_at_end(ret_block);
+            self.b.br(start);
+            ret_block = next_ret;
+            for blk in &live {
+                self.reverse_block(*blk, ret_block);
+            }
         }
         self.build_return(ret_block);
         self.tape.finish(&self.top, self.rev_tape);
@@ -421,13 +490,18 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// The forward sweep's additions to the cloned primal: shadows of
     /// pointers, shadow stores of pointers, and calls to augmented primals.
+    /// Lane by lane in vector reverse mode, lane 0 (which also does what
+    /// is not per lane: calls of augmented primals, deferred frees) last.
     fn augment_forward(&mut self, registry: &mut Registry<'m>) {
-        for blk in self.facts.cfg.rpo() {
-            for i in blk.instructions() {
-                self.augment_instruction(i, registry);
+        for lane in (0..self.req.width.max(1) as usize).rev() {
+            self.switch_lane(lane);
+            for blk in self.facts.cfg.rpo() {
+                for i in blk.instructions() {
+                    self.augment_instruction(i, registry);
+                }
             }
+            self.shadows.finish_phis(&self.map);
         }
-        self.shadows.finish_phis(&self.map);
     }
 
     /// GPU shared-memory shadows start zeroed: cleared by the block's
@@ -509,6 +583,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let fb = Builder::new(self.req.prep.context());
         let exit_slot = (self.req.mode == Mode::Split && live_exits.len() > 1)
             .then(|| self.tape.reserve(Ty::int(self.req.prep.context(), 32)));
+        self.live_exits = live_exits.clone();
+        if self.req.width > 1 && live_exits.len() > 1 {
+            let i32t = Ty::int(self.req.prep.context(), 32);
+            self.exit_taken = Some(self.top.alloca(i32t, "exit_taken"));
+        }
         for blk in exits {
             let t = blk.terminator().expect("exit");
             let gt = self.map.inst(t);
@@ -518,6 +597,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     fb.unreachable();
                 }
                 (Mode::Combined, Some(rb)) => {
+                    if let Some(slot) = self.exit_taken {
+                        let k = live_exits.iter().position(|e| *e == blk).unwrap_or(0);
+                        fb.store(fb.i32(k as i64), slot);
+                    }
                     fb.br(*rb);
                 }
                 (Mode::Split, Some(_)) => {
@@ -733,56 +816,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
     }
 
-    /// `expr` with each `f(operands…)` it computes replaced by the primal's
-    /// own call of `f` on the same operands, when one dominates `i` (so
-    /// `d sin(x)` uses the primal's `cos(x)` instead of calling cos again).
-    fn reuse_primal_math(
-        &mut self,
-        i: Inst<'m>,
-        ops: &[Value<'m>],
-        expr: &Expr,
-        given: &mut Vec<Value<'m>>,
-    ) -> Expr {
-        let sub = |e: &Expr, this: &mut Self, given: &mut Vec<Value<'m>>| {
-            this.reuse_primal_math(i, ops, e, given)
-        };
-        match expr {
-            Expr::Math(f, args) => {
-                let operands: Option<Vec<Value>> = args
-                    .iter()
-                    .map(|a| match a {
-                        Expr::Arg(k) => Some(ops[*k]),
-                        _ => None,
-                    })
-                    .collect();
-                if let Some(found) = operands.and_then(|o| {
-                    self.facts
-                        .math_calls
-                        .before(*f, &o, i, &self.facts.cfg, &self.facts.loops)
-                }) {
-                    let v = self.primal(found);
-                    given.push(v);
-                    return Expr::Given(given.len() - 1);
-                }
-                Expr::Math(*f, args.iter().map(|a| sub(a, self, given)).collect())
-            }
-            Expr::Add(a, b) => {
-                Expr::Add(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
-            }
-            Expr::Sub(a, b) => {
-                Expr::Sub(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
-            }
-            Expr::Mul(a, b) => {
-                Expr::Mul(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
-            }
-            Expr::Div(a, b) => {
-                Expr::Div(Box::new(sub(a, self, given)), Box::new(sub(b, self, given)))
-            }
-            Expr::Neg(a) => Expr::Neg(Box::new(sub(a, self, given))),
-            other => other.clone(),
-        }
-    }
-
     fn reverse_shuffle(&mut self, i: Inst<'m>) {
         let d = self.take_adjoint(i.as_value());
         let (a, bv) = (i.operand(0), i.operand(1));
@@ -881,48 +914,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
             self.enter_loops(blk, *p);
             self.b.br(self.rev[p]);
         }
-    }
-
-    fn build_return(&mut self, ret_block: Block<'m>) {
-        self.b.position_at_end(ret_block);
-        self.finish_block_sums();
-        let params = self.req.prep.params();
-        let mut outs = Vec::new();
-        for (field, ty) in self.rev_sig.fields().to_vec() {
-            if let Field::Adjoint(k) = field {
-                let p = params[k];
-                let v = if self.facts.act.is_active(p) {
-                    let slot = self.adjoint_slot(p);
-                    self.b.load(ty, slot)
-                } else {
-                    self.b.zero(ty)
-                };
-                outs.push(v);
-            }
-        }
-        for call in std::mem::take(&mut self.deferred_frees) {
-            // Every argument: sized and aligned `operator delete` take the
-            // size and alignment after the pointer.
-            let args: Vec<Value> = (0..call.call_num_args())
-                .map(|k| self.primal(call.operand(k)))
-                .collect();
-            let callee = call.called_value().expect("a call");
-            self.b.call(call.call_function_type(), callee, &args);
-        }
-        self.free_buffers();
-        if let Some(t) = self.rev_tape {
-            self.b.free(t);
-        }
-        if outs.is_empty() {
-            self.b.ret(None);
-            return;
-        }
-        let sty = self.rev_sig.return_type();
-        let mut agg = self.b.poison(sty);
-        for (k, v) in outs.into_iter().enumerate() {
-            agg = self.b.insert_value(agg, v, k as u32);
-        }
-        self.b.ret(Some(agg));
     }
 
     // ---- adjoint slots ----
