@@ -141,6 +141,23 @@
  *     dc = __enzyme_reverse_d((void *)f, enzyme_allocated, 4096, enzyme_tape,
  *                             buf, enzyme_dup, x, dx, c, n, dret);
  *
+ * Forward split mode (__enzyme_augmentfwd + __enzyme_fwdsplit): the
+ *   tangents of f after __enzyme_augmentfwd ran it, from its tape (which
+ *   __enzyme_fwdsplit frees). __enzyme_augmentfwd takes f's arguments as
+ *   for reverse mode (a double without its tangent), __enzyme_fwdsplit as
+ *   __enzyme_fwddiff does (a double followed by its tangent), then the tape
+ *   (or `enzyme_allocated, SIZE, enzyme_tape, buf` in both calls):
+ *
+ *     void *tape = __enzyme_augmentfwd((void *)f, enzyme_dup, x, dx, c, n);
+ *     double dr = __enzyme_fwdsplit_d((void *)f, enzyme_dup, x, dx,
+ *                                     c, dc, n, tape);
+ *
+ *   enz-rs computes the primal values the tangents need by running f again
+ *   from the memory __enzyme_augmentfwd left, which gives the same values
+ *   when f reads no memory it writes afterwards (declare pointers that do
+ *   not overlap `restrict`); otherwise, or when f calls a function enz-rs
+ *   does not inline, it says so and __enzyme_fwddiff is the way.
+ *
  * Whole-call markers: `enzyme_width, N`, `enzyme_allocated, SIZE` and
  *   `enzyme_tape, PTR` (and the return markers below) configure the whole
  *   call, not one parameter: like Enzyme, enz-rs accepts them anywhere
@@ -280,6 +297,9 @@ void *__enzyme_augmentfwd(void *, ...);
 /* Split reverse mode, no `out` parameter (declare e.g.
  * `double __enzyme_reverse_d(void *, ...)` for one double `out` parameter). */
 void __enzyme_reverse(void *, ...);
+/* Declare typed variants as needed (`double __enzyme_fwdsplit_d(void *,
+ * ...)` for a double return). */
+void __enzyme_fwdsplit(void *, ...);
 
 /* N + M * level, where level is 0 in primal code, 1 inside a derivative, 2
  * inside the derivative of a derivative, ... (nested __enzyme_autodiff /

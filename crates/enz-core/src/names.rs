@@ -17,14 +17,18 @@ pub enum EntryPoint {
     AugmentFwd,
     /// `__enzyme_reverse`: the reverse sweep of split reverse mode.
     Reverse,
+    /// `__enzyme_fwdsplit`: forward mode after `__enzyme_augmentfwd`,
+    /// taking its tape.
+    FwdSplit,
 }
 
 impl EntryPoint {
-    const ALL: [(EntryPoint, &'static str); 4] = [
+    const ALL: [(EntryPoint, &'static str); 5] = [
         (EntryPoint::Autodiff, "__enzyme_autodiff"),
         (EntryPoint::FwdDiff, "__enzyme_fwddiff"),
         (EntryPoint::AugmentFwd, "__enzyme_augmentfwd"),
         (EntryPoint::Reverse, "__enzyme_reverse"),
+        (EntryPoint::FwdSplit, "__enzyme_fwdsplit"),
     ];
 
     /// The entry point a callee name designates, if any.
@@ -246,7 +250,11 @@ mod tests {
             MaskedFn::from_callee("llvm.masked.store.v8f32.p0"),
             Some(MaskedFn::Store)
         );
-        assert_eq!(MaskedFn::from_callee("llvm.masked.gather.v4f64.v4p0"), None);
+        assert_eq!(
+            MaskedFn::from_callee("llvm.masked.gather.v4f64.v4p0"),
+            Some(MaskedFn::Gather)
+        );
+        assert_eq!(MaskedFn::from_callee("llvm.masked.expandload.v4f64"), None);
         assert_eq!(
             MemFn::from_callee("llvm.memcpy.p0.p0.i64"),
             Some(MemFn::Memcpy)

@@ -94,6 +94,7 @@ impl<'m> Session<'m> {
             ret_shadowed: req.ret_shadowed,
             mode: reverse::Mode::Combined,
             width,
+            release: None,
         };
         let fns = Derivative {
             forward: g,
@@ -115,7 +116,8 @@ impl<'m> Session<'m> {
         self.registry.split(req)
     }
 
-    /// The forward derivative for `req` (a [`Mode::Forward`] request) that
+    /// The forward derivative for `req` (a [`Mode::Forward`] or
+    /// [`Mode::ForwardSplit`] request) that
     /// the front end calls: declared now, synthesised by
     /// [`Session::synthesize_pending`].
     pub fn forward(&mut self, req: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
@@ -136,7 +138,7 @@ impl<'m> Session<'m> {
         mode: Mode,
     ) -> Result<Global<'m>, Diagnostic> {
         let direction = match mode {
-            Mode::Forward { .. } => Direction::Forward,
+            Mode::Forward { .. } | Mode::ForwardSplit => Direction::Forward,
             Mode::Combined | Mode::CombinedVector { .. } | Mode::Split => Direction::Reverse,
         };
         self.registry.function_shadow(f, direction)
@@ -153,7 +155,7 @@ impl<'m> Session<'m> {
         mode: Mode,
     ) -> Result<Option<crate::ir::Value<'m>>, Diagnostic> {
         let direction = match mode {
-            Mode::Forward { .. } => Direction::Forward,
+            Mode::Forward { .. } | Mode::ForwardSplit => Direction::Forward,
             Mode::Combined | Mode::CombinedVector { .. } | Mode::Split => Direction::Reverse,
         };
         crate::synth::shadow::shadow_constant(c, direction, &mut self.registry)
@@ -167,6 +169,7 @@ impl<'m> Session<'m> {
             if let Some((key, fns)) = registry.take_pending() {
                 let name = key.function.name();
                 let prep = registry.prep(key.function).map_err(|d| vec![d])?;
+                let release = registry.release_of(&key);
                 let req = GradientRequest {
                     prep,
                     name: &name,
@@ -175,6 +178,7 @@ impl<'m> Session<'m> {
                     ret_shadowed: key.ret_shadowed,
                     mode: reverse::Mode::Split,
                     width: 1,
+                    release,
                 };
                 match synthesize(&req, fns, registry) {
                     Ok(size) => {
@@ -186,16 +190,29 @@ impl<'m> Session<'m> {
             } else if let Some((key, f)) = registry.take_pending_forward() {
                 let name = key.function.name();
                 let prep = registry.prep(key.function).map_err(|d| vec![d])?;
-                let Mode::Forward { width } = key.mode else {
-                    return Err(vec![Diagnostic::internal(
-                        "a pending forward derivative has a reverse-mode request",
-                    )]);
+                let (width, release) = match key.mode {
+                    Mode::Forward { width } => (width, None),
+                    Mode::ForwardSplit => {
+                        let split = key.split_counterpart();
+                        let release = registry.release_of(&split).ok_or_else(|| {
+                            vec![Diagnostic::internal(
+                                "a forward split derivative without its release function",
+                            )]
+                        })?;
+                        (1, Some((release, split.signature(Kind::Reverse))))
+                    }
+                    _ => {
+                        return Err(vec![Diagnostic::internal(
+                            "a pending forward derivative has a reverse-mode request",
+                        )])
+                    }
                 };
                 let req = ForwardRequest {
                     prep,
                     name: &name,
                     args: &key.args,
                     width,
+                    release,
                 };
                 match synthesize_forward(&req, f, registry) {
                     Ok(()) => self.made += 1,

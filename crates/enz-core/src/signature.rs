@@ -18,6 +18,7 @@
 //! | `augmented_f` (split) | `p, shadows` | `{tape, r?, shadow of r if r is a pointer}` |
 //! | `reverse_f` (split) | `p, shadows, dr if r is active, tape` | `{adjoint of each out pₖ}` or void |
 //! | `fwddiffe_f` (forward) | `p, tangents` | `{r, tangent₁ … tangent_w of r}` (no tangents for a non-float, non-pointer `r`), or void |
+//! | `fwdsplit_f` (forward split) | `p, tangents, tape` | as `fwddiffe_f` with one tangent |
 //!
 //! The tape is a `ptr` to heap memory that `augmented_f` allocates and
 //! `reverse_f` frees (it may be null when nothing is cached).
@@ -69,6 +70,10 @@ pub enum Mode {
         /// Tangents per value.
         width: u32,
     },
+    /// Forward split mode (`__enzyme_fwdsplit`): a tangent function run
+    /// after the augmented forward function of the matching split request
+    /// ([`Request::split_counterpart`]), taking its tape.
+    ForwardSplit,
 }
 
 /// A derivative request: what to differentiate and how.
@@ -97,6 +102,30 @@ impl<'m> Request<'m> {
             ret_active: c.ret_active,
             ret_shadowed: c.ret_shadowed,
             mode,
+        }
+    }
+
+    /// For a forward split request, the split request whose augmented
+    /// forward function makes the tape it takes: the same activities, a
+    /// floating `dup` parameter `out` instead.
+    pub fn split_counterpart(&self) -> Request<'m> {
+        let params = self.function.function_type().param_types();
+        Request {
+            function: self.function,
+            args: self
+                .args
+                .iter()
+                .zip(params)
+                .map(|(a, t)| match a {
+                    ArgActivity::Dup | ArgActivity::DupNoNeed if t.is_fp_or_fp_vector() => {
+                        ArgActivity::Out
+                    }
+                    a => *a,
+                })
+                .collect(),
+            ret_active: self.ret_active,
+            ret_shadowed: self.ret_shadowed,
+            mode: Mode::Split,
         }
     }
 
@@ -132,7 +161,9 @@ impl Canonical {
             .into_iter()
             .map(|t| match t.kind() {
                 TyKind::Pointer => ArgActivity::Dup,
-                _ if t.is_fp_or_fp_vector() && matches!(mode, Mode::Forward { .. }) => {
+                _ if t.is_fp_or_fp_vector()
+                    && matches!(mode, Mode::Forward { .. } | Mode::ForwardSplit) =>
+                {
                     ArgActivity::Dup
                 }
                 _ if t.is_fp_or_fp_vector() => ArgActivity::Out,
@@ -175,6 +206,9 @@ pub enum Kind {
         /// Tangents per value.
         width: u32,
     },
+    /// `fwdsplit_f`: forward split mode, `fwddiffe_f`'s parameters and
+    /// return, then the tape of `augmented_f` (which it frees).
+    ForwardSplit,
 }
 
 /// What one parameter of a derivative function carries.
@@ -270,7 +304,13 @@ impl<'m> Signature<'m> {
                 }
                 f
             }
-            Kind::Forward { width } => {
+            Kind::Forward { .. } | Kind::ForwardSplit => {
+                let width = if let Kind::Forward { width } = kind {
+                    width
+                } else {
+                    params.push((Param::Tape, ptr));
+                    1
+                };
                 let mut f = Vec::new();
                 if !r.is_void() {
                     f.push((Field::Return, r));

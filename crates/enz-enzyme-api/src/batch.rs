@@ -79,11 +79,21 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
     for (pi, p) in params.iter().enumerate() {
         let mut how = Marker::Vector;
         if k < nargs {
-            if let Some(m @ (Marker::Vector | Marker::Scalar | Marker::Buffer)) =
-                marker_of(i.operand(k))
-            {
-                how = m;
-                k += 1;
+            match marker_of(i.operand(k)) {
+                Some(m @ (Marker::Vector | Marker::Scalar | Marker::Buffer)) => {
+                    how = m;
+                    k += 1;
+                }
+                // An activity or configuration marker means nothing to a
+                // batched primal: passed on as a value it would be wrong.
+                Some(m) => {
+                    return Err(err(format!(
+                        "`{}` before parameter {pi} of `{fname}`: __enzyme_batch takes enzyme_vector, enzyme_scalar or enzyme_buffer there",
+                        m.name()
+                    ))
+                    .help("each parameter takes N values (enzyme_vector, the default), one (enzyme_scalar) or a pointer to N values (enzyme_buffer)"));
+                }
+                None => {}
             }
         }
         let count = if how == Marker::Vector { width } else { 1 };

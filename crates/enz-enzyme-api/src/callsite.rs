@@ -231,7 +231,7 @@ pub(crate) fn parse<'m>(
             ))
             .help("pass one value per parameter, in order, each optionally preceded by an activity marker"));
         }
-        let forward = entry == EntryPoint::FwdDiff;
+        let forward = matches!(entry, EntryPoint::FwdDiff | EntryPoint::FwdSplit);
         let activity = match marker {
             Some(Marker::Const) => ArgActivity::Const,
             Some(Marker::Out) if forward => {
@@ -314,7 +314,7 @@ pub(crate) fn parse<'m>(
             entry.name()
         )));
     }
-    let trailing = if entry == EntryPoint::Reverse {
+    let trailing = if matches!(entry, EntryPoint::Reverse | EntryPoint::FwdSplit) {
         left
     } else if !left.is_empty() {
         return Err(err(format!(

@@ -8,6 +8,7 @@
 //! | `__enzyme_fwddiff`     | `fwddiffe_f` (forward, width N) | tangents of the return      |
 //! | `__enzyme_augmentfwd`  | `augmented_f` (split forward)   | the tape (or into a buffer) |
 //! | `__enzyme_reverse`     | `reverse_f` (split reverse)     | adjoints of `out` params    |
+//! | `__enzyme_fwdsplit`    | `fwdsplit_f` (after augmentfwd) | tangents of the return      |
 
 use crate::abi;
 use crate::call_config::ReturnActivity;
@@ -90,22 +91,10 @@ impl<'m> Lowering<'m> {
                 let args = call_args(&b, cs, &sig);
                 let call = b.call(f.function_type(), f, &args);
                 call.copy_debug_loc(cs.call);
-                // The call returns the tangents of a floating return (a
-                // pointer's shadows only with enzyme_dup_return), after the
-                // primal result with enzyme_primal_return.
-                let ret = cs.function.function_type().return_type();
-                let tangents = match cs.ret.activity {
-                    Some(ReturnActivity::Const) => false,
-                    Some(ReturnActivity::Dup) => true,
-                    _ => ret.carries_float(),
-                };
-                let outs = fields(&b, call.as_value(), &sig, |f| match f {
-                    Field::Return => cs.ret.primal,
-                    Field::ReturnShadow { .. } => tangents,
-                    _ => false,
-                });
+                let outs = forward_outs(&b, cs, call.as_value(), &sig);
                 finish_call(&b, cs, &outs, &[call])
             }
+            EntryPoint::FwdSplit => self.lower_fwdsplit(cs, session),
             EntryPoint::AugmentFwd | EntryPoint::Reverse => self.lower_split(cs, session),
         }
     }
@@ -185,14 +174,7 @@ impl<'m> Lowering<'m> {
             );
         }
         let tape = match cs.tape {
-            Some(buf) => {
-                let bytes = placeholder();
-                let t = b.malloc(bytes);
-                self.patches.push(TapePatch { inst: t.as_value(), operand: 0, key: key.clone(), allocated: cs.allocated });
-                let copy = b.memcpy(t.as_value(), buf, placeholder());
-                self.patches.push(TapePatch { inst: copy, operand: 2, key, allocated: cs.allocated });
-                t.as_value()
-            }
+            Some(buf) => self.copy_of_caller_tape(&b, cs, buf, key),
             None => match trailing.next() {
                 Some(t) if t.ty().kind() == TyKind::Pointer => t,
                 Some(t) => {
@@ -230,6 +212,83 @@ impl<'m> Lowering<'m> {
     /// augmented forward sweep gives `r` and the tape, the reverse sweep
     /// (seeded with 1.0 unless the return is `enzyme_const_return`) the
     /// adjoints.
+    /// `__enzyme_fwdsplit(f, args, tangents..., tape)` (or with
+    /// `enzyme_allocated, SIZE, enzyme_tape, buf`): the forward split
+    /// derivative, given the tape of the matching `__enzyme_augmentfwd`.
+    fn lower_fwdsplit(
+        &mut self,
+        cs: &CallSite<'m>,
+        session: &mut Session<'m>,
+    ) -> Result<(), Vec<Diagnostic>> {
+        let req = request(cs, Mode::ForwardSplit);
+        let f = session.forward(&req).map_err(|d| vec![d.at(cs.call)])?;
+        let err = |m: &str| {
+            vec![Diagnostic::new(m.to_string())
+                .in_function(cs.call.parent_block().parent().name())
+                .at(cs.call)]
+        };
+        let b = builder_at(cs.call);
+        let sig = req.signature(Kind::ForwardSplit);
+        let mut args = call_args(&b, cs, &sig);
+        let mut trailing = cs.trailing.iter().copied();
+        let tape = match cs.tape {
+            Some(buf) => self.copy_of_caller_tape(&b, cs, buf, req.split_counterpart()),
+            None => match trailing.next() {
+                Some(t) if t.ty().kind() == TyKind::Pointer => t,
+                Some(t) => {
+                    return Err(err(&format!(
+                        "the tape passed to __enzyme_fwdsplit is a `{}`; it must be the pointer __enzyme_augmentfwd returned",
+                        t.ty()
+                    )))
+                }
+                None => return Err(err("__enzyme_fwdsplit needs the tape returned by __enzyme_augmentfwd as its last argument (or enzyme_tape with the caller's buffer)")),
+            },
+        };
+        let extra = trailing.count();
+        if extra > 0 {
+            return Err(err(&format!(
+                "too many arguments: after the arguments of `{}` and their tangents, __enzyme_fwdsplit takes only the tape, but the call passes {extra} more value(s)",
+                cs.function.name()
+            )));
+        }
+        args.insert(
+            sig.param_index(Param::Tape).expect("a tape parameter"),
+            tape,
+        );
+        let call = b.call(f.function_type(), f, &args);
+        call.copy_debug_loc(cs.call);
+        let outs = forward_outs(&b, cs, call.as_value(), &sig);
+        finish_call(&b, cs, &outs, &[call])
+    }
+
+    /// A heap copy of the caller's tape buffer `buf` (filled by
+    /// `__enzyme_augmentfwd` of `key` with `enzyme_tape`), which the
+    /// derivative frees; its size is set once the tape of `key` is known.
+    fn copy_of_caller_tape(
+        &mut self,
+        b: &Builder<'m>,
+        cs: &CallSite<'m>,
+        buf: Value<'m>,
+        key: Request<'m>,
+    ) -> Value<'m> {
+        let i64t = Ty::int(b.ctx(), 64);
+        let t = b.malloc(b.const_int(i64t, 0));
+        self.patches.push(TapePatch {
+            inst: t.as_value(),
+            operand: 0,
+            key: key.clone(),
+            allocated: cs.allocated,
+        });
+        let copy = b.memcpy(t.as_value(), buf, b.const_int(i64t, 0));
+        self.patches.push(TapePatch {
+            inst: copy,
+            operand: 2,
+            key,
+            allocated: cs.allocated,
+        });
+        t.as_value()
+    }
+
     fn lower_gradient_with_primal(
         &mut self,
         cs: &CallSite<'m>,
@@ -295,6 +354,33 @@ impl<'m> Lowering<'m> {
     }
 }
 
+/// What a forward-mode call returns: the tangents of a floating return (a
+/// pointer's shadows only with enzyme_dup_return), after the primal result
+/// with enzyme_primal_return.
+fn forward_outs<'m>(
+    b: &Builder<'m>,
+    cs: &CallSite<'m>,
+    call: Value<'m>,
+    sig: &Signature<'m>,
+) -> Vec<Value<'m>> {
+    let ret = cs.function.function_type().return_type();
+    let tangents = match cs.ret.activity {
+        Some(ReturnActivity::Const) => false,
+        Some(ReturnActivity::Dup) => true,
+        _ => ret.carries_float(),
+    };
+    fields(b, call, sig, |f| match f {
+        Field::Return => cs.ret.primal,
+        Field::ReturnShadow { .. } => tangents,
+        _ => false,
+    })
+}
+
+/// Whether `e` is a forward-mode entry point.
+fn forward_entry(e: EntryPoint) -> bool {
+    matches!(e, EntryPoint::FwdDiff | EntryPoint::FwdSplit)
+}
+
 /// Refuses return markers that ask for what the entry point cannot give.
 fn check_return_markers(cs: &CallSite<'_>) -> Result<(), Vec<Diagnostic>> {
     let ret = cs.function.function_type().return_type();
@@ -304,12 +390,12 @@ fn check_return_markers(cs: &CallSite<'_>) -> Result<(), Vec<Diagnostic>> {
         Some(ReturnActivity::Active) if !ret.is_fp_scalar() => Some(format!(
             "`enzyme_active_return`: `{fname}` returns {ret}, which has no adjoint (only a floating-point return can be active)"
         )),
-        Some(ReturnActivity::Active) if cs.entry == EntryPoint::FwdDiff => Some(format!(
+        Some(ReturnActivity::Active) if forward_entry(cs.entry) => Some(format!(
             "`enzyme_active_return` asks for an adjoint of the return of `{fname}`, which forward mode does not have (use enzyme_dup_return for its tangent)"
         )),
         Some(ReturnActivity::Dup)
             if cs.entry == EntryPoint::Autodiff
-                || (cs.entry != EntryPoint::FwdDiff && ret.kind() != TyKind::Pointer) =>
+                || (!forward_entry(cs.entry) && ret.kind() != TyKind::Pointer) =>
         {
             Some(format!(
                 "`enzyme_dup_return` asks `{entry}` for the shadow of the return of `{fname}`, which only __enzyme_fwddiff returns, and __enzyme_augmentfwd for a returned pointer (reverse mode: enzyme_active_return or enzyme_const_return)"
@@ -350,7 +436,7 @@ fn function_shadows<'m>(
 ) -> Result<CallSite<'m>, Vec<Diagnostic>> {
     let mut out = cs.clone();
     let mode = match cs.entry {
-        EntryPoint::FwdDiff => Mode::Forward { width: cs.width },
+        EntryPoint::FwdDiff | EntryPoint::FwdSplit => Mode::Forward { width: cs.width },
         _ => Mode::Split,
     };
     for arg in &mut out.args {

@@ -329,7 +329,7 @@ fn clean_up_api_symbols<'m>(m: Module<'m>) {
 }
 
 /// A call to an `__enzyme_*` function enz-rs does not implement
-/// (`__enzyme_fwdsplit`, ...): a diagnostic now,
+/// (`__enzyme_error_estimate`, ...): a diagnostic now,
 /// rather than an undefined symbol at link time.
 fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
     let f = i.called_function_of_call_or_invoke()?;
@@ -341,7 +341,7 @@ fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
         Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
             .in_function(caller)
             .at(i)
-            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_virtualreverse and __enzyme_batch"),
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_virtualreverse and __enzyme_batch"),
     )
 }
 

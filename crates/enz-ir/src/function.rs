@@ -119,6 +119,36 @@ impl<'m> Function<'m> {
             );
         }
     }
+    /// Whether the function's attributes say it writes no memory
+    /// (`memory(none)`, `memory(read)`, `readnone`, `readonly`; the LLVM
+    /// intrinsics `smin`, `usub.sat`... carry them).
+    pub fn writes_no_memory(self) -> bool {
+        let attr = |name: &str| unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            LLVMGetEnumAttributeAtIndex(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, kind)
+        };
+        if !attr("readnone").is_null() || !attr("readonly").is_null() {
+            return true;
+        }
+        let m = attr("memory");
+        // Two bits per memory location, the high one "may modify".
+        !m.is_null() && unsafe { LLVMGetEnumAttributeValue(m) } & 0xAAAA_AAAA_AAAA_AAAA == 0
+    }
+
+    /// Adds the enum attribute `name` (e.g. `noalias`) to parameter `k`.
+    pub fn add_param_attribute(self, k: usize, name: &str) {
+        // SAFETY: `self` is a function; the attribute is created in its
+        // context; parameter indices start at 1.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            LLVMAddAttributeAtIndex(
+                self.0 .0,
+                k as u32 + 1,
+                LLVMCreateEnumAttribute(self.context().0, kind, 0),
+            );
+        }
+    }
+
     /// Copies function attributes: string attributes always, enum attributes
     /// whose name `keep_enum` accepts.
     pub fn copy_function_attributes_to(self, to: Function<'m>, keep_enum: impl Fn(&str) -> bool) {

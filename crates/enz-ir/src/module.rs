@@ -321,6 +321,12 @@ impl<'m> Ty<'m> {
         Ty::wrap(unsafe { LLVMArrayType2(self.0, n) })
     }
 
+    /// `<n x self>` (a fixed-width vector).
+    pub fn vector(self, n: u32) -> Ty<'m> {
+        // SAFETY: a vector type of a valid element type.
+        Ty::wrap(unsafe { LLVMVectorType(self.0, n) })
+    }
+
     /// The all-zero constant of this type.
     pub fn null_constant(self) -> Value<'m> {
         // SAFETY: a constant of a valid type.

@@ -298,6 +298,23 @@ fn bad_call_sites_are_diagnosed() {
             &[&["enzyme_width in reverse mode"], &["`pw`"], &["inlined"]],
         ),
         (
+            "batch_activity_marker.ll",
+            &[&["enzyme_dup"], &["__enzyme_batch"], &["enzyme_vector"]],
+        ),
+        (
+            "fwdsplit_in_place.ll",
+            &[
+                &["forward split mode"],
+                &["square_in_place"],
+                &["load"],
+                &["__enzyme_fwddiff"],
+            ],
+        ),
+        (
+            "fwdsplit_without_tape.ll",
+            &[&["__enzyme_fwdsplit"], &["tape"], &["last argument"]],
+        ),
+        (
             "vector_split_mode.ll",
             &[&["enzyme_width"], &["__enzyme_autodiff"], &["sq"]],
         ),

@@ -355,7 +355,13 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
             parent.insert(ra, rb);
         }
     };
-    let is_ptr = |v: Value| v.ty().kind() == TyKind::Pointer;
+    // Vectors of pointers too (a GEP with vector indices, a gather's
+    // addresses): one family with their base.
+    let is_ptr = |v: Value| {
+        let t = v.ty();
+        t.kind() == TyKind::Pointer
+            || (t.kind() == TyKind::Vector && t.element().kind() == TyKind::Pointer)
+    };
     for p in func.params() {
         if is_ptr(p) {
             find(&mut parent, p);
@@ -401,6 +407,15 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
                 for k in [1, 2] {
                     if !i.operand(k).is_undef_or_null() {
                         union(&mut parent, i.as_value(), i.operand(k));
+                    }
+                }
+            }
+            // Pointers moved into, between and out of vectors of pointers.
+            Some(LLVMInsertElement | LLVMShuffleVector | LLVMExtractElement) => {
+                for k in 0..i.num_operands() {
+                    let o = i.operand(k);
+                    if is_ptr(o) && !o.is_undef_or_null() {
+                        union(&mut parent, i.as_value(), o);
                     }
                 }
             }

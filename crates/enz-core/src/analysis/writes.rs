@@ -14,7 +14,7 @@
 use super::calls::{math_written_pointer, CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Function, Inst, Value};
-use crate::names::{is_libm_without_side_effects, MaskedFn, MemFn};
+use crate::names::{is_libm_without_side_effects, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.
@@ -45,7 +45,9 @@ impl<'m> Rereadable<'m> {
                     written.push((*i, roots(i.operand(0))))
                 }
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
-                    if deferred_frees.contains(i) {
+                    if deferred_frees.contains(i)
+                        || i.called_function().is_some_and(|f| f.writes_no_memory())
+                    {
                         continue;
                     }
                     match calls.classify(i.as_value(), Direction::Reverse) {
@@ -57,7 +59,7 @@ impl<'m> Rereadable<'m> {
                         {
                             written.push((*i, roots(i.operand(0))));
                         }
-                        CallKind::Masked(MaskedFn::Store) => {
+                        CallKind::Masked(m) if !m.reads() => {
                             written.push((*i, roots(i.operand(1))));
                         }
                         // Relinks the nodes its pointers reach.
@@ -75,7 +77,7 @@ impl<'m> Rereadable<'m> {
                             }
                         }
                         CallKind::Memory(_)
-                        | CallKind::Masked(MaskedFn::Load)
+                        | CallKind::Masked(_)
                         | CallKind::KnownInactive
                         | CallKind::Barrier => {}
                         CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {}
@@ -186,6 +188,14 @@ fn roots<'m>(p: Value<'m>) -> HashSet<Value<'m>> {
         }
     }
     out
+}
+
+/// Whether every object `p` may point into was created by the function
+/// (an alloca or an allocation), so that running the function again makes
+/// it afresh.
+pub(crate) fn points_into_local_objects<'m>(p: Value<'m>) -> bool {
+    let r = roots(p);
+    !r.is_empty() && r.iter().all(|o| local_object(*o))
 }
 
 /// Objects created inside the function (allocas, allocations).

@@ -217,13 +217,32 @@ pub(crate) enum MaskedFn {
     Load,
     /// `llvm.masked.store(<N x T> value, ptr, <N x i1> mask)`.
     Store,
+    /// `llvm.masked.gather(<N x ptr>, <N x i1> mask, <N x T> passthru)`:
+    /// a load with one pointer per lane.
+    Gather,
+    /// `llvm.masked.scatter(<N x T> value, <N x ptr>, <N x i1> mask)`: a
+    /// store with one pointer per lane (the last lane wins where two
+    /// pointers are equal).
+    Scatter,
 }
 
 impl MaskedFn {
-    const ALL: [(MaskedFn, &'static str); 2] = [
+    const ALL: [(MaskedFn, &'static str); 4] = [
         (MaskedFn::Load, "llvm.masked.load"),
         (MaskedFn::Store, "llvm.masked.store"),
+        (MaskedFn::Gather, "llvm.masked.gather"),
+        (MaskedFn::Scatter, "llvm.masked.scatter"),
     ];
+
+    /// Whether the access reads (a load or gather; else it writes).
+    pub(crate) fn reads(self) -> bool {
+        matches!(self, MaskedFn::Load | MaskedFn::Gather)
+    }
+
+    /// Whether each lane has its own pointer (gather, scatter).
+    pub(crate) fn per_lane_pointers(self) -> bool {
+        matches!(self, MaskedFn::Gather | MaskedFn::Scatter)
+    }
 
     /// The masked access a callee name designates (any overload suffix).
     pub(crate) fn from_callee(name: &str) -> Option<MaskedFn> {
@@ -245,8 +264,8 @@ impl MaskedFn {
     /// The index of the pointer argument.
     pub(crate) fn pointer_arg(self) -> u32 {
         match self {
-            MaskedFn::Load => 0,
-            MaskedFn::Store => 1,
+            MaskedFn::Load | MaskedFn::Gather => 0,
+            MaskedFn::Store | MaskedFn::Scatter => 1,
         }
     }
 }

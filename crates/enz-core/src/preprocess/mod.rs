@@ -57,9 +57,14 @@ pub(crate) fn preprocess<'m>(
     );
     copy_function_attributes(func, clone);
     let mut map = ValueMap::default();
-    for (p, q) in func.params().into_iter().zip(clone.params()) {
+    for (k, (p, q)) in func.params().into_iter().zip(clone.params()).enumerate() {
         map.insert(p, q);
         q.set_name(&p.name());
+        // What the writes analysis may rely on: a `restrict` pointer is
+        // not written through another.
+        if p.param_has_noalias() {
+            clone.add_param_attribute(k, "noalias");
+        }
     }
     clone_body(func, clone, &mut map, false);
     if inline {

@@ -14,6 +14,7 @@
 //! (void when there is nothing to return).
 
 mod math;
+mod split;
 
 use super::emit::{emit, Operands};
 use super::function_shadow::{load_entry, Entry};
@@ -37,15 +38,24 @@ pub(crate) struct ForwardRequest<'m, 'a> {
     pub(crate) name: &'a str,
     pub(crate) args: &'a [ArgActivity],
     pub(crate) width: u32,
+    /// Forward split mode (`__enzyme_fwdsplit`, see `split.rs`): the
+    /// release function of the matching split derivative, which frees the
+    /// tape the function takes, with its signature.
+    pub(crate) release: Option<(Function<'m>, Signature<'m>)>,
 }
 
-/// The signature of the forward derivative of `prep` for `args`, `width`.
-fn forward_signature<'m>(prep: Function<'m>, args: &[ArgActivity], width: u32) -> Signature<'m> {
-    Signature::new(Kind::Forward { width }, prep.function_type(), args, false)
+impl<'m> ForwardRequest<'m, '_> {
+    /// The signature of the function this request builds.
+    fn signature(&self) -> Signature<'m> {
+        let kind = match self.release {
+            Some(_) => Kind::ForwardSplit,
+            None => Kind::Forward { width: self.width },
+        };
+        Signature::new(kind, self.prep.function_type(), self.args, false)
+    }
 }
 
 /// Fills in `f`, declared with the forward [`Signature`] of the request.
-/// Fills in `f`, declared with [`forward_type`].
 pub(crate) fn synthesize_forward<'m>(
     req: &ForwardRequest<'m, '_>,
     f: Function<'m>,
@@ -82,7 +92,8 @@ pub(crate) fn synthesize_forward<'m>(
     let mut tangents: HashMap<Value, Vec<Value>> = HashMap::new();
     let mut lane_params: Vec<HashMap<Value, Value>> = vec![HashMap::new(); w];
     let params = p.params();
-    let sig = forward_signature(p, req.args, req.width);
+    let sig = req.signature();
+    let mut tape = None;
     for ((param, _), v) in sig.params().iter().zip(f.params()) {
         match *param {
             Param::Primal(k) => {
@@ -97,8 +108,15 @@ pub(crate) fn synthesize_forward<'m>(
                     tangents.entry(a).or_default().push(v);
                 }
             }
-            Param::ReturnAdjoint | Param::Tape => {}
+            Param::Tape => {
+                v.set_name("tape");
+                tape = Some(v);
+            }
+            Param::ReturnAdjoint => {}
         }
+    }
+    if req.release.is_some() {
+        split::check_replayable(req, registry)?;
     }
     clone_body(p, f, &mut map, true);
     let detached = super::unwind::detach_invokes(p, &mut map);
@@ -111,6 +129,7 @@ pub(crate) fn synthesize_forward<'m>(
         shadows: lane_params.into_iter().map(ShadowMap::new).collect(),
         phis: Vec::new(),
         detached,
+        tape,
         diags: Vec::new(),
     };
     for blk in cfg.rpo() {
@@ -137,6 +156,8 @@ struct Forward<'m, 'a> {
     shadows: Vec<ShadowMap<'m>>,
     /// Calls that were invokes in the primal (see `synth::unwind`).
     detached: Vec<super::unwind::Detached<'m>>,
+    /// Forward split mode: the tape parameter.
+    tape: Option<Value<'m>>,
     /// Tangent phis to complete: (primal phi, one phi per lane).
     phis: Vec<(Inst<'m>, Vec<Inst<'m>>)>,
     diags: Vec<Diagnostic>,
@@ -361,9 +382,10 @@ impl<'m, 'a> Forward<'m, 'a> {
     /// masked access on each lane's shadow memory, with the primal's mask.
     fn masked(&mut self, i: Inst<'m>, m: MaskedFn, b: &Builder<'m>) {
         let p = i.operand(m.pointer_arg());
-        let value = match m {
-            MaskedFn::Load => i.as_value(),
-            MaskedFn::Store => i.operand(0),
+        let value = if m.reads() {
+            i.as_value()
+        } else {
+            i.operand(0)
         };
         if !value.ty().carries_float() {
             if value.ty().element().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
@@ -372,15 +394,16 @@ impl<'m, 'a> Forward<'m, 'a> {
             return;
         }
         let mask = self.map.get(i.operand(m.pointer_arg() + 1));
-        let active = match m {
-            MaskedFn::Load => self.act.is_active(value),
-            MaskedFn::Store => self.act.is_shadowed(p),
+        let active = if m.reads() {
+            self.act.is_active(value)
+        } else {
+            self.act.is_shadowed(p)
         };
         if !active {
             return;
         }
         if self.shadows[0].forward(p).is_none() {
-            if m == MaskedFn::Load && !self.act.is_shadowed(p) {
+            if m.reads() && !self.act.is_shadowed(p) {
                 // Inactive memory: only the pass-through lanes vary.
                 let lanes = (0..self.lanes())
                     .map(|lane| {
@@ -399,15 +422,14 @@ impl<'m, 'a> Forward<'m, 'a> {
         let mut lanes = Vec::new();
         for lane in 0..self.lanes() {
             let s = self.shadows[lane].forward(p).expect("checked");
-            match m {
-                MaskedFn::Load => {
-                    let pass = self.tangent(b, i.operand(2), lane);
-                    lanes.push(masked::load(b, s, mask, pass));
-                }
-                MaskedFn::Store => masked::store(b, self.tangent(b, value, lane), s, mask),
+            if m.reads() {
+                let pass = self.tangent(b, i.operand(2), lane);
+                lanes.push(masked::load(b, s, mask, pass));
+            } else {
+                masked::store(b, self.tangent(b, value, lane), s, mask);
             }
         }
-        if m == MaskedFn::Load {
+        if m.reads() {
             self.tangents.insert(value, lanes);
         }
     }
@@ -591,6 +613,7 @@ impl<'m, 'a> Forward<'m, 'a> {
     fn ret(&mut self, i: Inst<'m>, gi: Inst<'m>) {
         let b = Builder::new(i.context());
         b.position_before(gi);
+        self.release_tape(&b);
         let f = gi.parent_block().parent();
         let rty = f.function_type().return_type();
         if rty.is_void() {
@@ -599,7 +622,7 @@ impl<'m, 'a> Forward<'m, 'a> {
             return;
         }
         let r = i.operand(0);
-        let sig = forward_signature(self.req.prep, self.req.args, self.req.width);
+        let sig = self.req.signature();
         let mut agg = b.poison(rty);
         for (k, (field, _)) in sig.fields().iter().enumerate() {
             let v = match *field {

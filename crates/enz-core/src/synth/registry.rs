@@ -27,6 +27,9 @@ pub(crate) struct Registry<'m> {
     prepped: HashMap<Function<'m>, Function<'m>>,
     split: HashMap<Request<'m>, Derivative<'m>>,
     pending: Vec<Request<'m>>,
+    /// Release functions of split requests (for `__enzyme_fwdsplit`): the
+    /// reverse sweep doing nothing but frees, so the tape is freed.
+    release: HashMap<Request<'m>, Function<'m>>,
     inactive_fns: HashSet<Function<'m>>,
     shadow_globals: HashMap<Global<'m>, Global<'m>>,
     /// Shadows the user registered for globals (never zeroed by enz-rs).
@@ -64,6 +67,7 @@ impl<'m> Registry<'m> {
             prepped: HashMap::new(),
             split: HashMap::new(),
             pending: Vec::new(),
+            release: HashMap::new(),
             inactive_fns,
             shadow_globals: HashMap::new(),
             user_shadowed: user_global_shadows.keys().map(|g| g.as_value()).collect(),
@@ -121,22 +125,36 @@ impl<'m> Registry<'m> {
         &mut self,
         key: &crate::signature::Request<'m>,
     ) -> Result<Function<'m>, Diagnostic> {
-        let Mode::Forward { width } = key.mode else {
-            return Err(Diagnostic::internal(
-                "a forward derivative was asked for a reverse-mode request",
-            ));
+        let (kind, prefix) = match key.mode {
+            Mode::Forward { width } => (Kind::Forward { width }, "fwddiffe"),
+            Mode::ForwardSplit => (Kind::ForwardSplit, "fwdsplit"),
+            _ => {
+                return Err(Diagnostic::internal(
+                    "a forward derivative was asked for a reverse-mode request",
+                ))
+            }
         };
         if let Some(f) = self.forward.get(key) {
             return Ok(*f);
         }
         if let Some(user) = self.custom_forward(key.function) {
+            if kind == Kind::ForwardSplit {
+                return Err(Diagnostic::new(format!(
+                    "__enzyme_fwdsplit of `{}`, which has a custom tangent function, is not supported",
+                    key.function.name()
+                ))
+                .help("call __enzyme_fwddiff instead"));
+            }
             let f = super::custom::forward_adapter(key, user)?;
             self.forward.insert(key.clone(), f);
             return Ok(f);
         }
+        if kind == Kind::ForwardSplit {
+            self.release(&key.split_counterpart())?;
+        }
         let prep = self.prep(key.function)?;
-        let fty = key.signature(Kind::Forward { width }).function_type();
-        let f = new_function(prep, &format!("fwddiffe_{}", key.function.name()), fty);
+        let fty = key.signature(kind).function_type();
+        let f = new_function(prep, &format!("{prefix}_{}", key.function.name()), fty);
         self.forward.insert(key.clone(), f);
         self.pending_forward.push(key.clone());
         Ok(f)
@@ -194,6 +212,40 @@ impl<'m> Registry<'m> {
         self.split.insert(key.clone(), d);
         self.pending.push(key.clone());
         Ok(d)
+    }
+
+    /// The release function of split request `key`: its reverse sweep with
+    /// nothing but the frees (shadows of allocations, cache buffers, the
+    /// tape), for a tape that no reverse sweep will read
+    /// (`__enzyme_fwdsplit`). Built with the split pair, which must still
+    /// be pending.
+    pub(crate) fn release(&mut self, key: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
+        if let Some(f) = self.release.get(key) {
+            return Ok(*f);
+        }
+        if self.custom_gradient(key.function).is_some() {
+            return Err(Diagnostic::new(format!(
+                "__enzyme_fwdsplit of `{}`, which has a custom gradient, is not supported",
+                key.function.name()
+            ))
+            .help("call __enzyme_fwddiff instead"));
+        }
+        let d = self.split(key)?;
+        if !self.pending.contains(key) {
+            return Err(Diagnostic::internal(
+                "the release function of a split derivative built already",
+            ));
+        }
+        let prep = self.prep(key.function)?;
+        let fty = d.reverse.function_type();
+        let f = new_function(prep, &format!("release_{}", key.function.name()), fty);
+        self.release.insert(key.clone(), f);
+        Ok(f)
+    }
+
+    /// The release function declared for split request `key`, if any.
+    pub(crate) fn release_of(&self, key: &Request<'m>) -> Option<Function<'m>> {
+        self.release.get(key).copied()
     }
 
     /// The next split derivative whose body is still to be built.

@@ -152,8 +152,29 @@ impl<'m> ShadowMap<'m> {
         if kinds.get(i.into()) == CallKind::Structure {
             return self.mirror_structure_call(i, gi, act);
         }
-        if i.ty().kind() != TyKind::Pointer || !act.is_shadowed(i.into()) {
+        let t = i.ty();
+        let pointer_vector = t.kind() == TyKind::Vector && t.element().kind() == TyKind::Pointer;
+        if (t.kind() != TyKind::Pointer && !pointer_vector) || !act.is_shadowed(i.into()) {
             return Mirror::NotShadowed;
+        }
+        // A vector of pointers (a gather's or scatter's addresses) is
+        // mirrored where it is computed from its base.
+        if pointer_vector
+            && !matches!(
+                i.opcode(),
+                Some(
+                    LLVMGetElementPtr
+                        | LLVMBitCast
+                        | LLVMAddrSpaceCast
+                        | LLVMFreeze
+                        | LLVMSelect
+                        | LLVMPHI
+                        | LLVMInsertElement
+                        | LLVMShuffleVector
+                )
+            )
+        {
+            return Mirror::Impossible;
         }
         let fb = Builder::new(i.context());
         let i64t = Ty::int(i.context(), 64);
@@ -166,6 +187,31 @@ impl<'m> ShadowMap<'m> {
                 let s = gi.clone_instruction();
                 fb.insert(s);
                 s.set_operand(0, base);
+                s.as_value()
+            }
+            // Pointers into, between and out of vectors: the same with
+            // each pointer operand's shadow (undef and poison stay).
+            Some(LLVMInsertElement | LLVMShuffleVector | LLVMExtractElement) => {
+                let mut shadows = Vec::new();
+                for k in 0..i.num_operands() {
+                    let o = i.operand(k);
+                    let ot = o.ty();
+                    let pointerish = ot.kind() == TyKind::Pointer
+                        || (ot.kind() == TyKind::Vector && ot.element().kind() == TyKind::Pointer);
+                    if !pointerish || o.is_undef_or_null() {
+                        continue;
+                    }
+                    let Some(so) = self.forward(o) else {
+                        return Mirror::Impossible;
+                    };
+                    shadows.push((k, so));
+                }
+                let s = gi.clone_instruction();
+                for (k, so) in shadows {
+                    s.set_operand(k, so);
+                }
+                fb.position_after(gi);
+                fb.insert(s);
                 s.as_value()
             }
             Some(LLVMSelect) => {

@@ -7,7 +7,7 @@ use super::solve::{self, tbaa_access, Solver};
 use super::tree::{ConcreteType, TypeTree, MAX_OFFSET};
 use crate::analysis::calls::{classify_callee, math_written_pointer, CallKind, Direction};
 use crate::ir::{Function, Inst, Value};
-use crate::names::{MaskedFn, MemFn, Written};
+use crate::names::{MemFn, Written};
 use std::collections::{HashMap, HashSet};
 
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
@@ -69,11 +69,11 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
         }
         // Typed like a load or store of the whole vector: every lane has
         // the element type, whichever lanes the mask selects.
+        // (A gather's or scatter's lanes point to one element each: no
+        // fact about the vector as a whole.)
+        CallKind::Masked(m) if m.per_lane_pointers() => return,
         CallKind::Masked(m) => {
-            let value = match m {
-                MaskedFn::Load => call.as_value(),
-                MaskedFn::Store => args[0],
-            };
+            let value = if m.reads() { call.as_value() } else { args[0] };
             let ptr = args[m.pointer_arg() as usize];
             return s.access(call.into(), ptr, value);
         }

@@ -103,6 +103,20 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
     }
 
+    /// Fresh reverse iteration counters, in the entry of the reverse
+    /// function being built (a release function has its own).
+    pub(super) fn new_reverse_counters(&mut self) {
+        let i64t = Ty::int(self.req.prep.context(), 64);
+        let ids: Vec<LoopId> = self.loop_states.keys().copied().collect();
+        for l in ids {
+            let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
+            self.top.store(self.top.const_int(i64t, 0), rev_iv);
+            if let Some(st) = self.loop_states.get_mut(&l) {
+                st.rev_iv = rev_iv;
+            }
+        }
+    }
+
     /// A bound on every position of loop `l`'s buffers, computed in the
     /// preheader of its outermost enclosing loop: the product of the trip
     /// bounds of the loops around it, if each is known there.

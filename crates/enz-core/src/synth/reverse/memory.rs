@@ -344,7 +344,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let Some(s) = self.shadow_rev(i.as_value()) else {
                     return;
                 };
-                if m == MemFn::Realloc {
+                if m == MemFn::Realloc && !self.releasing {
                     let old = self.shadow_rev(i.operand(0));
                     if let (Some(old), Some(ty)) = (old, self.float_elem(i.as_value())) {
                         let bytes = self.primal(i.operand(1));

@@ -26,6 +26,7 @@ mod math_calls;
 mod math_rules;
 mod memory;
 pub(crate) mod plan;
+mod release;
 mod values;
 
 use super::adjoint;
@@ -78,6 +79,8 @@ pub(crate) struct GradientRequest<'m, 'a> {
     /// Reverse sweeps, each with its own shadows (vector reverse mode,
     /// combined mode only); 1 otherwise.
     pub(crate) width: u32,
+    /// Split mode: also build this release function (see `release.rs`).
+    pub(crate) release: Option<Function<'m>>,
 }
 
 /// The functions a request produces.
@@ -316,6 +319,10 @@ pub(super) struct Reverse<'m, 'a> {
     /// with several) a slot saying which one the forward sweep took.
     live_exits: Vec<Block<'m>>,
     exit_taken: Option<Value<'m>>,
+    /// Split mode with several exits: the tape slot saying which one.
+    split_exit_slot: Option<Slot<'m>>,
+    /// Building a release function (see `release.rs`): frees only.
+    releasing: bool,
     tape: Tape<'m>,
     /// Builds in the reverse sweep.
     b: Builder<'m>,
@@ -431,6 +438,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
             lane_outs: Vec::new(),
             live_exits: Vec::new(),
             exit_taken: None,
+            split_exit_slot: None,
+            releasing: false,
             tape,
             b: Builder::new(ctx),
             top,
@@ -479,6 +488,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         }
         self.build_return(ret_block);
+        if let Some(rf) = self.req.release {
+            self.build_release(rf, &live);
+        }
         self.tape.finish(&self.top, self.rev_tape);
         super::unwind::reattach_invokes(std::mem::take(&mut self.detached));
     }
@@ -627,42 +639,52 @@ impl<'m, 'a> Reverse<'m, 'a> {
             gt.erase();
         }
         if self.req.mode == Mode::Split {
-            // The reverse function starts by reading the tape and the exit.
-            let tape_param = self.rev_param(Param::Tape);
-            tape_param.set_name("tape");
-            self.rev_tape = Some(tape_param);
-            let targets: Vec<Block> = live_exits.iter().map(|e| self.rev[e]).collect();
-            let entry = self.top.insert_block();
-            let eb = Builder::new(self.req.prep.context());
-            eb.position_at_end(entry);
-            match exit_slot {
-                Some(slot) if targets.len() > 1 => {
-                    let k = self.tape.load(&eb, tape_param, slot);
-                    let cases: Vec<(Value, Block)> = targets
-                        .iter()
-                        .enumerate()
-                        .skip(1)
-                        .map(|(i, b)| (eb.i32(i as i64), *b))
-                        .collect();
-                    eb.switch(k, targets[0], &cases);
-                }
-                _ => match targets.first() {
-                    Some(t) => {
-                        eb.br(*t);
-                    }
-                    None => {
-                        eb.unreachable();
-                    }
-                },
-            }
-            let first = entry.terminator().expect("just built");
-            self.top.position_before(first);
+            self.split_exit_slot = exit_slot;
+            self.enter_split_reverse();
         }
+    }
+
+    /// The entry of a split reverse function (`self.fns.reverse`, whose
+    /// entry block `self.top` builds in): read the tape and branch to the
+    /// reverse block of the exit the augmented function left by.
+    fn enter_split_reverse(&mut self) {
+        let tape_param = self.rev_param(Param::Tape);
+        tape_param.set_name("tape");
+        self.rev_tape = Some(tape_param);
+        let targets: Vec<Block> = self.live_exits.iter().map(|e| self.rev[e]).collect();
+        let entry = self.top.insert_block();
+        let eb = Builder::new(self.req.prep.context());
+        eb.position_at_end(entry);
+        match self.split_exit_slot {
+            Some(slot) if targets.len() > 1 => {
+                let k = self.tape.load(&eb, tape_param, slot);
+                let cases: Vec<(Value, Block)> = targets
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .map(|(i, b)| (eb.i32(i as i64), *b))
+                    .collect();
+                eb.switch(k, targets[0], &cases);
+            }
+            _ => match targets.first() {
+                Some(t) => {
+                    eb.br(*t);
+                }
+                None => {
+                    eb.unreachable();
+                }
+            },
+        }
+        let first = entry.terminator().expect("just built");
+        self.top.position_before(first);
     }
 
     fn reverse_block(&mut self, blk: Block<'m>, ret_block: Block<'m>) {
         let rb = self.rev[&blk];
         self.b.position_at_end(rb);
+        if self.releasing {
+            return self.release_block(blk, ret_block);
+        }
         if let Some(t) = blk.terminator() {
             if t.opcode() == Some(LLVMOpcode::LLVMRet)
                 && t.num_operands() == 1
