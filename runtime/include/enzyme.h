@@ -329,4 +329,28 @@ void *__enzyme_virtualreverse(void *);
 }
 #endif
 
+/* Source marks: annotations that survive into IR on every route (the CLI
+ * and the pass plugin), each an alternative to a registration global. A
+ * marked function is also kept from being inlined, so that the mark still
+ * applies when enz-rs runs after the compiler's inliner.
+ *     ENZYME_INACTIVE double noise(double);           no derivative
+ *     ENZYME_INACTIVE_GLOBAL double scale;            memory with none
+ *     ENZYME_FUNCTION_LIKE("log1p") double l1p(double x) { ... }
+ *                                                     differentiated as log1p
+ *     ENZYME_NOFREE void *pool_get(int);              frees nothing
+ *     ENZYME_GRADIENT(aug_f, rev_f) double f(double); custom split rule, as
+ *                                                     __enzyme_register_gradient
+ *     ENZYME_DERIVATIVE(fwd_f) double f(double);      custom tangent, as
+ *                                                     __enzyme_register_derivative
+ * (aug_f, rev_f and fwd_f must be declared before the mark.) */
+#define ENZYME_INACTIVE __attribute__((annotate("enzyme_inactive"), noinline))
+#define ENZYME_INACTIVE_GLOBAL __attribute__((annotate("enzyme_inactive")))
+#define ENZYME_FUNCTION_LIKE(name)                                            \
+  __attribute__((annotate("enzyme_function_like", name), noinline))
+#define ENZYME_NOFREE __attribute__((annotate("enzyme_nofree")))
+#define ENZYME_GRADIENT(aug, rev)                                             \
+  __attribute__((annotate("enzyme_gradient", aug, rev), noinline))
+#define ENZYME_DERIVATIVE(fwd)                                                \
+  __attribute__((annotate("enzyme_derivative", fwd), noinline))
+
 #endif /* ENZYME_H */

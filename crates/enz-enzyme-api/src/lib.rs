@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 mod abi;
+mod annotations;
 mod batch;
 mod call_config;
 mod callsite;

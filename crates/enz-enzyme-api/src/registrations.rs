@@ -13,7 +13,8 @@
 //! | `__enzyme_nofree`               | functions that free nothing (a hint) |
 //! | `__enzyme_inactive_global`      | `&g`, or an array of such addresses  |
 //!
-//! and the `enzyme_inactive` function attribute.
+//! the `enzyme_inactive` function attribute, and the `enzyme_*` source
+//! annotations (`annotations.rs`).
 
 use crate::ir::{add_internal_function, Builder, Function, Global, LLVMOpcode, Module, Ty};
 use crate::ir::{functions, globals, Value};
@@ -37,11 +38,54 @@ fn is_registration(name: &str) -> bool {
     REGISTRATIONS.iter().any(|r| name.contains(r))
 }
 
-/// What the user declared through the API's globals and attributes.
+/// What the user declared through the API's globals, attributes and
+/// annotations (`annotations.rs`).
 pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let mut custom = custom_rules(m);
-    for (f, like) in functions_like(m, &mut diags) {
+    let mut inactive = inactive_functions(m);
+    let mut inactive_global_set = inactive_globals(m);
+    let mut like_list = functions_like(m, &mut diags);
+    // The paper's form gives the two halves of a custom gradient apart:
+    // enzyme("augment", aug) and enzyme("gradient", rev).
+    let mut halves: Vec<(Function, Option<Function>, Option<Function>)> = Vec::new();
+    for a in crate::annotations::enzyme_annotations(m) {
+        let half = match (a.name.as_str(), a.function(), a.args.len()) {
+            ("enzyme_augment", Some(f), 1) => Some((f, a.function_arg(0), None)),
+            ("enzyme_gradient", Some(f), 1) => Some((f, None, a.function_arg(0))),
+            _ => None,
+        };
+        match half {
+            Some((f, aug, rev)) => match halves.iter_mut().find(|h| h.0 == f) {
+                Some(h) => {
+                    h.1 = h.1.or(aug);
+                    h.2 = h.2.or(rev);
+                }
+                None => halves.push((f, aug, rev)),
+            },
+            None => annotated(
+                a,
+                &mut custom,
+                &mut inactive,
+                &mut inactive_global_set,
+                &mut like_list,
+                &mut diags,
+            ),
+        }
+    }
+    for (f, aug, rev) in halves {
+        match (aug, rev) {
+            (Some(aug), Some(rev)) => custom.entry(f).or_default().gradient = Some((aug, rev)),
+            _ => diags.push(
+                Diagnostic::new(format!(
+                    "`{}` has only half of a custom gradient: enzyme(\"augment\", aug_f) and enzyme(\"gradient\", rev_f) go together",
+                    f.name()
+                ))
+                .help("give both, or use ENZYME_GRADIENT(aug_f, rev_f)"),
+            ),
+        }
+    }
+    for (f, like) in like_list {
         custom.entry(f).or_default().like = Some(like);
     }
     for a in allocations_like(m, &mut diags) {
@@ -53,11 +97,62 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
         return Err(diags);
     }
     Ok(UserFacts {
-        inactive: inactive_functions(m),
+        inactive,
         custom,
         global_shadows: user_global_shadows(m),
-        inactive_globals: inactive_globals(m),
+        inactive_globals: inactive_global_set,
     })
+}
+
+/// What one `enzyme_*` annotation declares, added to the facts; a
+/// malformed one is a diagnostic.
+fn annotated<'m>(
+    a: crate::annotations::Annotation<'m>,
+    custom: &mut HashMap<Function<'m>, CustomRules<'m>>,
+    inactive: &mut HashSet<Function<'m>>,
+    inactive_globals: &mut HashSet<Global<'m>>,
+    like: &mut Vec<(Function<'m>, &'static str)>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut bad = |why: &str, help: &str| {
+        diags.push(
+            Diagnostic::new(format!("the annotation `{}`: {why}", a.name)).help(help.to_string()),
+        )
+    };
+    match (a.name.as_str(), a.function()) {
+        ("enzyme_inactive", Some(f)) => {
+            inactive.insert(f);
+        }
+        ("enzyme_inactive", None) => match a.global() {
+            Some(g) => {
+                inactive_globals.insert(g);
+            }
+            None => bad("it marks neither a function nor a global", "put ENZYME_INACTIVE on a function or a global variable"),
+        },
+        ("enzyme_nofree", Some(_)) => {}
+        ("enzyme_function_like", Some(f)) => match a.string_arg(0) {
+            Some(name) => match function_like_spelling(&name) {
+                Some(s) => like.push((f, s)),
+                None => bad(
+                    &format!("`{}` is declared like `{name}`, a function enz-rs has no derivative rule for", f.name()),
+                    "name a libm function with a rule (sin, log1p, pow, ...) or malloc/free",
+                ),
+            },
+            None => bad("it needs the name of a library function", "write ENZYME_FUNCTION_LIKE(\"log1p\")"),
+        },
+        ("enzyme_gradient", Some(f)) => match (a.function_arg(0), a.function_arg(1)) {
+            (Some(aug), Some(rev)) => custom.entry(f).or_default().gradient = Some((aug, rev)),
+            _ => bad("it needs the augmented forward and the reverse function", "write ENZYME_GRADIENT(aug_f, rev_f)"),
+        },
+        ("enzyme_derivative", Some(f)) => match a.function_arg(0) {
+            Some(fwd) => custom.entry(f).or_default().forward = Some(fwd),
+            None => bad("it needs the tangent function", "write ENZYME_DERIVATIVE(fwd_f)"),
+        },
+        (name, _) => bad(
+            &format!("enz-rs knows no `{name}` annotation, or it is not on a function"),
+            "the annotations are enzyme_inactive, enzyme_function_like, enzyme_nofree, enzyme_gradient and enzyme_derivative (enzyme.h's ENZYME_* macros)",
+        ),
+    }
 }
 
 /// Functions the user registered something for (a custom derivative, a
@@ -76,9 +171,13 @@ pub(crate) fn uncalled_registrations<'m>(m: Module<'m>, facts: &UserFacts<'m>) -
             || rules.forward.is_some()
             || rules.like.is_some_and(|l| l != "free")
             || rules.allocation.is_some();
+        // Called, or differentiated itself (an entry point's argument).
         let called = f.users().iter().any(|u| {
-            u.as_inst()
-                .is_some_and(|i| i.called_function_of_call_or_invoke() == Some(f))
+            u.as_inst().is_some_and(|i| {
+                i.called_function_of_call_or_invoke().is_some_and(|c| {
+                    c == f || enz_core::EntryPoint::from_callee(&c.name()).is_some()
+                })
+            })
         });
         if registered && !called {
             out.push(format!(

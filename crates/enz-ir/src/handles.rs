@@ -58,6 +58,20 @@ impl<'m> Module<'m> {
         Module::wrap(m.as_mut_ptr())
     }
 
+    /// Runs `f` on the module behind `raw`, a module someone else owns and
+    /// disposes of (an `llvm::Module` handed to a pass plugin by opt,
+    /// clang or lld); the handles `f` makes cannot outlive the call.
+    ///
+    /// # Safety
+    /// `raw` must be a live `LLVMModuleRef`, not used by anything else
+    /// while `f` runs.
+    pub unsafe fn with_raw<R>(
+        raw: *mut std::ffi::c_void,
+        f: impl for<'a> FnOnce(Module<'a>) -> R,
+    ) -> R {
+        f(Module::wrap(raw as llvm_sys::prelude::LLVMModuleRef))
+    }
+
     /// The context the module lives in.
     pub fn context(self) -> Context<'m> {
         // SAFETY: a `Module` is a live module.

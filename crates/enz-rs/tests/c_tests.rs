@@ -17,6 +17,14 @@
 //! 5. `clang-22 out.bc -lm -o exe`;
 //! 6. runs `exe`, which must exit 0 and print its `N checks, 0 failed` line.
 //!
+//! Every fixture at every level also goes through the plugin route
+//! (`stem::O2::plugin`): `clang -O<n> -fplugin=P -fpass-plugin=P X.c -o exe
+//! -lm` with P = libenz_plugin.so (no `-I` for enzyme.h), enz-rs running
+//! inside clang's pipeline;
+//! the executable must hold no API symbol, run and report its checks.
+//! Fixtures named `plugin_*` (the plugin's source attributes) take that
+//! route only.
+//!
 //! Any failing step fails the trial with the command and its output.
 //! Run one trial: `cargo test --test c_tests -- rev_relu3::O2`.
 //! Set `ENZ_KEEP_TMP=1` to keep the directory of a failing trial.
@@ -41,6 +49,8 @@ struct Tools {
     opt: PathBuf,
     llvm_nm: PathBuf,
     enz_rs: PathBuf,
+    /// libenz_plugin.so, built next to this test binary (a dev-dependency).
+    plugin: PathBuf,
     include_dirs: Vec<PathBuf>,
 }
 
@@ -54,6 +64,10 @@ fn main() {
         opt: find_tool("ENZ_OPT", "opt-22", "opt"),
         llvm_nm: find_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
         enz_rs: PathBuf::from(env!("CARGO_BIN_EXE_enz-rs")),
+        plugin: std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|d| d.join("libenz_plugin.so")))
+            .unwrap_or_default(),
         include_dirs: vec![root.join("runtime/include"), c_dir.clone()],
     };
 
@@ -74,7 +88,19 @@ fn main() {
     for fixture in &fixtures {
         let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
         let cpp = fixture.extension().is_some_and(|e| e == "cpp");
+        // Fixtures written for the plugin (its source attributes) take
+        // that route only.
+        let plugin_only = stem.starts_with("plugin_");
         for level in OPT_LEVELS {
+            // The plugin route: one clang command, enz-rs running inside
+            // clang's pipeline (`-fplugin`).
+            let (t, f) = (tools.clone(), fixture.clone());
+            trials.push(Trial::test(format!("{stem}::{level}::plugin"), move || {
+                run_plugin_case(&t, &f, level)
+            }));
+            if plugin_only {
+                continue;
+            }
             let (t, f) = (tools.clone(), fixture.clone());
             trials.push(Trial::test(format!("{stem}::{level}"), move || {
                 run_case(&t, &f, level, &[], &[])
@@ -216,7 +242,54 @@ fn run_steps(
     run(&mut link, "link the output of enz-rs")?;
 
     // 6. run the self-checking program
-    let mut prog = Command::new(&exe);
+    run_program(&exe)
+}
+
+/// The plugin route: `clang -O<n> -fplugin=P -fpass-plugin=P X.c -o exe
+/// -lm`, then the program must run and report its checks; no API symbol
+/// may be left in the executable.
+fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed> {
+    let source = std::fs::read_to_string(fixture)
+        .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
+    let dir = tempfile::Builder::new()
+        .prefix("enz-c-test-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let cpp = fixture.extension().is_some_and(|e| e == "cpp");
+    let exe = dir.path().join("exe");
+    let mut cc = Command::new(if cpp { &tools.clangxx } else { &tools.clang });
+    // No -I for enzyme.h: the plugin puts its headers on the path.
+    cc.arg(format!("-{level}"))
+        .arg(format!("-fplugin={}", tools.plugin.display()))
+        .arg(format!("-fpass-plugin={}", tools.plugin.display()))
+        .args(fixture_cflags(&source));
+    for inc in tools
+        .include_dirs
+        .iter()
+        .filter(|d| !d.ends_with("runtime/include"))
+    {
+        cc.arg("-I").arg(inc);
+    }
+    cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
+    run(&mut cc, "compile with the plugin")?;
+    let mut nm = Command::new(&tools.llvm_nm);
+    nm.arg(&exe);
+    let listing = run(&mut nm, "list symbols")?;
+    if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
+        return Err(format!(
+            "the executable still has the API symbol {left}
+command: {}",
+            show(&cc)
+        )
+        .into());
+    }
+    run_program(&exe).map_err(Failed::from)
+}
+
+/// Runs a self-checking program, which must exit 0 and print its
+/// `N checks, 0 failed` line.
+fn run_program(exe: &Path) -> Result<(), String> {
+    let mut prog = Command::new(exe);
     let out = run(&mut prog, "run the differentiated program")?;
     // check_report() prints "N checks, M failed"; insist on it, so a fixture
     // that returns 0 without reporting cannot pass.

@@ -302,6 +302,10 @@ fn bad_call_sites_are_diagnosed() {
             &[&["enzyme_dup"], &["__enzyme_batch"], &["enzyme_vector"]],
         ),
         (
+            "annotation_unknown_like.ll",
+            &[&["enzyme_function_like"], &["approx"], &["my_magic"]],
+        ),
+        (
             "fwdsplit_in_place.ll",
             &[
                 &["forward split mode"],

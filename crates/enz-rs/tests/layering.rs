@@ -44,7 +44,23 @@ fn is_test_source(p: &Path) -> bool {
     p.components().any(|c| c.as_os_str() == "tests") || p.ends_with("tests.rs")
 }
 
-const CRATES: [&str; 5] = ["enz-ir", "enz-core", "enz-enzyme-api", "enz-rs", "enz-fuzz"];
+/// Build scripts run at build time, not inside a user's process.
+fn is_build_script(p: &Path) -> bool {
+    p.ends_with("build.rs")
+}
+
+const CRATES: [&str; 6] = [
+    "enz-ir",
+    "enz-core",
+    "enz-enzyme-api",
+    "enz-rs",
+    "enz-fuzz",
+    "enz-plugin",
+];
+
+/// The one file outside the IR crate allowed `unsafe`: the pass plugin's
+/// FFI boundary (the C entry points LLVM and the C++ shim call).
+const FFI_BOUNDARY: &str = "enz-plugin/src/lib.rs";
 
 #[test]
 fn unsafe_and_the_c_bindings_only_in_the_ir_crate() {
@@ -52,12 +68,13 @@ fn unsafe_and_the_c_bindings_only_in_the_ir_crate() {
     for krate in CRATES.iter().filter(|c| **c != "enz-ir") {
         for p in sources(&crates_dir().join(krate)) {
             let text = std::fs::read_to_string(&p).unwrap();
+            let boundary = p.ends_with(FFI_BOUNDARY);
             for l in code_lines(&text) {
                 // Spelled in pieces so that this file does not match itself.
                 let unsafe_code = ["{", "fn", "impl", "extern"]
                     .iter()
                     .any(|k| l.contains(&format!("{} {k}", concat!("un", "safe"))));
-                if unsafe_code || l.contains(concat!("llvm", "_sys")) {
+                if (unsafe_code && !boundary) || l.contains(concat!("llvm", "_sys")) {
                     offenders.push(format!("{}: {}", p.display(), l.trim()));
                 }
             }
@@ -88,11 +105,14 @@ fn every_crate_but_the_ir_crate_forbids_unsafe_code() {
         assert!(!roots.is_empty(), "{krate} has no crate root");
         for r in roots {
             let text = std::fs::read_to_string(&r).unwrap();
-            assert!(
-                text.contains("#![forbid(unsafe_code)]"),
-                "{} lacks #![forbid(unsafe_code)]",
-                r.display()
-            );
+            // The FFI boundary cannot forbid it; each unsafe operation
+            // there is still its own block.
+            let wanted = if r.ends_with(FFI_BOUNDARY) {
+                "#![deny(unsafe_op_in_unsafe_fn)]"
+            } else {
+                "#![forbid(unsafe_code)]"
+            };
+            assert!(text.contains(wanted), "{} lacks {wanted}", r.display());
         }
     }
 }
@@ -101,12 +121,13 @@ fn every_crate_but_the_ir_crate_forbids_unsafe_code() {
 /// the layers point one way.
 #[test]
 fn dependencies_point_down_the_layers() {
-    let allowed: [(&str, &[&str]); 5] = [
+    let allowed: [(&str, &[&str]); 6] = [
         ("enz-ir", &[]),
         ("enz-core", &["enz-ir"]),
         ("enz-enzyme-api", &["enz-ir", "enz-core"]),
         ("enz-rs", &["enz-enzyme-api"]),
         ("enz-fuzz", &[]),
+        ("enz-plugin", &["enz-enzyme-api"]),
     ];
     for (krate, may) in allowed {
         let manifest =
@@ -139,9 +160,9 @@ fn libraries_read_no_environment_and_touch_no_files() {
         "print!(",
     ];
     let mut offenders = Vec::new();
-    for krate in ["enz-ir", "enz-core", "enz-enzyme-api"] {
+    for krate in ["enz-ir", "enz-core", "enz-enzyme-api", "enz-plugin"] {
         for p in sources(&crates_dir().join(krate)) {
-            if is_test_source(&p) {
+            if is_test_source(&p) || is_build_script(&p) {
                 continue;
             }
             let text = std::fs::read_to_string(&p).unwrap();

@@ -1,0 +1,190 @@
+// libenz_clang.so, the clang half of `clang -fplugin=libenz_plugin.so`
+// (which loads it when it finds itself inside clang: linked against
+// libclang-cpp, it cannot be loaded into opt or lld):
+//
+// - the source attributes, each turned into the annotation enzyme.h's
+//   ENZYME_* macros write (which enz-rs reads from llvm.global.annotations
+//   on every route), and `noinline` on functions, so that the mark still
+//   applies when enz-rs runs after clang's inliner:
+//     enzyme_inactive                 (function or global)
+//     enzyme_function_like("log1p")   (function)
+//     enzyme_nofree                   (function)
+//     enzyme("augment", aug_f), enzyme("gradient", rev_f),
+//     enzyme("derivative", fwd_f)     (function: custom derivatives)
+// - enz-rs's headers on the include path (`#include <enzyme.h>` with no
+//   -I).
+// The pass itself comes with -fpass-plugin=libenz_plugin.so: clang 22
+// loads pass plugins before any frontend plugin could add one.
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Lex/DirectoryLookup.h"
+#include "clang/Lex/HeaderSearch.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Sema/ParsedAttr.h"
+#include "clang/Sema/Sema.h"
+#include "clang/Sema/SemaDiagnostic.h"
+
+#include <string>
+
+using namespace clang;
+
+namespace {
+
+bool is_function_or_variable(const Decl *d) {
+  return isa<FunctionDecl>(d) || isa<VarDecl>(d);
+}
+
+// Adds annotation `name` with `args` to `d` (and noinline to a function).
+ParsedAttrInfo::AttrHandling annotate(Sema &s, Decl *d, const ParsedAttr &attr,
+                                      StringRef name,
+                                      MutableArrayRef<Expr *> args) {
+  if (Attr *a = s.CreateAnnotationAttr(attr, name, args))
+    d->addAttr(a);
+  else
+    return ParsedAttrInfo::AttributeNotApplied;
+  if (isa<FunctionDecl>(d) && !d->hasAttr<NoInlineAttr>())
+    d->addAttr(NoInlineAttr::CreateImplicit(s.Context));
+  return ParsedAttrInfo::AttributeApplied;
+}
+
+// enzyme_inactive, enzyme_nofree: no arguments.
+struct FlagAttr : ParsedAttrInfo {
+  const char *annotation;
+  bool functions_only;
+  Spelling spellings[3];
+
+  FlagAttr(const char *name, bool functions_only)
+      : annotation(name), functions_only(functions_only),
+        spellings{{ParsedAttr::AS_GNU, name},
+                  {ParsedAttr::AS_C23, name},
+                  {ParsedAttr::AS_CXX11, name}} {
+    Spellings = spellings;
+  }
+
+  bool diagAppertainsToDecl(Sema &s, const ParsedAttr &attr,
+                            const Decl *d) const override {
+    if (functions_only ? isa<FunctionDecl>(d) : is_function_or_variable(d))
+      return true;
+    s.Diag(attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
+        << attr << attr.isRegularKeywordAttribute()
+        << (functions_only ? "functions" : "functions and global variables");
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &s, Decl *d,
+                                   const ParsedAttr &attr) const override {
+    return annotate(s, d, attr, annotation, {});
+  }
+};
+
+// enzyme_function_like("log1p"): one string.
+struct FunctionLikeAttr : ParsedAttrInfo {
+  Spelling spellings[3] = {{ParsedAttr::AS_GNU, "enzyme_function_like"},
+                           {ParsedAttr::AS_C23, "enzyme_function_like"},
+                           {ParsedAttr::AS_CXX11, "enzyme_function_like"}};
+  FunctionLikeAttr() {
+    NumArgs = 1;
+    Spellings = spellings;
+  }
+  bool diagAppertainsToDecl(Sema &s, const ParsedAttr &attr,
+                            const Decl *d) const override {
+    if (isa<FunctionDecl>(d))
+      return true;
+    s.Diag(attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
+        << attr << attr.isRegularKeywordAttribute() << "functions";
+    return false;
+  }
+  AttrHandling handleDeclAttribute(Sema &s, Decl *d,
+                                   const ParsedAttr &attr) const override {
+    Expr *e = attr.getArgAsExpr(0);
+    if (!isa<StringLiteral>(e->IgnoreParenCasts())) {
+      s.Diag(attr.getLoc(), diag::err_attribute_argument_type)
+          << attr << AANT_ArgumentString;
+      return AttributeNotApplied;
+    }
+    Expr *args[] = {e};
+    return annotate(s, d, attr, "enzyme_function_like", args);
+  }
+};
+
+// enzyme("augment" | "gradient" | "derivative", f): the paper's form of
+// the custom derivatives.
+struct EnzymeAttr : ParsedAttrInfo {
+  Spelling spellings[3] = {{ParsedAttr::AS_GNU, "enzyme"},
+                           {ParsedAttr::AS_C23, "enzyme"},
+                           {ParsedAttr::AS_CXX11, "enzyme"}};
+  EnzymeAttr() {
+    NumArgs = 2;
+    Spellings = spellings;
+  }
+  bool diagAppertainsToDecl(Sema &s, const ParsedAttr &attr,
+                            const Decl *d) const override {
+    if (isa<FunctionDecl>(d))
+      return true;
+    s.Diag(attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
+        << attr << attr.isRegularKeywordAttribute() << "functions";
+    return false;
+  }
+  AttrHandling handleDeclAttribute(Sema &s, Decl *d,
+                                   const ParsedAttr &attr) const override {
+    auto *kind = dyn_cast<StringLiteral>(attr.getArgAsExpr(0)->IgnoreParenCasts());
+    StringRef k = kind ? kind->getString() : "";
+    const char *name = k == "augment"      ? "enzyme_augment"
+                       : k == "gradient"   ? "enzyme_gradient"
+                       : k == "derivative" ? "enzyme_derivative"
+                                           : nullptr;
+    if (!name) {
+      unsigned id = s.getDiagnostics().getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "the first argument of 'enzyme' must be \"augment\", \"gradient\" "
+          "or \"derivative\"");
+      s.Diag(attr.getLoc(), id);
+      return AttributeNotApplied;
+    }
+    Expr *args[] = {attr.getArgAsExpr(1)};
+    return annotate(s, d, attr, name, args);
+  }
+};
+
+struct InactiveAttr : FlagAttr {
+  InactiveAttr() : FlagAttr("enzyme_inactive", false) {}
+};
+struct NofreeAttr : FlagAttr {
+  NofreeAttr() : FlagAttr("enzyme_nofree", true) {}
+};
+
+ParsedAttrInfoRegistry::Add<InactiveAttr> inactive_attr("enzyme_inactive", "");
+ParsedAttrInfoRegistry::Add<NofreeAttr> nofree_attr("enzyme_nofree", "");
+ParsedAttrInfoRegistry::Add<FunctionLikeAttr> like_attr("enzyme_function_like", "");
+ParsedAttrInfoRegistry::Add<EnzymeAttr> enzyme_attr("enzyme", "");
+
+// Puts the headers on the include path.
+class EnzAction : public PluginASTAction {
+protected:
+  // Before the main file is parsed: the search path is added to the
+  // preprocessor's header search directly (its options were read already).
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci,
+                                                 StringRef) override {
+    HeaderSearch &hs = ci.getPreprocessor().getHeaderSearchInfo();
+    if (auto dir = ci.getFileManager().getOptionalDirectoryRef(ENZ_RS_INCLUDE_DIR))
+      hs.AddSearchPath(DirectoryLookup(*dir, SrcMgr::C_System, false), true);
+    return std::make_unique<ASTConsumer>();
+  }
+
+  bool ParseArgs(const CompilerInstance &,
+                 const std::vector<std::string> &) override {
+    return true;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+};
+
+FrontendPluginRegistry::Add<EnzAction> action("enz-rs",
+                                              "enz-rs: automatic differentiation");
+
+} // namespace

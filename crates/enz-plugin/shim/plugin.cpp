@@ -1,0 +1,122 @@
+// The C++ half of libenz_plugin.so: registers the `enz-rs` module pass
+// with LLVM's PassBuilder (an API LLVM offers only in C++) and hands each
+// module to the Rust half, `enz_plugin_run` (src/lib.rs), which
+// differentiates it in place. Nothing else lives here.
+//
+//   opt:   -passes=enz-rs or enz-rs<no-inline;no-preopt;O0..O3>
+//   clang: -fpass-plugin: at the start of the module optimiser (after
+//          early simplification, before vectorisation), every -O level,
+//          not in LTO pre-link compiles; -fplugin (the same library) adds
+//          the source attributes and the headers (clang_plugin.cpp)
+//   lld:   --load-pass-plugin: at the start of the full LTO pipeline
+
+#include "llvm-c/Types.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+
+#include <dlfcn.h>
+#include <string>
+
+#include "llvm/Support/raw_ostream.h"
+
+extern "C" {
+// Differentiates `m` in place. Returns 0 on success; otherwise the
+// diagnostics, to free with enz_plugin_free_message.
+int enz_plugin_run(LLVMModuleRef m, const char *options, char **message);
+void enz_plugin_free_message(char *message);
+}
+
+namespace {
+
+struct EnzPass : llvm::PassInfoMixin<EnzPass> {
+  std::string options;
+
+  explicit EnzPass(std::string o) : options(std::move(o)) {}
+
+  llvm::PreservedAnalyses run(llvm::Module &m, llvm::ModuleAnalysisManager &) {
+    char *message = nullptr;
+    int rc = enz_plugin_run(llvm::wrap(&m), options.c_str(), &message);
+    if (rc != 0) {
+      // clang reports it as an error and fails the compile; opt exits 1.
+      m.getContext().emitError(message ? message : "enz-rs failed");
+      enz_plugin_free_message(message);
+      return llvm::PreservedAnalyses::all();
+    }
+    return llvm::PreservedAnalyses::none();
+  }
+
+  static bool isRequired() { return true; }
+};
+
+std::string level_option(llvm::OptimizationLevel level) {
+  if (level == llvm::OptimizationLevel::O0)
+    return "O0";
+  if (level == llvm::OptimizationLevel::O1)
+    return "O1";
+  if (level == llvm::OptimizationLevel::O3)
+    return "O3";
+  return "O2";
+}
+
+} // namespace
+
+// Called by LLVM through the plugin info that src/lib.rs's
+// llvmGetPassPluginInfo returns (a Rust cdylib exports only Rust symbols).
+extern "C" void enz_plugin_register(llvm::PassBuilder &pb) {
+  pb.registerPipelineParsingCallback(
+      [](llvm::StringRef name, llvm::ModulePassManager &mpm,
+         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (name == "enz-rs") {
+          mpm.addPass(EnzPass(""));
+          return true;
+        }
+        if (name.consume_front("enz-rs<") && name.consume_back(">")) {
+          mpm.addPass(EnzPass(name.str()));
+          return true;
+        }
+        return false;
+      });
+  pb.registerOptimizerEarlyEPCallback([](llvm::ModulePassManager &mpm,
+                                         llvm::OptimizationLevel level,
+                                         llvm::ThinOrFullLTOPhase phase) {
+    // LTO pre-link compiles leave the differentiation to the link.
+    if (phase == llvm::ThinOrFullLTOPhase::ThinLTOPreLink ||
+        phase == llvm::ThinOrFullLTOPhase::FullLTOPreLink)
+      return;
+    // ThinLTO back ends see one module each: said if that is why
+    // something cannot be differentiated.
+    std::string thin = phase == llvm::ThinOrFullLTOPhase::ThinLTOPostLink
+                           ? ";thin-lto"
+                           : "";
+    mpm.addPass(EnzPass(level_option(level) + thin));
+  });
+  pb.registerFullLinkTimeOptimizationEarlyEPCallback(
+      [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel level) {
+        mpm.addPass(EnzPass(level_option(level)));
+      });
+}
+
+extern "C" uint32_t enz_plugin_api_version() { return LLVM_PLUGIN_API_VERSION; }
+
+// Inside clang (`-fplugin=`), the source attributes and the plugin action
+// live in libenz_clang.so, loaded here: it links libclang-cpp, which opt
+// and lld cannot load (its command-line options clash with theirs).
+namespace {
+struct LoadClangHalf {
+  LoadClangHalf() {
+    if (!dlopen("libclang-cpp.so." ENZ_LLVM_SO_VERSION, RTLD_LAZY | RTLD_NOLOAD))
+      return;
+    if (!dlopen(ENZ_CLANG_HALF, RTLD_NOW | RTLD_GLOBAL))
+      llvm::errs() << "enz-rs: cannot load " << ENZ_CLANG_HALF << ": "
+                   << dlerror() << "\n";
+  }
+} load_clang_half;
+} // namespace
+
+// src/lib.rs mirrors the struct: five pointer-sized fields.
+static_assert(sizeof(llvm::PassPluginLibraryInfo) == 5 * sizeof(void *),
+              "PassPluginLibraryInfo changed: update src/lib.rs");

@@ -1,0 +1,135 @@
+//! The pass plugin (`libenz_plugin.so`, built next to this test binary as
+//! a dev-dependency) through opt and lld; the clang route runs over every
+//! fixture in `c_tests` (`::plugin` trials).
+//!
+//! - opt: `-passes=enz-rs` and `enz-rs<no-inline;O1>` on a fixture's IR,
+//!   then the program runs and reports its checks; an unknown parameter
+//!   is an error (exit 1) naming it;
+//! - full LTO with lld (`-Wl,--load-pass-plugin=`): a function defined in
+//!   another translation unit is differentiated at link time;
+//! - ThinLTO: each module alone, so the same program is refused with a
+//!   note saying why and what to use.
+
+mod common;
+
+use common::{find_tool, run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn plugin() -> PathBuf {
+    let p = std::env::current_exe()
+        .expect("the test binary")
+        .parent()
+        .expect("its directory")
+        .join("libenz_plugin.so");
+    assert!(p.is_file(), "{} was not built", p.display());
+    p
+}
+
+fn clang() -> PathBuf {
+    find_tool("ENZ_CLANG", "clang-22", "clang")
+}
+
+fn includes(cmd: &mut Command) -> &mut Command {
+    cmd.arg("-I")
+        .arg(root().join("runtime/include"))
+        .arg("-I")
+        .arg(root().join("c_tests"))
+}
+
+/// Runs `exe`, which must print `N checks, 0 failed` with N > 0.
+fn checks_pass(exe: &Path) {
+    let out = run(&mut Command::new(exe), "run the program").expect("the program passes");
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.ends_with(" checks, 0 failed") && !l.starts_with("0 ")),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn opt_runs_the_pass_with_its_parameters() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let ll = dir.path().join("in.ll");
+    let mut cc = Command::new(clang());
+    includes(cc.args(["-O2", "-S", "-emit-llvm"]))
+        .arg(root().join("c_tests/call_nested.c"))
+        .arg("-o")
+        .arg(&ll);
+    run(&mut cc, "compile").expect("compiles");
+    let opt = find_tool("ENZ_OPT", "opt-22", "opt");
+    for passes in ["enz-rs", "enz-rs<no-inline;O1>"] {
+        let bc = dir.path().join("out.bc");
+        let mut o = Command::new(&opt);
+        o.arg(format!("-load-pass-plugin={}", plugin().display()))
+            .arg(format!("-passes={passes}"))
+            .arg(&ll)
+            .arg("-o")
+            .arg(&bc);
+        run(&mut o, "run opt with the plugin").expect("opt succeeds");
+        let exe = dir.path().join("exe");
+        let mut link = Command::new(clang());
+        link.arg(&bc).arg("-lm").arg("-o").arg(&exe);
+        run(&mut link, "link").expect("links");
+        checks_pass(&exe);
+    }
+    let out = Command::new(&opt)
+        .arg(format!("-load-pass-plugin={}", plugin().display()))
+        .arg("-passes=enz-rs<fast>")
+        .arg(&ll)
+        .arg("-o")
+        .arg(dir.path().join("bad.bc"))
+        .output()
+        .expect("opt runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("unknown pass parameter `fast`"), "{err}");
+}
+
+fn lto(kind: &str, dir: &Path) -> std::process::Output {
+    let exe = dir.join(format!("prog_{kind}"));
+    let mut cc = Command::new(clang());
+    includes(
+        cc.arg("-O2")
+            .arg(format!("-flto={kind}"))
+            .arg("-fuse-ld=lld")
+            .arg(format!("-Wl,--load-pass-plugin={}", plugin().display())),
+    )
+    .arg(root().join("crates/enz-rs/tests/inputs/lto/main.c"))
+    .arg(root().join("crates/enz-rs/tests/inputs/lto/other.c"))
+    .arg("-lm")
+    .arg("-o")
+    .arg(&exe);
+    cc.output().expect("clang runs")
+}
+
+#[test]
+fn full_lto_differentiates_across_translation_units() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = lto("full", dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    checks_pass(&dir.path().join("prog_full"));
+}
+
+#[test]
+fn thin_lto_says_why_it_cannot() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = lto("thin", dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("external function with no body"), "{err}");
+    assert!(
+        err.contains("-flto=thin") && err.contains("full LTO"),
+        "{err}"
+    );
+}
