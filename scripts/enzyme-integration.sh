@@ -16,6 +16,8 @@
 #            i.e. enzyme/include for <enzyme>/test/Integration)
 #   OUTDIR   where per-RUN logs go (default: a fresh mktemp dir; kept)
 #   FILTER   only test files whose path matches this regex
+#   ENZ_PLUGIN  libenz_plugin.so: %loadClangEnzyme lines also load it with
+#            -fplugin (source attributes such as enzyme_inactive)
 #
 # Each RUN line is translated: %clang/%clang++ -> clang-22 (-I test dir,
 # Integration dir, enzyme include dir); Enzyme plugin flags are dropped; the
@@ -150,6 +152,11 @@ def translate(cmd, path):
                 s = re.sub(r"%clang\+\+", "cc_step c++", s)
                 s = re.sub(r"%clang\b", "cc_step c", s)
                 s = s.replace("%s", path)
+                # Enzyme's clang plugin also reads its source attributes:
+                # with ENZ_PLUGIN, enz-rs's clang plugin turns them into the
+                # annotations the CLI stage reads.
+                if plugin and os.environ.get("ENZ_PLUGIN"):
+                    s = s.rstrip() + " -fplugin=" + os.environ["ENZ_PLUGIN"] + " "
                 new.append(s)
                 if plugin:
                     if re.search(r"-emit-llvm", s) and re.search(r"-o\s+-(\s|$)", s):

@@ -155,6 +155,28 @@ fn annotated<'m>(
     }
 }
 
+/// Keeps every function the user registered something for (a custom
+/// derivative, a library function it behaves like, an allocator, an
+/// inactive mark) from being inlined: run before the compiler's inliner
+/// (the pass plugin's pipeline-start pass), so that the registration
+/// still applies when enz-rs differentiates later in the pipeline.
+/// Returns how many functions it marked.
+pub fn keep_registered_functions_from_inlining(m: Module<'_>) -> usize {
+    let Ok(facts) = user_facts(m) else {
+        // Malformed registrations are reported when differentiating.
+        return 0;
+    };
+    let mut marked = 0;
+    for f in functions(m) {
+        let registered = facts.custom.contains_key(&f) || facts.inactive.contains(&f);
+        if registered && !f.is_declaration() && !f.has_enum_attribute("noinline") {
+            f.add_function_attribute("noinline");
+            marked += 1;
+        }
+    }
+    marked
+}
+
 /// Functions the user registered something for (a custom derivative, a
 /// library function they behave like, an allocator) that nothing calls
 /// directly: most often the compiler inlined them before enz-rs ran (clang

@@ -99,6 +99,15 @@ impl<'m> Function<'m> {
             .is_null()
         }
     }
+    /// Whether a function carries the enum attribute `name` (`noinline`).
+    pub fn has_enum_attribute(self, name: &str) -> bool {
+        // SAFETY: `self` is a function; the kind is looked up by name.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            !LLVMGetEnumAttributeAtIndex(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, kind)
+                .is_null()
+        }
+    }
     /// Appends a new basic block named `name` to this function.
     pub fn append_block(self, name: &str) -> Block<'m> {
         let c = cstr(name);

@@ -4,7 +4,8 @@
 // differentiates it in place. Nothing else lives here.
 //
 //   opt:   -passes=enz-rs or enz-rs<no-inline;no-preopt;O0..O3>
-//   clang: -fpass-plugin: at the start of the module optimiser (after
+//   clang: -fpass-plugin: registered functions marked noinline at the start
+//          of the pipeline; the pass at the start of the module optimiser (after
 //          early simplification, before vectorisation), every -O level,
 //          not in LTO pre-link compiles; -fplugin (the same library) adds
 //          the source attributes and the headers (clang_plugin.cpp)
@@ -27,6 +28,8 @@ extern "C" {
 // Differentiates `m` in place. Returns 0 on success; otherwise the
 // diagnostics, to free with enz_plugin_free_message.
 int enz_plugin_run(LLVMModuleRef m, const char *options, char **message);
+// Marks registered functions noinline; returns how many.
+int enz_plugin_prepare(LLVMModuleRef m);
 void enz_plugin_free_message(char *message);
 }
 
@@ -49,6 +52,17 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
     return llvm::PreservedAnalyses::none();
   }
 
+  static bool isRequired() { return true; }
+};
+
+// Before clang's inliner: functions with a registered derivative,
+// behaviour or inactive mark stay calls until enz-rs runs.
+struct EnzPreparePass : llvm::PassInfoMixin<EnzPreparePass> {
+  llvm::PreservedAnalyses run(llvm::Module &m, llvm::ModuleAnalysisManager &) {
+    return enz_plugin_prepare(llvm::wrap(&m)) > 0
+               ? llvm::PreservedAnalyses::none()
+               : llvm::PreservedAnalyses::all();
+  }
   static bool isRequired() { return true; }
 };
 
@@ -79,6 +93,10 @@ extern "C" void enz_plugin_register(llvm::PassBuilder &pb) {
           return true;
         }
         return false;
+      });
+  pb.registerPipelineStartEPCallback(
+      [](llvm::ModulePassManager &mpm, llvm::OptimizationLevel) {
+        mpm.addPass(EnzPreparePass());
       });
   pb.registerOptimizerEarlyEPCallback([](llvm::ModulePassManager &mpm,
                                          llvm::OptimizationLevel level,

@@ -138,6 +138,27 @@ pub unsafe extern "C" fn enz_plugin_run(
     }
 }
 
+/// The pipeline-start pass, called by the shim before clang's inliner:
+/// keeps the functions the user registered something for from being
+/// inlined (see `keep_registered_functions_from_inlining`). Returns how
+/// many it marked; never fails.
+///
+/// # Safety
+/// `module` must be a live `LLVMModuleRef`.
+#[no_mangle]
+pub unsafe extern "C" fn enz_plugin_prepare(module: *mut c_void) -> c_int {
+    std::panic::catch_unwind(|| {
+        // SAFETY: the module the pass manager runs on, as for the pass.
+        unsafe {
+            enz_enzyme_api::Module::with_raw(module, |m| {
+                enz_enzyme_api::keep_registered_functions_from_inlining(m)
+            })
+        }
+    })
+    .map(|n| n as c_int)
+    .unwrap_or(0)
+}
+
 /// Frees a message [`enz_plugin_run`] returned.
 ///
 /// # Safety
