@@ -16,8 +16,9 @@
 #            i.e. enzyme/include for <enzyme>/test/Integration)
 #   OUTDIR   where per-RUN logs go (default: a fresh mktemp dir; kept)
 #   FILTER   only test files whose path matches this regex
-#   ENZ_PLUGIN  libenz_plugin.so: %loadClangEnzyme lines also load it with
-#            -fplugin (source attributes such as enzyme_inactive)
+#   ENZ_PLUGIN  libenz_plugin.so: %loadClangEnzyme lines load it with
+#            -fplugin -fpass-plugin (source attributes, differentiation in
+#            clang's pipeline), as Enzyme's clang plugin would run
 #
 # Each RUN line is translated: %clang/%clang++ -> clang-22 (-I test dir,
 # Integration dir, enzyme include dir); Enzyme plugin flags are dropped; the
@@ -152,11 +153,13 @@ def translate(cmd, path):
                 s = re.sub(r"%clang\+\+", "cc_step c++", s)
                 s = re.sub(r"%clang\b", "cc_step c", s)
                 s = s.replace("%s", path)
-                # Enzyme's clang plugin also reads its source attributes:
-                # with ENZ_PLUGIN, enz-rs's clang plugin turns them into the
-                # annotations the CLI stage reads.
+                # Enzyme's clang plugin also reads its source attributes and
+                # runs inside clang: with ENZ_PLUGIN, so does enz-rs's (the
+                # CLI stage then finds nothing left to do, unless the
+                # line disables clang's pipeline).
                 if plugin and os.environ.get("ENZ_PLUGIN"):
-                    s = s.rstrip() + " -fplugin=" + os.environ["ENZ_PLUGIN"] + " "
+                    p = os.environ["ENZ_PLUGIN"]
+                    s = s.rstrip() + " -fplugin=" + p + " -fpass-plugin=" + p + " "
                 new.append(s)
                 if plugin:
                     if re.search(r"-emit-llvm", s) and re.search(r"-o\s+-(\s|$)", s):
