@@ -1,101 +1,20 @@
 /* plugin_attributes.c: the source attributes of the clang plugin
- * (clang -fplugin=libenz_plugin.so; this fixture runs on that route
- * only: without the plugin clang drops the attributes), checked at
- * -O0..-O3, where clang would otherwise inline the marked functions. The
- * include of enzyme.h needs no -I: the plugin puts it on the path.
- *   enzyme_inactive scale(x) = 2x:   f1(x) = scale(x) * x, d/dx = 2x;
- *   enzyme_function_like("log1p") approx_log1p (a 4-term series):
- *     f2(x) = approx_log1p(x) * x, d/dx = x/(1+x) + approx_log1p(x);
- *   enzyme("augment", aug_rsqrt), enzyme("gradient", rev_rsqrt) on the
- *     bit-trick fast_rsqrt: f3(x) = 3 fast_rsqrt(x), d/dx = -1.5 x^-1.5
- *     (also against finite differences of the exact 3/sqrt(x));
- *   enzyme("derivative", fwd_cube) on cube(x) = x^3, whose rule says
- *     3x^2 + 1 (a deliberate +1: the rule was used);
- *   enzyme_inactive on a global: f4(x) = x * (last_x = x), read back
- *     through memory: d/dx = x.
- * Build with -DNO_AD to replace the AD calls by the expected values. */
+ * (clang -fplugin=libenz_plugin.so; this fixture runs on that route only:
+ * without the plugin clang drops the attributes), checked at -O0..-O3,
+ * where clang would otherwise inline the marked functions; the functions
+ * and checks are in marks_checks.h. The include of enzyme.h needs no -I:
+ * the plugin puts it on the path. */
 #include <enzyme.h>
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
-#include "check.h"
 
 #ifdef NO_AD
 #define ATTR(...)
 #else
 #define ATTR(...) __attribute__((__VA_ARGS__))
 #endif
+#define MARK_INACTIVE ATTR(enzyme_inactive)
+#define MARK_INACTIVE_GLOBAL ATTR(enzyme_inactive)
+#define MARK_FUNCTION_LIKE_LOG1P ATTR(enzyme_function_like("log1p"))
+#define MARK_GRADIENT_RSQRT ATTR(enzyme("augment", aug_rsqrt), enzyme("gradient", rev_rsqrt))
+#define MARK_DERIVATIVE_CUBE ATTR(enzyme("derivative", fwd_cube))
 
-ATTR(enzyme_inactive) double scale(double x) { return 2 * x; }
-static double f1(double x) { return scale(x) * x; }
-
-ATTR(enzyme_function_like("log1p")) double approx_log1p(double x) {
-  return x - x * x / 2 + x * x * x / 3 - x * x * x * x / 4;
-}
-static double f2(double x) { return approx_log1p(x) * x; }
-
-void *aug_rsqrt(float x);
-float rev_rsqrt(float x, float dret, void *tape);
-ATTR(enzyme("augment", aug_rsqrt), enzyme("gradient", rev_rsqrt))
-float fast_rsqrt(float x) {
-  uint32_t i;
-  memcpy(&i, &x, 4);
-  i = 0x5f3759df - (i >> 1);
-  float y;
-  memcpy(&y, &i, 4);
-  return y * (1.5f - 0.5f * x * y * y);
-}
-void *aug_rsqrt(float x) {
-  (void)x;
-  return NULL;
-}
-float rev_rsqrt(float x, float dret, void *tape) {
-  (void)tape;
-  return dret * -0.5f * powf(x, -1.5f);
-}
-static float f3(float x) { return fast_rsqrt(x) * 3.0f; }
-static float exact3(float x) { return 3.0f / sqrtf(x); }
-
-double fwd_cube(double x, double dx);
-ATTR(enzyme("derivative", fwd_cube)) double cube(double x) { return x * x * x; }
-double fwd_cube(double x, double dx) { return (3 * x * x + 1) * dx; }
-
-ATTR(enzyme_inactive) double last_x;
-static double f4(double x) {
-  last_x = x;
-  return x * *(volatile double *)&last_x;
-}
-
-float __enzyme_autodiff_f(void *, ...);
-
-int main(void) {
-  const double xs[3] = {0.3, 0.9, 1.7};
-  for (int k = 0; k < 3; k++) {
-    double x = xs[k];
-    check_at("x=%g", x);
-#ifdef NO_AD
-    double d1 = 2 * x, t1 = d1;
-    double d2 = x / (1 + x) + approx_log1p(x), t2 = d2;
-    float d3 = 3.0f * -0.5f * powf((float)x, -1.5f);
-    double tc = 3 * x * x + 1, d4 = x;
-#else
-    double d1 = __enzyme_autodiff((void *)f1, x);
-    double t1 = __enzyme_fwddiff((void *)f1, x, 1.0);
-    double d2 = __enzyme_autodiff((void *)f2, x);
-    double t2 = __enzyme_fwddiff((void *)f2, x, 1.0);
-    float d3 = __enzyme_autodiff_f((void *)f3, (float)x);
-    double tc = __enzyme_fwddiff((void *)cube, x, 1.0);
-    double d4 = __enzyme_autodiff((void *)f4, x);
-#endif
-    check_close("inactive: reverse", d1, 2 * x, TOL_AD);
-    check_close("inactive: forward", t1, 2 * x, TOL_AD);
-    check_close("function-like: reverse", d2, x / (1 + x) + approx_log1p(x), TOL_AD);
-    check_close("function-like: forward", t2, x / (1 + x) + approx_log1p(x), TOL_AD);
-    check_close("custom gradient: reverse", d3, 3.0f * -0.5f * powf((float)x, -1.5f),
-                TOL_AD_F);
-    check_close("custom gradient: vs FD of 3/sqrt(x)", d3, fd1f(exact3, (float)x), TOL_FD_F);
-    check_close("custom tangent: forward", tc, 3 * x * x + 1, TOL_AD);
-    check_close("inactive global: reverse", d4, x, TOL_AD);
-  }
-  return check_report();
-}
+#include "marks_checks.h"

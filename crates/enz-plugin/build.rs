@@ -9,25 +9,24 @@
 
 use std::process::Command;
 
+/// What `llvm-config --ARG` answers, else `default` (Debian's layout).
+fn llvm_config(config: &str, arg: &str, default: &str) -> String {
+    Command::new(config)
+        .arg(arg)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| default.to_string())
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=shim/plugin.cpp");
+    println!("cargo:rerun-if-changed=shim/clang_plugin.cpp");
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
     let config = std::env::var("LLVM_CONFIG").unwrap_or_else(|_| "llvm-config-22".to_string());
-    let include = Command::new(&config)
-        .arg("--includedir")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "/usr/lib/llvm-22/include".to_string());
-    println!("cargo:rerun-if-changed=shim/clang_plugin.cpp");
-    let libdir = Command::new(&config)
-        .arg("--libdir")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "/usr/lib/llvm-22/lib".to_string());
+    let include = llvm_config(&config, "--includedir", "/usr/lib/llvm-22/include");
+    let libdir = llvm_config(&config, "--libdir", "/usr/lib/llvm-22/lib");
     let headers = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime/include");
     let headers = headers.canonicalize().unwrap_or(headers);
     let mut clang = cc::Build::new();

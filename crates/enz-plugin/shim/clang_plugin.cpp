@@ -82,13 +82,14 @@ struct FlagAttr : ParsedAttrInfo {
   }
 };
 
-// enzyme_function_like("log1p"): one string.
-struct FunctionLikeAttr : ParsedAttrInfo {
-  Spelling spellings[3] = {{ParsedAttr::AS_GNU, "enzyme_function_like"},
-                           {ParsedAttr::AS_C23, "enzyme_function_like"},
-                           {ParsedAttr::AS_CXX11, "enzyme_function_like"}};
-  FunctionLikeAttr() {
-    NumArgs = 1;
+// An attribute with `args` arguments that only functions take.
+struct FunctionAttr : ParsedAttrInfo {
+  Spelling spellings[3];
+  FunctionAttr(const char *name, unsigned args)
+      : spellings{{ParsedAttr::AS_GNU, name},
+                  {ParsedAttr::AS_C23, name},
+                  {ParsedAttr::AS_CXX11, name}} {
+    NumArgs = args;
     Spellings = spellings;
   }
   bool diagAppertainsToDecl(Sema &s, const ParsedAttr &attr,
@@ -99,6 +100,11 @@ struct FunctionLikeAttr : ParsedAttrInfo {
         << attr << attr.isRegularKeywordAttribute() << "functions";
     return false;
   }
+};
+
+// enzyme_function_like("log1p"): one string.
+struct FunctionLikeAttr : FunctionAttr {
+  FunctionLikeAttr() : FunctionAttr("enzyme_function_like", 1) {}
   AttrHandling handleDeclAttribute(Sema &s, Decl *d,
                                    const ParsedAttr &attr) const override {
     Expr *e = attr.getArgAsExpr(0);
@@ -114,22 +120,8 @@ struct FunctionLikeAttr : ParsedAttrInfo {
 
 // enzyme("augment" | "gradient" | "derivative", f): the paper's form of
 // the custom derivatives.
-struct EnzymeAttr : ParsedAttrInfo {
-  Spelling spellings[3] = {{ParsedAttr::AS_GNU, "enzyme"},
-                           {ParsedAttr::AS_C23, "enzyme"},
-                           {ParsedAttr::AS_CXX11, "enzyme"}};
-  EnzymeAttr() {
-    NumArgs = 2;
-    Spellings = spellings;
-  }
-  bool diagAppertainsToDecl(Sema &s, const ParsedAttr &attr,
-                            const Decl *d) const override {
-    if (isa<FunctionDecl>(d))
-      return true;
-    s.Diag(attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
-        << attr << attr.isRegularKeywordAttribute() << "functions";
-    return false;
-  }
+struct EnzymeAttr : FunctionAttr {
+  EnzymeAttr() : FunctionAttr("enzyme", 2) {}
   AttrHandling handleDeclAttribute(Sema &s, Decl *d,
                                    const ParsedAttr &attr) const override {
     auto *kind = dyn_cast<StringLiteral>(attr.getArgAsExpr(0)->IgnoreParenCasts());
