@@ -173,19 +173,7 @@ impl<'m> Lowering<'m> {
                 d,
             );
         }
-        let tape = match cs.tape {
-            Some(buf) => self.copy_of_caller_tape(&b, cs, buf, key),
-            None => match trailing.next() {
-                Some(t) if t.ty().kind() == TyKind::Pointer => t,
-                Some(t) => {
-                    return Err(err(&format!(
-                        "the tape passed to __enzyme_reverse is a `{}`; it must be the pointer __enzyme_augmentfwd returned",
-                        t.ty()
-                    )))
-                }
-                None => return Err(err("__enzyme_reverse needs the tape returned by __enzyme_augmentfwd as its last argument")),
-            },
-        };
+        let tape = self.tape_argument(&b, cs, key, &mut trailing)?;
         let extra = trailing.count();
         if extra > 0 {
             return Err(err(&format!(
@@ -231,19 +219,7 @@ impl<'m> Lowering<'m> {
         let sig = req.signature(Kind::ForwardSplit);
         let mut args = call_args(&b, cs, &sig);
         let mut trailing = cs.trailing.iter().copied();
-        let tape = match cs.tape {
-            Some(buf) => self.copy_of_caller_tape(&b, cs, buf, req.split_counterpart()),
-            None => match trailing.next() {
-                Some(t) if t.ty().kind() == TyKind::Pointer => t,
-                Some(t) => {
-                    return Err(err(&format!(
-                        "the tape passed to __enzyme_fwdsplit is a `{}`; it must be the pointer __enzyme_augmentfwd returned",
-                        t.ty()
-                    )))
-                }
-                None => return Err(err("__enzyme_fwdsplit needs the tape returned by __enzyme_augmentfwd as its last argument (or enzyme_tape with the caller's buffer)")),
-            },
-        };
+        let tape = self.tape_argument(&b, cs, req.split_counterpart(), &mut trailing)?;
         let extra = trailing.count();
         if extra > 0 {
             return Err(err(&format!(
@@ -259,6 +235,36 @@ impl<'m> Lowering<'m> {
         call.copy_debug_loc(cs.call);
         let outs = forward_outs(&b, cs, call.as_value(), &sig);
         finish_call(&b, cs, &outs, &[call])
+    }
+
+    /// The tape a `__enzyme_reverse` or `__enzyme_fwdsplit` call passes
+    /// for split request `key`: a heap copy of the caller's buffer
+    /// (`enzyme_tape`), else the next trailing argument, which must be a
+    /// pointer.
+    fn tape_argument(
+        &mut self,
+        b: &Builder<'m>,
+        cs: &CallSite<'m>,
+        key: Request<'m>,
+        trailing: &mut impl Iterator<Item = Value<'m>>,
+    ) -> Result<Value<'m>, Vec<Diagnostic>> {
+        if let Some(buf) = cs.tape {
+            return Ok(self.copy_of_caller_tape(b, cs, buf, key));
+        }
+        let entry = cs.entry.name();
+        let why = match trailing.next() {
+            Some(t) if t.ty().kind() == TyKind::Pointer => return Ok(t),
+            Some(t) => format!(
+                "the tape passed to {entry} is a `{}`; it must be the pointer __enzyme_augmentfwd returned",
+                t.ty()
+            ),
+            None => format!(
+                "{entry} needs the tape returned by __enzyme_augmentfwd as its last argument (or enzyme_tape with the caller's buffer)"
+            ),
+        };
+        Err(vec![Diagnostic::new(why)
+            .in_function(cs.call.parent_block().parent().name())
+            .at(cs.call)])
     }
 
     /// A heap copy of the caller's tape buffer `buf` (filled by

@@ -143,14 +143,24 @@ fn run_case(
     cflags: &[&str],
     enz_args: &[&str],
 ) -> Result<(), Failed> {
+    in_temp_dir(fixture, |source, dir| {
+        run_steps(tools, fixture, source, level, cflags, enz_args, dir)
+    })
+}
+
+/// Runs `steps` on the fixture's source in a fresh temporary directory,
+/// kept on failure when `ENZ_KEEP_TMP` is set.
+fn in_temp_dir(
+    fixture: &Path,
+    steps: impl FnOnce(&str, &Path) -> Result<(), String>,
+) -> Result<(), Failed> {
     let source = std::fs::read_to_string(fixture)
         .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
     let dir = tempfile::Builder::new()
         .prefix("enz-c-test-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let result = run_steps(tools, fixture, &source, level, cflags, enz_args, dir.path());
-    match result {
+    match steps(&source, dir.path()) {
         Ok(()) => Ok(()),
         Err(msg) if std::env::var_os("ENZ_KEEP_TMP").is_some() => {
             let kept = dir.keep();
@@ -249,41 +259,35 @@ fn run_steps(
 /// -lm`, then the program must run and report its checks; no API symbol
 /// may be left in the executable.
 fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed> {
-    let source = std::fs::read_to_string(fixture)
-        .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
-    let dir = tempfile::Builder::new()
-        .prefix("enz-c-test-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let cpp = fixture.extension().is_some_and(|e| e == "cpp");
-    let exe = dir.path().join("exe");
-    let mut cc = Command::new(if cpp { &tools.clangxx } else { &tools.clang });
-    // No -I for enzyme.h: the plugin puts its headers on the path.
-    cc.arg(format!("-{level}"))
-        .arg(format!("-fplugin={}", tools.plugin.display()))
-        .arg(format!("-fpass-plugin={}", tools.plugin.display()))
-        .args(fixture_cflags(&source));
-    for inc in tools
-        .include_dirs
-        .iter()
-        .filter(|d| !d.ends_with("runtime/include"))
-    {
-        cc.arg("-I").arg(inc);
-    }
-    cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
-    run(&mut cc, "compile with the plugin")?;
-    let mut nm = Command::new(&tools.llvm_nm);
-    nm.arg(&exe);
-    let listing = run(&mut nm, "list symbols")?;
-    if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
-        return Err(format!(
-            "the executable still has the API symbol {left}
-command: {}",
-            show(&cc)
-        )
-        .into());
-    }
-    run_program(&exe).map_err(Failed::from)
+    in_temp_dir(fixture, |source, dir| {
+        let cpp = fixture.extension().is_some_and(|e| e == "cpp");
+        let exe = dir.join("exe");
+        let mut cc = Command::new(if cpp { &tools.clangxx } else { &tools.clang });
+        // No -I for enzyme.h: the plugin puts its headers on the path.
+        cc.arg(format!("-{level}"))
+            .arg(format!("-fplugin={}", tools.plugin.display()))
+            .arg(format!("-fpass-plugin={}", tools.plugin.display()))
+            .args(fixture_cflags(source));
+        for inc in tools
+            .include_dirs
+            .iter()
+            .filter(|d| !d.ends_with("runtime/include"))
+        {
+            cc.arg("-I").arg(inc);
+        }
+        cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
+        run(&mut cc, "compile with the plugin")?;
+        let mut nm = Command::new(&tools.llvm_nm);
+        nm.arg(&exe);
+        let listing = run(&mut nm, "list symbols")?;
+        if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
+            return Err(format!(
+                "the executable still has the API symbol {left}\ncommand: {}",
+                show(&cc)
+            ));
+        }
+        run_program(&exe)
+    })
 }
 
 /// Runs a self-checking program, which must exit 0 and print its
