@@ -101,7 +101,7 @@ pub(crate) fn is_function_choice(v: Value<'_>) -> bool {
 /// once.
 pub(crate) fn forwarded<'m>(v: Value<'m>) -> Value<'m> {
     let mut v = v;
-    for _ in 0..8 {
+    for _ in 0..64 {
         if v.opcode() != Some(LLVMOpcode::LLVMLoad) {
             break;
         }
