@@ -34,7 +34,7 @@ use enz_ir as ir;
 
 pub use inspect::{print_activity, print_plan, print_type_analysis};
 pub use pipeline::{differentiate_module, Options, Report};
-pub use registrations::keep_registered_functions_from_inlining;
+pub use registrations::keep_registrations_for_later;
 
 /// What the command line needs besides: diagnostics, the canonical ABI
 /// printer, host retargeting of GPU modules, process guards, inkwell.

@@ -155,13 +155,24 @@ fn annotated<'m>(
     }
 }
 
-/// Keeps every function the user registered something for (a custom
+/// Keeps the user's registrations in force until enz-rs runs later in the
+/// pipeline (the pass plugin's pipeline-start pass, before the compiler's
+/// inliner): every function registered for something (a custom
 /// derivative, a library function it behaves like, an allocator, an
-/// inactive mark) from being inlined: run before the compiler's inliner
-/// (the pass plugin's pipeline-start pass), so that the registration
-/// still applies when enz-rs differentiates later in the pipeline.
-/// Returns how many functions it marked.
-pub fn keep_registered_functions_from_inlining(m: Module<'_>) -> usize {
+/// inactive mark) is kept from being inlined, and every registration
+/// global is listed in `llvm.compiler.used`, so that link-time
+/// dead-stripping keeps it for the link where enz-rs runs (full LTO drops
+/// unreferenced globals before any pass sees the merged module). Returns
+/// how many functions it marked.
+pub fn keep_registrations_for_later(m: Module<'_>) -> usize {
+    let regs: Vec<crate::ir::Value> = globals(m)
+        .into_iter()
+        .filter(|g| is_registration(&g.name()) && !g.is_declaration())
+        .map(|g| g.as_value())
+        .collect();
+    if !regs.is_empty() {
+        crate::ir::add_to_compiler_used(m, &regs);
+    }
     let Ok(facts) = user_facts(m) else {
         // Malformed registrations are reported when differentiating.
         return 0;
@@ -174,7 +185,7 @@ pub fn keep_registered_functions_from_inlining(m: Module<'_>) -> usize {
             marked += 1;
         }
     }
-    marked
+    marked + regs.len()
 }
 
 /// Functions the user registered something for (a custom derivative, a

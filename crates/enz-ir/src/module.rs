@@ -191,6 +191,45 @@ pub fn remove_from_used_lists<'m>(module: Module<'m>, drop: &[Value<'m>]) {
     }
 }
 
+/// Adds `members` (globals or functions) to the module's
+/// `llvm.compiler.used` list (creating it), so that no pass and no
+/// link-time dead-stripping removes them while nothing references them
+/// yet; members already listed are not added twice.
+pub fn add_to_compiler_used<'m>(module: Module<'m>, members: &[Value<'m>]) {
+    let list = "llvm.compiler.used";
+    let old = named_global(module, list);
+    let mut all: Vec<Value> = old
+        .and_then(|g| g.initializer())
+        .map(|init| init.operands())
+        .unwrap_or_default();
+    let before = all.len();
+    for m in members {
+        if !all.contains(m) {
+            all.push(*m);
+        }
+    }
+    if all.len() == before {
+        return;
+    }
+    let c = cstr(list);
+    // SAFETY: replaces the list (nothing uses the list itself) by an
+    // appending array of pointers in the `llvm.metadata` section; every
+    // member is a global value of this module, a pointer.
+    unsafe {
+        let ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module.0), 0);
+        if let Some(g) = old {
+            LLVMDeleteGlobal(g.0 .0);
+        }
+        let mut raw: Vec<_> = all.iter().map(|v| v.0).collect();
+        let n = raw.len() as u64;
+        let ng = LLVMAddGlobal(module.0, LLVMArrayType2(ptr, n), c.as_ptr());
+        LLVMSetInitializer(ng, LLVMConstArray2(ptr, raw.as_mut_ptr(), n));
+        LLVMSetLinkage(ng, LLVMLinkage::LLVMAppendingLinkage);
+        let section = cstr("llvm.metadata");
+        LLVMSetSection(ng, section.as_ptr());
+    }
+}
+
 impl<'m> Value<'m> {
     /// Makes the constants that use this global and are themselves unused
     /// (left behind by a deleted initializer) stop using it: each such use

@@ -140,7 +140,8 @@ pub unsafe extern "C" fn enz_plugin_run(
 
 /// The pipeline-start pass, called by the shim before clang's inliner:
 /// keeps the functions the user registered something for from being
-/// inlined (see `keep_registered_functions_from_inlining`). Returns how
+/// inlined and the registration globals alive through link-time
+/// dead-stripping (see `keep_registrations_for_later`). Returns how
 /// many it marked; never fails.
 ///
 /// # Safety
@@ -151,7 +152,7 @@ pub unsafe extern "C" fn enz_plugin_prepare(module: *mut c_void) -> c_int {
         // SAFETY: the module the pass manager runs on, as for the pass.
         unsafe {
             enz_enzyme_api::Module::with_raw(module, |m| {
-                enz_enzyme_api::keep_registered_functions_from_inlining(m)
+                enz_enzyme_api::keep_registrations_for_later(m)
             })
         }
     })

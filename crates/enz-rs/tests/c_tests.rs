@@ -23,7 +23,10 @@
 //! inside clang's pipeline;
 //! the executable must hold no API symbol, run and report its checks.
 //! Fixtures named `plugin_*` (the plugin's source attributes) take that
-//! route only.
+//! route only. The `call_*` fixtures also go through link-time
+//! differentiation (`stem::O2::lto`): compiled with `-flto`, split into
+//! two translation units (`main`, and the functions it differentiates) and
+//! linked by lld with the plugin (see `run_lto_case`).
 //!
 //! Any failing step fails the trial with the command and its output.
 //! Run one trial: `cargo test --test c_tests -- rev_relu3::O2`.
@@ -48,6 +51,7 @@ struct Tools {
     clangxx: PathBuf,
     opt: PathBuf,
     llvm_nm: PathBuf,
+    llvm_extract: PathBuf,
     enz_rs: PathBuf,
     /// libenz_plugin.so, built next to this test binary (a dev-dependency).
     plugin: PathBuf,
@@ -63,6 +67,7 @@ fn main() {
         clangxx: find_tool("ENZ_CLANGXX", "clang++-22", "clang++"),
         opt: find_tool("ENZ_OPT", "opt-22", "opt"),
         llvm_nm: find_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
+        llvm_extract: find_tool("ENZ_LLVM_EXTRACT", "llvm-extract-22", "llvm-extract"),
         enz_rs: PathBuf::from(env!("CARGO_BIN_EXE_enz-rs")),
         plugin: std::env::current_exe()
             .ok()
@@ -121,6 +126,13 @@ fn main() {
                     format!("{stem}::{level}::no-inline"),
                     move || run_case(&tools, &fixture, level, &[], &["--no-inline"]),
                 ));
+            }
+            // Link-time differentiation across translation units.
+            if stem.starts_with("call_") {
+                let (tools, fixture) = (tools.clone(), fixture.clone());
+                trials.push(Trial::test(format!("{stem}::{level}::lto"), move || {
+                    run_lto_case(&tools, &fixture, level)
+                }));
             }
         }
     }
@@ -284,6 +296,67 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
             return Err(format!(
                 "the executable still has the API symbol {left}\ncommand: {}",
                 show(&cc)
+            ));
+        }
+        run_program(&exe)
+    })
+}
+
+/// The LTO route: the fixture compiled with `-flto` (and the plugin, which
+/// keeps registrations alive for the link), split into two translation
+/// units, `main` (with the `__enzyme_*` calls) and everything else (the
+/// functions they differentiate: `llvm-extract`, which gives the internal
+/// functions and globals the two share hidden external linkage), then
+/// linked by lld with the plugin, which differentiates the merged module:
+/// `clang -flto -fuse-ld=lld -Wl,--load-pass-plugin=P main.bc rest.bc`.
+fn run_lto_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed> {
+    in_temp_dir(fixture, |source, dir| {
+        let (whole, main_bc, rest_bc) = (
+            dir.join("whole.bc"),
+            dir.join("main.bc"),
+            dir.join("rest.bc"),
+        );
+        let exe = dir.join("exe");
+        let mut cc = Command::new(&tools.clang);
+        cc.arg(format!("-{level}"))
+            .args(["-flto", "-c"])
+            .arg(format!("-fpass-plugin={}", tools.plugin.display()))
+            .args(fixture_cflags(source));
+        for inc in &tools.include_dirs {
+            cc.arg("-I").arg(inc);
+        }
+        cc.arg(fixture).arg("-o").arg(&whole);
+        run(&mut cc, "compile the fixture for LTO")?;
+        let mut main_only = Command::new(&tools.llvm_extract);
+        main_only
+            .arg("--func=main")
+            .arg(&whole)
+            .arg("-o")
+            .arg(&main_bc);
+        run(&mut main_only, "extract main")?;
+        let mut rest = Command::new(&tools.llvm_extract);
+        rest.args(["--delete", "--func=main"])
+            .arg(&whole)
+            .arg("-o")
+            .arg(&rest_bc);
+        run(&mut rest, "extract everything but main")?;
+        let mut link = Command::new(&tools.clang);
+        link.arg(format!("-{level}"))
+            .args(["-flto", "-fuse-ld=lld"])
+            .arg(format!("-Wl,--load-pass-plugin={}", tools.plugin.display()))
+            .arg(&main_bc)
+            .arg(&rest_bc)
+            .arg("-lm")
+            .arg("-o")
+            .arg(&exe);
+        run(&mut link, "link with LTO, differentiating")?;
+        let mut nm = Command::new(&tools.llvm_nm);
+        nm.arg(&exe);
+        let listing = run(&mut nm, "list symbols")?;
+        if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
+            return Err(format!(
+                "the executable still has the API symbol {left}\ncommand: {}",
+                show(&link)
             ));
         }
         run_program(&exe)

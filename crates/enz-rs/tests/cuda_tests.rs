@@ -29,6 +29,12 @@
 //!    the numbers. Skipped (with a note) where TSan does not work, or with
 //!    `ENZ_CUDA_TSAN=0`.
 //!
+//! Every kernel at every level also goes through the pass plugin
+//! (`stencil::O2::plugin`): step 1 with `-fplugin=P -fpass-plugin=P`
+//! (P = libenz_plugin.so, no `-I` for the headers) differentiates inside
+//! clang's device compile; steps 2-5 check that module as above (step 4
+//! retargets it as it is: `enz-rs k.grad.bc -O0 --emulate-host`); no TSan.
+//!
 //! A kernel file with a line `// enz-xfail: REASON` has its enz-rs trials
 //! (not its noad trials) marked ignored: known failures until enz-rs
 //! supports what the kernel needs. Run them anyway with
@@ -71,6 +77,8 @@ struct Tools {
     llvm_nm: PathBuf,
     llc: PathBuf,
     enz_rs: PathBuf,
+    /// libenz_plugin.so, built next to this test binary (a dev-dependency).
+    plugin: PathBuf,
     root: PathBuf,
     /// Whether ThreadSanitizer builds work here (else the reason they don't).
     tsan: Result<(), String>,
@@ -82,6 +90,9 @@ struct Case {
     host: PathBuf,
     level: &'static str,
     no_ad: bool,
+    /// Differentiated inside clang's device compile by the pass plugin
+    /// rather than by the CLI.
+    plugin: bool,
 }
 
 fn main() {
@@ -97,6 +108,10 @@ fn main() {
         llvm_nm: find_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
         llc: find_tool("ENZ_LLC", "llc-22", "llc"),
         enz_rs: PathBuf::from(env!("CARGO_BIN_EXE_enz-rs")),
+        plugin: std::env::current_exe()
+            .ok()
+            .and_then(|e| e.parent().map(|d| d.join("libenz_plugin.so")))
+            .expect("the test binary's directory"),
         root: root.clone(),
         tsan: Err("not probed".into()),
     };
@@ -135,20 +150,21 @@ fn main() {
             .any(|l| l.trim().starts_with("// enz-xfail:"));
         let has_no_ad = source.contains("NO_AD");
         for level in OPT_LEVELS {
-            for no_ad in [false, true] {
+            for (no_ad, plugin) in [(false, false), (true, false), (false, true)] {
                 if no_ad && !has_no_ad {
                     continue;
                 }
-                let name = if no_ad {
-                    format!("{stem}::noad::{level}")
-                } else {
-                    format!("{stem}::{level}")
+                let name = match (no_ad, plugin) {
+                    (true, _) => format!("{stem}::noad::{level}"),
+                    (_, true) => format!("{stem}::{level}::plugin"),
+                    _ => format!("{stem}::{level}"),
                 };
                 let case = Case {
                     kernel: kernel.clone(),
                     host: host.clone(),
                     level,
                     no_ad,
+                    plugin,
                 };
                 let tools = tools.clone();
                 trials.push(
@@ -218,7 +234,8 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     let emu_o = dir.join("k.emu.o");
     let exe = dir.join("exe");
 
-    // 1. CUDA -> NVPTX bitcode
+    // 1. CUDA -> NVPTX bitcode; the plugin route differentiates here,
+    // inside clang's pipeline, with no -I for the headers.
     let mut cc = Command::new(&tools.clang);
     cc.args(CUDA_FLAGS)
         .arg(format!("-{}", case.level))
@@ -226,14 +243,26 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     if case.no_ad {
         cc.arg("-DNO_AD");
     }
-    cc.arg("-I").arg(&include);
-    cc.arg(&case.kernel).arg("-o").arg(&k_bc);
-    run(&mut cc, "compile the kernel for NVPTX")?;
+    if case.plugin {
+        cc.arg(format!("-fplugin={}", tools.plugin.display()))
+            .arg(format!("-fpass-plugin={}", tools.plugin.display()));
+        cc.arg(&case.kernel).arg("-o").arg(&grad_bc);
+        run(
+            &mut cc,
+            "compile and differentiate the kernel with the plugin",
+        )?;
+    } else {
+        cc.arg("-I").arg(&include);
+        cc.arg(&case.kernel).arg("-o").arg(&k_bc);
+        run(&mut cc, "compile the kernel for NVPTX")?;
+    }
 
     // 2. differentiate (NVPTX output)
-    let mut enz = Command::new(&tools.enz_rs);
-    enz.arg(&k_bc).arg("-o").arg(&grad_bc);
-    run(&mut enz, "run enz-rs")?;
+    if !case.plugin {
+        let mut enz = Command::new(&tools.enz_rs);
+        enz.arg(&k_bc).arg("-o").arg(&grad_bc);
+        run(&mut enz, "run enz-rs")?;
+    }
     let mut verify = Command::new(&tools.opt);
     verify
         .args(["-passes=verify", "-disable-output"])
@@ -279,10 +308,15 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
         ));
     }
 
-    // 4. the same, retargeted to the host for the emulator
+    // 4. the same, retargeted to the host for the emulator (the plugin
+    // route: its differentiated module, retargeted as it is)
     let mut enz_host = Command::new(&tools.enz_rs);
+    if case.plugin {
+        enz_host.arg(&grad_bc).arg("-O0");
+    } else {
+        enz_host.arg(&k_bc);
+    }
     enz_host
-        .arg(&k_bc)
         .arg("-o")
         .arg(&emu_ll)
         .args(["-S", "--emulate-host"]);
@@ -306,8 +340,9 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     run(&mut link, "link the host driver with the emulator")?;
     run_checked(&mut Command::new(&exe), "run on the emulator")?;
 
-    // 6. again under ThreadSanitizer
-    if tools.tsan.is_ok() {
+    // 6. again under ThreadSanitizer (the CLI route's modules; the plugin
+    // route's differ only by where the same synthesis ran)
+    if tools.tsan.is_ok() && !case.plugin {
         let text = std::fs::read_to_string(&emu_ll)
             .map_err(|e| format!("cannot read {}: {e}", emu_ll.display()))?;
         let tsan_ll = dir.join("k.tsan.ll");
