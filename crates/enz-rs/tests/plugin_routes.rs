@@ -8,7 +8,9 @@
 //! - full LTO with lld (`-Wl,--load-pass-plugin=`): a function defined in
 //!   another translation unit is differentiated at link time;
 //! - ThinLTO: each module alone, so the same program is refused with a
-//!   note saying why and what to use.
+//!   note saying why and what to use;
+//! - CMake: examples/cmake configures, builds with the plugin (one target
+//!   with `-fplugin`, one across translation units with LTO) and runs.
 
 mod common;
 
@@ -132,4 +134,28 @@ fn thin_lto_says_why_it_cannot() {
         err.contains("-flto=thin") && err.contains("full LTO"),
         "{err}"
     );
+}
+
+/// examples/cmake, as its README says to build it: configured with clang
+/// and the plugin, built, and both programs run and pass their checks.
+#[test]
+fn cmake_example_configures_builds_and_runs() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let build = dir.path().join("build");
+    let clangxx = find_tool("ENZ_CLANGXX", "clang++-22", "clang++");
+    let mut configure = Command::new("cmake");
+    configure
+        .arg("-S")
+        .arg(root().join("examples/cmake"))
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_C_COMPILER={}", clang().display()))
+        .arg(format!("-DCMAKE_CXX_COMPILER={}", clangxx.display()))
+        .arg(format!("-DENZ_PLUGIN={}", plugin().display()));
+    run(&mut configure, "configure examples/cmake").expect("cmake configures");
+    let mut make = Command::new("cmake");
+    make.arg("--build").arg(&build).args(["-j", "2"]);
+    run(&mut make, "build examples/cmake").expect("cmake builds");
+    checks_pass(&build.join("spring"));
+    checks_pass(&build.join("fit"));
 }
