@@ -17,7 +17,7 @@
 #   OUTDIR   where per-RUN logs go (default: a fresh mktemp dir; kept)
 #   FILTER   only test files whose path matches this regex
 #   ENZ_PLUGIN  libenz_plugin.so: %loadClangEnzyme lines load it with
-#            -fplugin -fpass-plugin (source attributes, differentiation in
+#            -fplugin (source attributes, differentiation in
 #            clang's pipeline), as Enzyme's clang plugin would run
 #
 # Each RUN line is translated: %clang/%clang++ -> clang-22 (-I test dir,
@@ -159,7 +159,7 @@ def translate(cmd, path):
                 # line disables clang's pipeline).
                 if plugin and os.environ.get("ENZ_PLUGIN"):
                     p = os.environ["ENZ_PLUGIN"]
-                    s = s.rstrip() + " -fplugin=" + p + " -fpass-plugin=" + p + " "
+                    s = s.rstrip() + " -fplugin=" + p + " "
                 new.append(s)
                 if plugin:
                     if re.search(r"-emit-llvm", s) and re.search(r"-o\s+-(\s|$)", s):

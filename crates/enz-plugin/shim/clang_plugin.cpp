@@ -12,11 +12,16 @@
 //     enzyme("augment", aug_f), enzyme("gradient", rev_f),
 //     enzyme("derivative", fwd_f)     (function: custom derivatives)
 // - enz-rs's headers on the include path (`#include <enzyme.h>` with no
-//   -I).
-// The pass itself comes with -fpass-plugin=libenz_plugin.so: clang 22
-// loads pass plugins before any frontend plugin could add one.
+//   -I);
+// - the pass itself: the action adds a pass-builder callback to the
+//   compile's code generation options, which registers the passes of
+//   libenz_plugin.so (enz_plugin_register, which that library hands over
+//   when it loads this one) as -fpass-plugin would; registering twice
+//   (both flags given) is harmless, enz_plugin_register ignores the
+//   second call for the same PassBuilder.
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/CodeGenOptions.h"
 #include "clang/AST/Attr.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
@@ -32,6 +37,14 @@
 #include <string>
 
 using namespace clang;
+
+// libenz_plugin.so's enz_plugin_register, handed over by that library
+// when it loads this one (its own symbols are not exported).
+static void (*register_passes)(llvm::PassBuilder &) = nullptr;
+
+extern "C" void enz_clang_set_pass_registration(void (*reg)(llvm::PassBuilder &)) {
+  register_passes = reg;
+}
 
 namespace {
 
@@ -165,6 +178,9 @@ protected:
     HeaderSearch &hs = ci.getPreprocessor().getHeaderSearchInfo();
     if (auto dir = ci.getFileManager().getOptionalDirectoryRef(ENZ_RS_INCLUDE_DIR))
       hs.AddSearchPath(DirectoryLookup(*dir, SrcMgr::C_System, false), true);
+    if (auto reg = register_passes)
+      ci.getCodeGenOpts().PassBuilderCallbacks.push_back(
+          [reg](llvm::PassBuilder &pb) { reg(pb); });
     return std::make_unique<ASTConsumer>();
   }
 

@@ -4,11 +4,13 @@
 // differentiates it in place. Nothing else lives here.
 //
 //   opt:   -passes=enz-rs or enz-rs<no-inline;no-preopt;O0..O3>
-//   clang: -fpass-plugin: registered functions marked noinline at the start
-//          of the pipeline; the pass at the start of the module optimiser (after
-//          early simplification, before vectorisation), every -O level,
-//          not in LTO pre-link compiles; -fplugin (the same library) adds
-//          the source attributes and the headers (clang_plugin.cpp)
+//   clang: -fplugin (or -fpass-plugin): registered functions marked
+//          noinline at the start of the pipeline; the pass at the start of
+//          the module optimiser (after early simplification, before
+//          vectorisation), every -O level, not in LTO pre-link compiles;
+//          -fplugin also adds the source attributes and the headers, and
+//          registers these passes through clang's pass-builder callbacks
+//          (clang_plugin.cpp)
 //   lld:   --load-pass-plugin: at the start of the full LTO pipeline
 
 #include "llvm-c/Types.h"
@@ -81,6 +83,12 @@ std::string level_option(llvm::OptimizationLevel level) {
 // Called by LLVM through the plugin info that src/lib.rs's
 // llvmGetPassPluginInfo returns (a Rust cdylib exports only Rust symbols).
 extern "C" void enz_plugin_register(llvm::PassBuilder &pb) {
+  // Called twice for one compile when clang is given both -fplugin (the
+  // clang half's callback) and -fpass-plugin: register once.
+  static llvm::PassBuilder *registered = nullptr;
+  if (registered == &pb)
+    return;
+  registered = &pb;
   pb.registerPipelineParsingCallback(
       [](llvm::StringRef name, llvm::ModulePassManager &mpm,
          llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
@@ -128,9 +136,18 @@ struct LoadClangHalf {
   LoadClangHalf() {
     if (!dlopen("libclang-cpp.so." ENZ_LLVM_SO_VERSION, RTLD_LAZY | RTLD_NOLOAD))
       return;
-    if (!dlopen(ENZ_CLANG_HALF, RTLD_NOW | RTLD_GLOBAL))
+    void *half = dlopen(ENZ_CLANG_HALF, RTLD_NOW | RTLD_GLOBAL);
+    if (!half) {
       llvm::errs() << "enz-rs: cannot load " << ENZ_CLANG_HALF << ": "
                    << dlerror() << "\n";
+      return;
+    }
+    // With -fplugin alone, the clang half registers the passes through
+    // clang's pass-builder callbacks.
+    using Setter = void (*)(void (*)(llvm::PassBuilder &));
+    if (auto set = reinterpret_cast<Setter>(
+            dlsym(half, "enz_clang_set_pass_registration")))
+      set(&enz_plugin_register);
   }
 } load_clang_half;
 } // namespace

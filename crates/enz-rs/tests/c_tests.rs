@@ -18,7 +18,7 @@
 //! 6. runs `exe`, which must exit 0 and print its `N checks, 0 failed` line.
 //!
 //! Every fixture at every level also goes through the plugin route
-//! (`stem::O2::plugin`): `clang -O<n> -fplugin=P -fpass-plugin=P X.c -o exe
+//! (`stem::O2::plugin`): `clang -O<n> -fplugin=P X.c -o exe
 //! -lm` with P = libenz_plugin.so (no `-I` for enzyme.h), enz-rs running
 //! inside clang's pipeline;
 //! the executable must hold no API symbol, run and report its checks.
@@ -267,7 +267,7 @@ fn run_steps(
     run_program(&exe)
 }
 
-/// The plugin route: `clang -O<n> -fplugin=P -fpass-plugin=P X.c -o exe
+/// The plugin route: `clang -O<n> -fplugin=P X.c -o exe
 /// -lm`, then the program must run and report its checks; no API symbol
 /// may be left in the executable.
 fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed> {
@@ -278,7 +278,6 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
         // No -I for enzyme.h: the plugin puts its headers on the path.
         cc.arg(format!("-{level}"))
             .arg(format!("-fplugin={}", tools.plugin.display()))
-            .arg(format!("-fpass-plugin={}", tools.plugin.display()))
             .args(fixture_cflags(source));
         for inc in tools
             .include_dirs

@@ -30,7 +30,7 @@
 //!    `ENZ_CUDA_TSAN=0`.
 //!
 //! Every kernel at every level also goes through the pass plugin
-//! (`stencil::O2::plugin`): step 1 with `-fplugin=P -fpass-plugin=P`
+//! (`stencil::O2::plugin`): step 1 with `-fplugin=P`
 //! (P = libenz_plugin.so, no `-I` for the headers) differentiates inside
 //! clang's device compile; steps 2-5 check that module as above (step 4
 //! retargets it as it is: `enz-rs k.grad.bc -O0 --emulate-host`); no TSan.
@@ -244,8 +244,7 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
         cc.arg("-DNO_AD");
     }
     if case.plugin {
-        cc.arg(format!("-fplugin={}", tools.plugin.display()))
-            .arg(format!("-fpass-plugin={}", tools.plugin.display()));
+        cc.arg(format!("-fplugin={}", tools.plugin.display()));
         cc.arg(&case.kernel).arg("-o").arg(&grad_bc);
         run(
             &mut cc,

@@ -159,3 +159,53 @@ fn cmake_example_configures_builds_and_runs() {
     checks_pass(&build.join("spring"));
     checks_pass(&build.join("fit"));
 }
+
+/// `-fplugin` alone runs the pass (registered through clang's pass-builder
+/// callbacks), `-fpass-plugin` alone too (given `-I` for the headers), and
+/// both together differentiate once.
+#[test]
+fn clang_flags_alone_and_together() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let p = plugin().display().to_string();
+    let routes: [(&str, Vec<String>); 3] = [
+        ("fplugin", vec![format!("-fplugin={p}")]),
+        (
+            "fpass_plugin",
+            vec![
+                format!("-fpass-plugin={p}"),
+                "-I".into(),
+                root().join("runtime/include").display().to_string(),
+            ],
+        ),
+        (
+            "both",
+            vec![format!("-fplugin={p}"), format!("-fpass-plugin={p}")],
+        ),
+    ];
+    for (name, flags) in routes {
+        let exe = dir.path().join(name);
+        let mut cc = Command::new(clang());
+        cc.arg("-O2")
+            .args(&flags)
+            .arg("-I")
+            .arg(root().join("c_tests"))
+            .arg(root().join("c_tests/call_nested.c"))
+            .arg("-lm")
+            .arg("-o")
+            .arg(&exe);
+        run(&mut cc, "compile with the plugin").expect("compiles");
+        checks_pass(&exe);
+        let mut passes = Command::new(clang());
+        passes
+            .args(["-O2", "-c", "-o", "/dev/null"])
+            .args(&flags)
+            .arg("-I")
+            .arg(root().join("c_tests"))
+            .arg(root().join("c_tests/call_nested.c"))
+            .args(["-mllvm", "-print-pipeline-passes"]);
+        let out = run(&mut passes, "print the pipeline").expect("compiles");
+        let pipeline = format!("{}{}", out.stdout, out.stderr);
+        let runs = pipeline.matches("EnzPass").count();
+        assert_eq!(runs, 1, "{name}: the pass is in the pipeline {runs} times");
+    }
+}
