@@ -27,6 +27,7 @@ mod inspect;
 mod lower;
 mod pipeline;
 mod registrations;
+mod rust_runtime;
 mod virtual_tables;
 
 /// The IR layer, under the name the modules of this crate use for it.

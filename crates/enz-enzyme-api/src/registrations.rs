@@ -93,6 +93,7 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
         let dealloc = custom.entry(a.like.deallocator).or_default();
         dealloc.like = dealloc.like.or(Some("free"));
     }
+    crate::rust_runtime::add_allocation_facts(m, &mut custom);
     if !diags.is_empty() {
         return Err(diags);
     }

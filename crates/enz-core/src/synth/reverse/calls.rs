@@ -231,6 +231,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
             // Vector reverse mode: said by the forward sweep.
             CallKind::Defined(_) | CallKind::Custom(_) | CallKind::Indirect
                 if self.req.width > 1 => {}
+            // A function with no body that may write memory holding
+            // derivatives (or pointers to it): what it writes there, and
+            // so the shadow, is unknown.
+            CallKind::External(f) if !f.writes_no_memory() && self.passes_shadowed_pointer(i) => {
+                self.no_rule_for_call(i)
+            }
             _ if !self.facts.act.is_active(i.as_value()) => {}
             _ => self.no_rule_for_call(i),
         }
@@ -272,6 +278,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 self.accumulate(i.operand(k as u32), d);
             }
         }
+    }
+
+    /// Whether call `i` passes a pointer whose memory has a shadow.
+    fn passes_shadowed_pointer(&self, i: Inst<'m>) -> bool {
+        (0..i.call_num_args()).any(|k| {
+            let a = i.operand(k);
+            a.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(a)
+        })
     }
 
     pub(super) fn no_rule_for_call(&mut self, i: Inst<'m>) {

@@ -1,0 +1,69 @@
+//! `cargo enz test` on the rust_tests project (its own cargo project and
+//! target directory, rust_tests/target): every test there checks its
+//! gradients against analytic values and central finite differences.
+//! Release builds run every test file; debug builds all but
+//! `allocation` (see rust_tests/tests/allocation.rs).
+
+use std::path::Path;
+use std::process::Command;
+
+fn cargo_enz_test(args: &[&str]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rust_tests");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-enz"))
+        .arg("enz")
+        .arg("test")
+        .args(args)
+        .current_dir(&root)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env("CARGO_TARGET_DIR", root.join("target"))
+        .output()
+        .expect("cargo-enz runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "cargo enz test {args:?} failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+    // The test binaries ran their tests, and none failed.
+    let ran: usize = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .sum();
+    assert!(ran >= 5, "too few tests ran ({ran})\n{stdout}");
+}
+
+#[test]
+fn debug() {
+    cargo_enz_test(&["--test", "scalar", "--test", "memory"]);
+}
+
+#[test]
+fn release() {
+    cargo_enz_test(&["--release"]);
+}
+
+#[test]
+fn refuses_a_rustc_on_another_llvm() {
+    let fake = tempfile::tempdir().expect("a temporary directory");
+    let rustc = fake.path().join("rustc");
+    std::fs::write(
+        &rustc,
+        "#!/bin/sh\necho 'rustc 1.80.0 (x 2024-07-21)'\necho 'release: 1.80.0'\necho 'LLVM version: 18.1.7'\n",
+    )
+    .expect("write a fake rustc");
+    let status = Command::new("chmod").arg("+x").arg(&rustc).status();
+    assert!(status.is_ok_and(|s| s.success()));
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-enz"))
+        .args(["enz", "build"])
+        .env("RUSTC", &rustc)
+        .output()
+        .expect("cargo-enz runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("LLVM 18.1.7") && err.contains("LLVM 22"),
+        "{err}"
+    );
+}
