@@ -1,22 +1,32 @@
-//! Allocation inside the differentiated code (release builds only for
-//! now: in debug builds rustc leaves Vec's pointer in integer slots that
-//! enz-rs's pre-optimisation turns into `inttoptr`, whose shadow enz-rs
-//! cannot build; see crates/cargo-enz/tests/rust_tests.rs).
+//! Allocation inside the differentiated code: `collect`, `push` past the
+//! capacity (Vec's growth: `__rust_realloc`), `with_capacity`.
+//!
+//! Its own harness (`harness = false` in Cargo.toml): libtest, linked
+//! into every #[test] binary, holds a precompiled instance of
+//! `RawVec<f64>::grow_one` that rustc calls instead of compiling its own,
+//! and enz-rs cannot differentiate machine code (it says so, naming the
+//! function).
 use enz::autodiff_reverse;
 use rust_tests::{close, fd, TOL_AD, TOL_FD};
 
-/// Allocates inside the differentiated code: `collect` into Vecs (an
-/// exact-size iterator: one allocation each), read back by iterators.
+/// Allocates inside the differentiated code: `collect` into Vecs, a Vec
+/// grown by `push` from empty (several reallocations), `with_capacity`.
 #[autodiff_reverse(d_alloc, Duplicated, Active)]
 fn alloc_heavy(x: &[f64]) -> f64 {
     let squares: Vec<f64> = x.iter().map(|v| v * v).collect();
-    let waves: Vec<f64> = squares.iter().map(|s| s.sin() + 0.5 * s).collect();
-    let exps: Vec<f64> = x.iter().map(|v| v.exp()).collect();
+    let mut waves = Vec::new();
+    for s in &squares {
+        waves.push(s.sin());
+        waves.push(0.5 * s);
+    }
+    let mut exps = Vec::with_capacity(x.len());
+    for v in x {
+        exps.push(v.exp());
+    }
     waves.iter().sum::<f64>() + exps.iter().fold(0.0, |acc, v| acc + v * 2.0)
 }
 
-#[test]
-fn allocation_inside() {
+fn main() {
     let x = vec![0.3, -0.7, 1.2, 0.1, 0.9, -1.4, 0.05];
     let mut dx = vec![0.0; x.len()];
     d_alloc(&x, &mut dx, 1.0);

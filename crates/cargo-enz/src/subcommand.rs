@@ -64,6 +64,9 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         format!("linker={}", me.display()),
         "-Z".to_string(),
         "share-generics=no".to_string(),
+        // Which cargo-enz links: cargo relinks (and rebuilds) when it
+        // changes, so no binary keeps derivatives an older enz-rs made.
+        format!("--cfg=cargo_enz_build=\"{}\"", build_id(&me)),
     ];
     // CARGO_ENCODED_RUSTFLAGS (0x1f-separated) wins over RUSTFLAGS in
     // cargo; keep what the user set in either.
@@ -93,6 +96,18 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The identity of the cargo-enz executable: its size and modification
+/// time.
+fn build_id(exe: &std::path::Path) -> String {
+    let meta = std::fs::metadata(exe).ok();
+    let size = meta.as_ref().map_or(0, |m| m.len());
+    let mtime = meta
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    format!("{size}-{mtime}")
 }
 
 /// rustc's LLVM major version (`rustc -vV`) must be the one enz-rs reads:

@@ -32,8 +32,15 @@ fn with_preprocessed<'m, T>(
         )));
     }
     let inactive = &facts.inactive;
+    // The calls synthesis keeps (as the registry's preprocessing does):
+    // inactive functions and those with registered rules.
+    let keep: std::collections::HashSet<Function<'m>> = inactive
+        .iter()
+        .chain(facts.custom.keys())
+        .copied()
+        .collect();
     let prep =
-        preprocess(func, opts.preopt, opts.inline, inactive).map_err(|d| d.in_function(name))?;
+        preprocess(func, opts.preopt, opts.inline, &keep).map_err(|d| d.in_function(name))?;
     let out = f(prep, inactive);
     prep.delete_function();
     Ok(out)

@@ -22,6 +22,7 @@ pub fn print_type_analysis<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
+    crate::rust_runtime::lower_realloc(module);
     let facts = user_facts(module).map_err(first)?;
     enz_core::print_type_analysis(module, name, session_options(opts), &facts)
 }
@@ -34,6 +35,7 @@ pub fn print_activity<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
+    crate::rust_runtime::lower_realloc(module);
     let facts = user_facts(module).map_err(first)?;
     enz_core::print_activity(module, name, session_options(opts), &facts)
 }
@@ -46,6 +48,7 @@ pub fn print_plan<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
+    crate::rust_runtime::lower_realloc(module);
     let facts = user_facts(module).map_err(first)?;
     enz_core::print_plan(module, name, session_options(opts), &facts)
 }

@@ -275,6 +275,12 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMBuildPtrToInt(self.raw, v.0, to.0, c"".as_ptr()) })
     }
 
+    /// `inttoptr`: a constant expression when `v` is a constant (no
+    /// insertion point needed then).
+    pub fn int_to_ptr(&self, v: Value<'m>, to: Ty<'m>) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBuildIntToPtr(self.raw, v.0, to.0, c"".as_ptr()) })
+    }
+
     /// An integer width change that sign-extends when it widens.
     pub fn signed_int_cast(&self, v: Value<'m>, to: Ty<'m>) -> Value<'m> {
         Value::wrap(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })

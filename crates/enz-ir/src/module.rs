@@ -316,6 +316,15 @@ impl<'m> Value<'m> {
         // SAFETY: a type query on a valid value.
         !unsafe { LLVMIsAConstantExpr(self.0) }.is_null()
     }
+
+    /// Whether this is a constant address made from a constant integer
+    /// (`inttoptr (i64 8 to ptr)`): no memory a derivative could use.
+    pub fn is_constant_int_address(self) -> bool {
+        // SAFETY: opcode and operand queries on a constant expression.
+        self.is_constant_expr()
+            && unsafe { LLVMGetConstOpcode(self.0) } == llvm_sys::LLVMOpcode::LLVMIntToPtr
+            && self.operand(0).const_int_sext().is_some()
+    }
 }
 
 impl<'m> Block<'m> {

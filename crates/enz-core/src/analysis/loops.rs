@@ -230,17 +230,59 @@ fn step_of<'m>(phi: Value<'m>, next: Value<'m>) -> Option<(i64, Option<crate::ir
 }
 
 /// What bounds the number of header executions of a loop.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum TripBound<'m> {
-    /// `|limit - start| / |step| + 3` (a deliberate over-estimate that
-    /// covers header- and latch-tested loops and inclusive comparisons).
-    Affine {
-        start: Value<'m>,
-        limit: Value<'m>,
-        step: i64,
-    },
+    /// The least of the exits' distances (each exit an upper bound on its
+    /// own: the loop leaves at the first), plus 3 (a deliberate
+    /// over-estimate that covers header- and latch-tested loops and
+    /// inclusive comparisons).
+    Affine(Vec<AffineExit<'m>>),
     /// A constant (an IV halved each iteration until 0: its bit width).
     Constant(u64),
+}
+
+/// An exit test that an affine IV must reach: `|limit - start| / |step|`
+/// iterations for an ordered comparison; for `!=` (`wraps`), the distance
+/// in the direction of the step, modulo 2^64, from the value tested (the
+/// IV's first value, or its second when the test is on the next value):
+/// an IV counting up from 0 to -1 takes 2^64 - 1 steps, not 1, and its
+/// next value reaches 0 after 2^64 - 1 steps, not 0.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct AffineExit<'m> {
+    pub(crate) start: Value<'m>,
+    pub(crate) limit: Value<'m>,
+    pub(crate) step: i64,
+    pub(crate) wraps: bool,
+    /// The test is on the IV's next value (`iv + step`).
+    pub(crate) on_next: bool,
+}
+
+impl AffineExit<'_> {
+    /// Whether the exit, with constant ends, can never be the one that
+    /// stops the loop in practice (over 2^40 iterations): left out.
+    fn hopeless(&self) -> bool {
+        let (Some(a), Some(b)) = (self.start.const_int_sext(), self.limit.const_int_sext()) else {
+            return false;
+        };
+        let from = if self.on_next {
+            a.wrapping_add(self.step)
+        } else {
+            a
+        };
+        let diff = if self.wraps {
+            b.wrapping_sub(from)
+        } else {
+            b.wrapping_sub(a)
+        };
+        let dist = if !self.wraps {
+            diff.unsigned_abs()
+        } else if self.step > 0 {
+            diff as u64
+        } else {
+            diff.wrapping_neg() as u64
+        };
+        dist / self.step.unsigned_abs().max(1) > 1 << 40
+    }
 }
 
 impl<'m> LoopNest<'m> {
@@ -258,6 +300,7 @@ impl<'m> LoopNest<'m> {
         let ivs = self.affine_ivs(l);
         let outer = self.get(outside);
         let invariant = |v: Value| v.block_of().is_none_or(|b| !outer.blocks.contains(&b));
+        let mut exits = Vec::new();
         for x in &lp.ordered {
             if !cfg.dominates(*x, lp.latch) {
                 continue;
@@ -314,16 +357,21 @@ impl<'m> LoopNest<'m> {
                     let bounded = bounded_by(pred, iv.step)
                         || (single_exit && pred == LLVMIntPredicate::LLVMIntNE && iv.step != 0);
                     if (a == iv.phi || Some(a) == next) && bounded {
-                        return Some(TripBound::Affine {
+                        let exit = AffineExit {
                             start: iv.start,
                             limit: b,
                             step: iv.step,
-                        });
+                            wraps: pred == LLVMIntPredicate::LLVMIntNE,
+                            on_next: a != iv.phi,
+                        };
+                        if !exit.hopeless() {
+                            exits.push(exit);
+                        }
                     }
                 }
             }
         }
-        None
+        (!exits.is_empty()).then_some(TripBound::Affine(exits))
     }
 }
 

@@ -8,6 +8,7 @@
 //! nothing from it that is only valid for the primal (`sanitize`). The
 //! user's function is never modified.
 
+pub(crate) mod int_pointers;
 mod iteration;
 mod sanitize;
 
@@ -79,6 +80,7 @@ pub(crate) fn preprocess<'m>(
     };
     run_function_passes(clone, pipeline).map_err(failed)?;
     sanitize::sanitize(clone)?;
+    int_pointers::restore_pointer_phis(clone);
     give_invokes_their_own_normal_edge(clone);
     Ok(clone)
 }

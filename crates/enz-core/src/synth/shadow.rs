@@ -63,12 +63,16 @@ impl<'m> ShadowMap<'m> {
         self.shadows.insert(primal, shadow);
     }
 
-    /// The forward-sweep shadow of `p`: null and undef are their own shadows.
+    /// The forward-sweep shadow of `p`: null, undef and constant integer
+    /// addresses (Rust's dangling pointers) are their own shadows.
     pub(crate) fn forward(&self, p: Value<'m>) -> Option<Value<'m>> {
         if let Some(s) = self.shadows.get(&p) {
             return Some(*s);
         }
-        (!p.is_instruction() && !p.is_argument() && p.is_undef_or_null()).then_some(p)
+        (!p.is_instruction()
+            && !p.is_argument()
+            && (p.is_undef_or_null() || p.is_constant_int_address()))
+        .then_some(p)
     }
 
     /// Registers an empty shadow phi to complete later.
@@ -221,6 +225,15 @@ impl<'m> ShadowMap<'m> {
                 };
                 fb.position_after(gi);
                 fb.select(gi.operand(0), a, b)
+            }
+            // An address computed from an integer that held no pointer
+            // (see preprocess::int_pointers): no memory, no shadow.
+            Some(LLVMIntToPtr)
+                if i.as_value()
+                    .name()
+                    .starts_with(crate::preprocess::int_pointers::NOT_A_POINTER) =>
+            {
+                fb.zero(i.ty())
             }
             Some(LLVMPHI) => {
                 position_at_top(&fb, gi.parent_block());

@@ -136,15 +136,39 @@ impl<'m, 'a> Reverse<'m, 'a> {
         for tb in bounds {
             let trips = match tb {
                 TripBound::Constant(n) => fb.const_int(i64t, n as i64),
-                TripBound::Affine { start, limit, step } => {
-                    let start = fb.sext(self.map.get(start), i64t);
-                    let limit = fb.sext(self.map.get(limit), i64t);
-                    let diff = fb.sub(limit, start);
-                    let neg = fb.sub(fb.const_int(i64t, 0), diff);
-                    let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
-                    let dist = fb.select(is_neg, neg, diff);
-                    let steps = fb.udiv(dist, fb.const_int(i64t, step.unsigned_abs() as i64));
-                    fb.add(steps, fb.const_int(i64t, 3))
+                TripBound::Affine(exits) => {
+                    let mut least: Option<Value<'m>> = None;
+                    for e in exits {
+                        let mut start = fb.sext(self.map.get(e.start), i64t);
+                        if e.wraps && e.on_next {
+                            start = fb.add(start, fb.const_int(i64t, e.step));
+                        }
+                        let limit = fb.sext(self.map.get(e.limit), i64t);
+                        let diff = fb.sub(limit, start);
+                        let neg = fb.sub(fb.const_int(i64t, 0), diff);
+                        let dist = if e.wraps {
+                            // Counting towards the limit, wrapping.
+                            if e.step > 0 {
+                                diff
+                            } else {
+                                neg
+                            }
+                        } else {
+                            let is_neg =
+                                fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
+                            fb.select(is_neg, neg, diff)
+                        };
+                        let steps = fb.udiv(dist, fb.const_int(i64t, e.step.unsigned_abs() as i64));
+                        least = Some(match least {
+                            None => steps,
+                            Some(m) => {
+                                let lt = fb.icmp(LLVMIntPredicate::LLVMIntULT, steps, m);
+                                fb.select(lt, steps, m)
+                            }
+                        });
+                    }
+                    let least = least?;
+                    fb.add(least, fb.const_int(i64t, 3))
                 }
             };
             total = fb.mul(total, trips);

@@ -1,0 +1,125 @@
+//! Pointers carried through integers, given back their pointer type.
+//!
+//! SROA types a stack slot that is read both as a pointer and as an
+//! integer of the same size (rustc's unoptimised code reads a `NonNull`
+//! niche as `i64` to test for null) as an integer: the pointers stored in
+//! it become `ptrtoint`, the value read becomes `inttoptr` of an integer
+//! phi. Synthesis mirrors pointers, not integers, so the shadow of such an
+//! `inttoptr` could not be built. Where the integer is, through phis and
+//! selects, only `ptrtoint` of pointers and constants (0, or the
+//! alignment Rust uses as an empty Vec's dangling pointer), the
+//! `inttoptr` is replaced by the same phis and selects over the pointers
+//! themselves (constants as constant addresses); the integer phis stay
+//! for their integer uses. An incoming integer computed by arithmetic (a
+//! size, on the path where the slot held an error rather than a pointer)
+//! becomes an `inttoptr` named [`NOT_A_POINTER`]: an address no memory is
+//! at (the primal would fault on it), whose shadow is null.
+
+use crate::ir::LLVMOpcode;
+use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
+use std::collections::HashMap;
+
+/// Rewrites every `inttoptr` of `func` whose integer is pointers and 0.
+pub(crate) fn restore_pointer_phis(func: Function<'_>) {
+    let casts: Vec<Inst> = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMIntToPtr))
+        .collect();
+    for cast in casts {
+        let ty = cast.ty();
+        if ty.kind() != TyKind::Pointer {
+            continue;
+        }
+        let mut made = Made::default();
+        if let Some(p) = as_pointer(cast.operand(0), ty, &mut made, false) {
+            cast.as_value().replace_all_uses_with(p);
+            cast.erase();
+        } else {
+            // Undo what was made on the way (it uses only itself).
+            let poison = Builder::new(ty.context()).poison(ty);
+            for i in &made.insts {
+                i.as_value().replace_all_uses_with(poison);
+            }
+            for i in made.insts {
+                i.erase();
+            }
+        }
+    }
+}
+
+/// The name prefix of the `inttoptr` made for an integer computed by
+/// arithmetic: the shadow mirror gives it a null shadow.
+pub(crate) const NOT_A_POINTER: &str = "enz.not_a_pointer";
+
+/// The pointer phis made for integer phis (so that cycles close), and
+/// every instruction made.
+#[derive(Default)]
+struct Made<'m> {
+    phis: HashMap<Value<'m>, Value<'m>>,
+    insts: Vec<Inst<'m>>,
+}
+
+/// `v` as a pointer of type `ty`, if it is `ptrtoint` of one, a constant,
+/// or a phi or select of such values (inside which, `nested`, also an
+/// integer computed by arithmetic).
+fn as_pointer<'m>(
+    v: Value<'m>,
+    ty: Ty<'m>,
+    made: &mut Made<'m>,
+    nested: bool,
+) -> Option<Value<'m>> {
+    use LLVMOpcode::*;
+    if v.const_int_sext() == Some(0) {
+        return Some(Builder::new(ty.context()).zero(ty));
+    }
+    if v.is_constant() && v.const_int_sext().is_some() {
+        // A constant address (Rust's dangling `NonNull` of an empty Vec
+        // is its alignment): a constant expression.
+        return Some(Builder::new(ty.context()).int_to_ptr(v, ty));
+    }
+    let i = v.as_inst()?;
+    match i.opcode()? {
+        LLVMPtrToInt => {
+            let p = i.operand(0);
+            (p.ty() == ty).then_some(p)
+        }
+        LLVMSelect => {
+            let a = as_pointer(i.operand(1), ty, made, true)?;
+            let b = as_pointer(i.operand(2), ty, made, true)?;
+            let bld = Builder::new(ty.context());
+            bld.position_after(i);
+            let s = bld.select(i.operand(0), a, b);
+            made.insts.extend(s.as_inst());
+            Some(s)
+        }
+        LLVMPHI => {
+            if let Some(p) = made.phis.get(&v) {
+                return Some(*p);
+            }
+            let bld = Builder::new(ty.context());
+            bld.position_before(i);
+            let phi = bld.phi(ty, "int.ptr");
+            made.phis.insert(v, phi.as_value());
+            made.insts.push(phi);
+            for (inc, blk) in i.incoming() {
+                let p = as_pointer(inc, ty, made, true)?;
+                phi.add_incoming(p, blk);
+            }
+            Some(phi.as_value())
+        }
+        LLVMShl | LLVMMul | LLVMAdd | LLVMSub | LLVMAnd | LLVMOr | LLVMLShr | LLVMUDiv
+        | LLVMZExt
+            if nested =>
+        {
+            let bld = Builder::new(ty.context());
+            bld.position_after(i);
+            let p = bld.int_to_ptr(v, ty);
+            p.set_name(NOT_A_POINTER);
+            made.insts.extend(p.as_inst());
+            Some(p)
+        }
+        _ => None,
+    }
+}
