@@ -66,3 +66,61 @@ fn refuses_a_rustc_on_another_llvm() {
         "{err}"
     );
 }
+
+/// The README's "Use it from Rust" recipe, as a new user follows it: `cargo
+/// new`, the `enz` dependency, the README's program, `cargo enz run`; the
+/// program's gradient is checked here.
+#[test]
+fn readme_recipe_on_a_new_project() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(repo.join("README.md")).expect("README.md");
+    let section = readme
+        .split("## Use it from Rust")
+        .nth(1)
+        .expect("a \"Use it from Rust\" section");
+    let program = section
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("the section's Rust program");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let status = Command::new("cargo")
+        .args(["new", "--quiet", "--name", "hello_enz"])
+        .arg(dir.path().join("hello_enz"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success());
+    let project = dir.path().join("hello_enz");
+    let manifest = project.join("Cargo.toml");
+    let mut toml = std::fs::read_to_string(&manifest).expect("Cargo.toml");
+    let enz = repo.join("crates/enz").canonicalize().expect("crates/enz");
+    toml = toml.replace(
+        "[dependencies]",
+        &format!(
+            "[dependencies]\nenz = {{ path = {:?} }}",
+            enz.display().to_string()
+        ),
+    );
+    std::fs::write(&manifest, toml).expect("write Cargo.toml");
+    std::fs::write(project.join("src/main.rs"), program).expect("write main.rs");
+    let out = Command::new(env!("CARGO_BIN_EXE_cargo-enz"))
+        .args(["enz", "run", "--quiet"])
+        .current_dir(&project)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env("CARGO_TARGET_DIR", project.join("target"))
+        .output()
+        .expect("cargo-enz runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // rosen(1, 3) = 400; d/dx = -2(1-x) - 400x(y-x^2) = -800; d/dy = 200(y-x^2) = 400.
+    let numbers: Vec<f64> = stdout
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers, vec![400.0, -800.0, 400.0], "{stdout}");
+}
