@@ -215,6 +215,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rust_runtime_functions_without_derivatives() {
+        for inactive in [
+            "_RNvNtNtCsjrHSEGnQ3l9_3std2io5stdio6__print",
+            "_RNvNtNtCsjrHSEGnQ3l9_3std2io5stdio7__eprint",
+            "_RNvXs7_NtNtCsgEmfK2I1SDS_4core3fmt5floatdNtB7_7Display3fmt",
+            "_RNvNtCsgEmfK2I1SDS_4core9panicking9panic_fmt",
+            "_ZN4core9panicking5panic17h0123456789abcdefE",
+        ] {
+            assert!(is_rust_runtime_inactive(inactive), "{inactive}");
+        }
+        for other in ["fmt_core", "_RNvCs2YocFTn48gG_4demo1f", "printf"] {
+            assert!(!is_rust_runtime_inactive(other), "{other}");
+        }
+    }
+
+    #[test]
     fn spellings_share_one_entry() {
         assert_eq!(MathFn::from_callee("sin"), Some(MathFn::Sin));
         assert_eq!(MathFn::from_callee("sinf"), Some(MathFn::Sin));

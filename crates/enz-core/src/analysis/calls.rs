@@ -249,6 +249,9 @@ pub(crate) fn classify_callee<'m>(
     if !f.is_declaration() {
         return CallKind::Defined(f);
     }
+    if crate::names::is_rust_runtime_inactive(&name) {
+        return CallKind::KnownInactive;
+    }
     CallKind::External(f)
 }
 

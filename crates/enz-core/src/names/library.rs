@@ -167,3 +167,33 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
             .iter()
             .any(|n| name == *n || (n.starts_with("llvm.") && name.starts_with(&format!("{n}."))))
 }
+
+/// Rust's precompiled runtime functions that carry no derivative: text
+/// formatting (`core::fmt`, `alloc::fmt::format`), printing
+/// (`std::io::_print`, `_eprint`), panics and the failure paths of checks
+/// (`core::panicking`, `std::panicking`, `unwrap_failed`, bounds and
+/// overflow failures, allocation errors), by the path segments of their
+/// mangled names (v0 `_R...` and legacy `_ZN...`: each segment is
+/// length-prefixed). Only for functions with no body in the module (std's
+/// machine code): a generic instance compiled into the module is
+/// differentiated through its body as usual.
+pub(crate) fn is_rust_runtime_inactive(name: &str) -> bool {
+    const SEGMENTS: &[&str] = &[
+        "4core3fmt",
+        "5alloc3fmt6format",
+        "3std2io5stdio6__print",
+        "3std2io5stdio7__eprint",
+        "4core9panicking",
+        "3std9panicking",
+        "3std2rt",
+        "4core6result13unwrap_failed",
+        "4core6option13unwrap_failed",
+        "4core6option13expect_failed",
+        "4core5slice5index",
+        "4core3str",
+        "5alloc7raw_vec12handle_error",
+        "5alloc7raw_vec17capacity_overflow",
+        "5alloc5alloc18handle_alloc_error",
+    ];
+    (name.starts_with("_R") || name.starts_with("_ZN")) && SEGMENTS.iter().any(|s| name.contains(s))
+}
