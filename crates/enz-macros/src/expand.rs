@@ -104,9 +104,10 @@ fn try_expand(mode: Mode, attr: TokenStream, item: TokenStream) -> Result<TokenS
         ));
     };
     let rest: Vec<&Expr> = items.collect();
+    let mut width = 1u32;
     let rest: Vec<&Expr> = match rest.first() {
         Some(Expr::Lit(l)) => {
-            let width = match &l.lit {
+            width = match &l.lit {
                 syn::Lit::Int(i) => i.base10_parse::<u32>()?,
                 _ => {
                     return Err(syn::Error::new_spanned(
@@ -115,10 +116,10 @@ fn try_expand(mode: Mode, attr: TokenStream, item: TokenStream) -> Result<TokenS
                     ))
                 }
             };
-            if width != 1 {
+            if !(1..=16).contains(&width) || (width > 1 && mode == Mode::Reverse) {
                 return Err(syn::Error::new_spanned(
                     l,
-                    "enz: vector width above 1 is not supported by #[autodiff_*] yet (use __enzyme_fwddiff with enzyme_width)",
+                    "enz: a vector width is 1 to 16, and for #[autodiff_forward] only",
                 ));
             }
             rest[1..].to_vec()
@@ -187,7 +188,15 @@ fn try_expand(mode: Mode, attr: TokenStream, item: TokenStream) -> Result<TokenS
     }
     let generated = match mode {
         Mode::Reverse => reverse(&func, &df, &params, in_acts, ret_act, ret_ty.as_ref()),
-        Mode::Forward => forward(&func, &df, &params, in_acts, ret_act, ret_ty.as_ref()),
+        Mode::Forward => forward(
+            &func,
+            &df,
+            &params,
+            in_acts,
+            ret_act,
+            ret_ty.as_ref(),
+            width,
+        ),
     };
     Ok(quote!(#func #generated))
 }
@@ -557,6 +566,7 @@ fn forward(
     acts: &[Activity],
     ret_act: Option<Activity>,
     ret_ty: Option<&Type>,
+    width: u32,
 ) -> TokenStream {
     let only = acts.contains(&Activity::DualOnly);
     let (vis, unsafety, generics, where_clause) = header(func, only);
@@ -573,11 +583,8 @@ fn forward(
         let values = p.values(name);
         match a {
             Activity::Dual | Activity::DualOnly => {
-                let shadow = format_ident!("b{}_0", name.to_string());
                 let sty = p.shadow_type(false);
-                sig_params.push(quote!(#shadow: #sty));
                 let mut vs = values.into_iter();
-                let mut ss = p.values(&shadow).into_iter();
                 let m = if *a == Activity::Dual {
                     "enzyme_dup"
                 } else {
@@ -587,10 +594,16 @@ fn forward(
                     marker: Some(m),
                     passed: vs.next().expect("a value"),
                 });
-                args.push(Arg {
-                    marker: None,
-                    passed: ss.next().expect("a value"),
-                });
+                // One tangent per lane, right after the parameter.
+                for k in 0..width {
+                    let shadow = format_ident!("b{}_{}", name.to_string(), k);
+                    sig_params.push(quote!(#shadow: #sty));
+                    let mut ss = p.values(&shadow).into_iter();
+                    args.push(Arg {
+                        marker: None,
+                        passed: ss.next().expect("a value"),
+                    });
+                }
                 if p.is_slice() {
                     args.push(Arg {
                         marker: Some("enzyme_const"),
@@ -616,8 +629,37 @@ fn forward(
             ty: quote!(*const ::core::ffi::c_int),
         },
     };
+    if width > 1 {
+        let n = width as i32;
+        args.insert(
+            0,
+            Arg {
+                marker: Some("enzyme_width"),
+                passed: Passed {
+                    value: quote!(#n),
+                    ty: quote!(::core::ffi::c_int),
+                },
+            },
+        );
+    }
     let (entry_tys, ret_sig, value): (Vec<TokenStream>, TokenStream, TokenStream) =
         match (ret_ty, ret_act) {
+            // Vector mode: [f(x), tangents...] or [tangents...], as arrays.
+            (Some(r), Some(Activity::Dual | Activity::DualOnly)) if width > 1 => {
+                let with_primal = ret_act == Some(Activity::Dual);
+                let lanes = width as usize + usize::from(with_primal);
+                if with_primal {
+                    args.insert(0, ptr_marker("enzyme_primal_return"));
+                }
+                let tys: Vec<TokenStream> = (0..lanes).map(|_| quote!(#r)).collect();
+                let gets: Vec<TokenStream> = (0..lanes)
+                    .map(|k| {
+                        let k = syn::Index::from(k);
+                        quote!(__enz_r.#k)
+                    })
+                    .collect();
+                (tys, quote!([#r; #lanes]), quote!([#(#gets),*]))
+            }
             (Some(r), Some(Activity::Dual)) => {
                 args.insert(0, ptr_marker("enzyme_primal_return"));
                 (

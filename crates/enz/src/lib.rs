@@ -25,7 +25,9 @@
 //!   `DuplicatedOnly`, `Const`;
 //! - forward ([`autodiff_forward`]): `Dual` (a tangent argument of the
 //!   same type follows the parameter; on the result, `(primal, tangent)`
-//!   is returned), `DualOnly` (the tangent only), `Const`.
+//!   is returned), `DualOnly` (the tangent only), `Const`; with a width
+//!   (`#[autodiff_forward(NAME, 4, ...)]`), one tangent argument per lane
+//!   and an array `[primal, tangents...]` (or `[tangents...]`) returned.
 //!
 //! Parameters go to the derivative as they go to the function at the
 //! LLVM level: floats and integers by value, references and raw pointers
