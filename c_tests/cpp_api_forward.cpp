@@ -12,18 +12,8 @@
 #include <enzyme/enzyme>
 #include <math.h>
 #include "check.h"
+#include "cpp_api_f3.h"
 
-static double f3(double x, double y, double z) {
-  return sin(x) * y + exp(y * z) / (1 + x * x);
-}
-static void f3_grad(double x, double y, double z, double g[3]) {
-  double q = 1 + x * x, e = exp(y * z);
-  g[0] = cos(x) * y - e * 2 * x / (q * q);
-  g[1] = sin(x) + z * e / q;
-  g[2] = y * e / q;
-}
-static double g_args[3];
-static double f3_at(const double *v) { return f3(v[0], v[1], v[2]); }
 
 static double norm2(const double *p, int n) {
   double s = 0;

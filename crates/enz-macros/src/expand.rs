@@ -82,6 +82,29 @@ struct Arg {
     passed: Passed,
 }
 
+/// Parameter `p` with `marker` (`enzyme_dup`, `enzyme_dupnoneed`), its
+/// pointer (or value) followed by the shadows named `shadows` (one per
+/// lane), then a slice's length as a constant.
+fn push_with_shadows(args: &mut Vec<Arg>, p: &Param, marker: &'static str, shadows: &[Ident]) {
+    let mut values = p.values(&p.name).into_iter();
+    args.push(Arg {
+        marker: Some(marker),
+        passed: values.next().expect("a value"),
+    });
+    for s in shadows {
+        args.push(Arg {
+            marker: None,
+            passed: p.values(s).into_iter().next().expect("a value"),
+        });
+    }
+    for length in values {
+        args.push(Arg {
+            marker: Some("enzyme_const"),
+            passed: length,
+        });
+    }
+}
+
 fn marker(name: &str) -> TokenStream {
     let id = Ident::new(name, Span::call_site());
     quote!((&raw const ::enz::ffi::#id) as *const ::core::ffi::c_int)
@@ -327,12 +350,7 @@ fn reverse(
     let mut returned = Vec::new();
     for (p, a) in params.iter().zip(acts) {
         let name = &p.name;
-        let ty = &p.ty;
-        if p.is_self() {
-            sig_params.push(ty.clone());
-        } else {
-            sig_params.push(quote!(#name: #ty));
-        }
+        sig_params.push(p.declaration());
         let values = p.values(name);
         match a {
             Activity::Active | Activity::ActiveOnly => {
@@ -351,27 +369,12 @@ fn reverse(
                 let shadow = format_ident!("d{}_0", name.to_string());
                 let sty = p.shadow_type(true);
                 sig_params.push(quote!(#shadow: #sty));
-                let mut vs = values.into_iter();
-                let mut ss = p.values(&shadow).into_iter();
                 let m = if *a == Activity::Duplicated {
                     "enzyme_dup"
                 } else {
                     "enzyme_dupnoneed"
                 };
-                args.push(Arg {
-                    marker: Some(m),
-                    passed: vs.next().expect("a pointer"),
-                });
-                args.push(Arg {
-                    marker: None,
-                    passed: ss.next().expect("a pointer"),
-                });
-                if p.is_slice() {
-                    args.push(Arg {
-                        marker: Some("enzyme_const"),
-                        passed: vs.next().expect("a length"),
-                    });
-                }
+                push_with_shadows(&mut args, p, m, &[shadow]);
             }
             _ => {
                 for v in values {
@@ -392,17 +395,7 @@ fn reverse(
         // The wrapper f(args) * dret, writing f's result to __enz_primal.
         let wrapper = format_ident!("__enz_seeded_{}", df);
         let orig = &func.sig.ident;
-        let wparams: Vec<TokenStream> = params
-            .iter()
-            .map(|p| {
-                let (n, t) = (&p.name, &p.ty);
-                if p.is_self() {
-                    quote!(#t)
-                } else {
-                    quote!(#n: #t)
-                }
-            })
-            .collect();
+        let wparams: Vec<TokenStream> = params.iter().map(Param::declaration).collect();
         let call_args: Vec<&Ident> = params
             .iter()
             .filter(|p| !p.is_self())
@@ -574,42 +567,24 @@ fn forward(
     let mut args = Vec::new();
     for (p, a) in params.iter().zip(acts) {
         let name = &p.name;
-        let ty = &p.ty;
-        if p.is_self() {
-            sig_params.push(ty.clone());
-        } else {
-            sig_params.push(quote!(#name: #ty));
-        }
+        sig_params.push(p.declaration());
         let values = p.values(name);
         match a {
             Activity::Dual | Activity::DualOnly => {
                 let sty = p.shadow_type(false);
-                let mut vs = values.into_iter();
+                // One tangent per lane, right after the parameter.
+                let shadows: Vec<Ident> = (0..width)
+                    .map(|k| format_ident!("b{}_{}", name.to_string(), k))
+                    .collect();
+                for shadow in &shadows {
+                    sig_params.push(quote!(#shadow: #sty));
+                }
                 let m = if *a == Activity::Dual {
                     "enzyme_dup"
                 } else {
                     "enzyme_dupnoneed"
                 };
-                args.push(Arg {
-                    marker: Some(m),
-                    passed: vs.next().expect("a value"),
-                });
-                // One tangent per lane, right after the parameter.
-                for k in 0..width {
-                    let shadow = format_ident!("b{}_{}", name.to_string(), k);
-                    sig_params.push(quote!(#shadow: #sty));
-                    let mut ss = p.values(&shadow).into_iter();
-                    args.push(Arg {
-                        marker: None,
-                        passed: ss.next().expect("a value"),
-                    });
-                }
-                if p.is_slice() {
-                    args.push(Arg {
-                        marker: Some("enzyme_const"),
-                        passed: vs.next().expect("a length"),
-                    });
-                }
+                push_with_shadows(&mut args, p, m, &shadows);
             }
             _ => {
                 for v in values {

@@ -15,9 +15,9 @@ pub(crate) enum Shape {
     /// Integers, `bool`, `char`.
     Int(Type),
     /// `&T` / `&mut T` (not a slice).
-    Ref { elem: Type, mutable: bool },
+    Ref { elem: Type },
     /// `&[T]` / `&mut [T]`.
-    Slice { elem: Type, mutable: bool },
+    Slice { elem: Type },
     /// `*const T` / `*mut T`.
     Raw { elem: Type },
     /// `&self` / `&mut self`.
@@ -86,14 +86,10 @@ fn shape(ty: &Type) -> Option<Shape> {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) => Some(Shape::Slice {
                 elem: (*s.elem).clone(),
-                mutable: r.mutability.is_some(),
             }),
             Type::Path(p) if p.path.is_ident("str") => None,
             Type::TraitObject(_) => None,
-            e => Some(Shape::Ref {
-                elem: e.clone(),
-                mutable: r.mutability.is_some(),
-            }),
+            e => Some(Shape::Ref { elem: e.clone() }),
         },
         Type::Ptr(p) => match &*p.elem {
             Type::Slice(_) | Type::TraitObject(_) => None,
@@ -146,12 +142,6 @@ impl Param {
         }
     }
 
-    /// Whether its values after the first are a slice's length (always
-    /// constant).
-    pub(crate) fn is_slice(&self) -> bool {
-        matches!(self.shape, Shape::Slice { .. })
-    }
-
     /// The type of its shadow argument: the mutable form in reverse mode
     /// (adjoints are added into it), the same type in forward mode.
     pub(crate) fn shadow_type(&self, reverse: bool) -> TokenStream {
@@ -184,19 +174,18 @@ impl Param {
         }
     }
 
+    /// The parameter as declared: `name: Type`, or the receiver.
+    pub(crate) fn declaration(&self) -> TokenStream {
+        let (n, t) = (&self.name, &self.ty);
+        if self.is_self() {
+            t.clone()
+        } else {
+            quote!(#n: #t)
+        }
+    }
+
     /// Whether it is the receiver.
     pub(crate) fn is_self(&self) -> bool {
         matches!(self.shape, Shape::SelfRef { .. })
-    }
-
-    /// Whether it is mutable memory (its shadow in forward mode is written).
-    #[allow(dead_code)]
-    pub(crate) fn mutable(&self) -> bool {
-        matches!(
-            self.shape,
-            Shape::Ref { mutable: true, .. }
-                | Shape::Slice { mutable: true, .. }
-                | Shape::SelfRef { mutable: true }
-        )
     }
 }

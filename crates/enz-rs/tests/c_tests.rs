@@ -288,15 +288,7 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
         }
         cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
         run(&mut cc, "compile with the plugin")?;
-        let mut nm = Command::new(&tools.llvm_nm);
-        nm.arg(&exe);
-        let listing = run(&mut nm, "list symbols")?;
-        if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
-            return Err(format!(
-                "the executable still has the API symbol {left}\ncommand: {}",
-                show(&cc)
-            ));
-        }
+        no_api_symbol_in(tools, &exe, &cc)?;
         run_program(&exe)
     })
 }
@@ -349,17 +341,24 @@ fn run_lto_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed
             .arg("-o")
             .arg(&exe);
         run(&mut link, "link with LTO, differentiating")?;
-        let mut nm = Command::new(&tools.llvm_nm);
-        nm.arg(&exe);
-        let listing = run(&mut nm, "list symbols")?;
-        if let Some(left) = enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
-            return Err(format!(
-                "the executable still has the API symbol {left}\ncommand: {}",
-                show(&link)
-            ));
-        }
+        no_api_symbol_in(tools, &exe, &link)?;
         run_program(&exe)
     })
+}
+
+/// The executable `exe` that `built_by` made must hold no symbol of the
+/// API (`__enzyme_*`, `enzyme_*`).
+fn no_api_symbol_in(tools: &Tools, exe: &Path, built_by: &Command) -> Result<(), String> {
+    let mut nm = Command::new(&tools.llvm_nm);
+    nm.arg(exe);
+    let listing = run(&mut nm, "list symbols")?;
+    match enz_fuzz::tools::leftover_api_symbol(&listing.stdout) {
+        Some(left) => Err(format!(
+            "the executable still has the API symbol {left}\ncommand: {}",
+            show(built_by)
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Runs a self-checking program, which must exit 0 and print its
