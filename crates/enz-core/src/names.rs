@@ -49,6 +49,11 @@ impl EntryPoint {
     }
 }
 
+/// The string attribute holding a parameter's or the return value's type
+/// tree, as rustc writes it for Enzyme: `"enzyme_type"="{[-1]:Pointer,
+/// [-1,0]:Float@float}"`.
+pub(crate) const DECLARED_TYPE: &str = "enzyme_type";
+
 /// The function attribute saying that a call to the function may be made
 /// again in the reverse sweep instead of caching its result.
 pub(crate) const SHOULD_RECOMPUTE: &str = "enzyme_shouldrecompute";

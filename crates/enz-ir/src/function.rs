@@ -87,6 +87,47 @@ impl<'m> Function<'m> {
     pub fn delete_function(self) {
         unsafe { LLVMDeleteFunction(self.0 .0) }
     }
+    /// The value of string attribute `name` at attribute index `index`
+    /// (0: the return value, k + 1: parameter k).
+    pub fn string_attribute_at(self, index: u32, name: &str) -> Option<String> {
+        // SAFETY: attribute queries on a function; the value's bytes are
+        // copied before the attribute can go away.
+        unsafe {
+            let a = LLVMGetStringAttributeAtIndex(
+                self.0 .0,
+                index,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+            );
+            if a.is_null() {
+                return None;
+            }
+            let mut len = 0u32;
+            let v = LLVMGetStringAttributeValue(a, &mut len);
+            if v.is_null() {
+                return None;
+            }
+            let bytes = std::slice::from_raw_parts(v as *const u8, len as usize);
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
+
+    /// Adds string attribute `name`=`value` at attribute index `index`
+    /// (0: the return value, k + 1: parameter k).
+    pub fn add_string_attribute_at(self, index: u32, name: &str, value: &str) {
+        // SAFETY: the attribute is created in the function's context.
+        unsafe {
+            let a = LLVMCreateStringAttribute(
+                self.context().0,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+                value.as_ptr() as *const _,
+                value.len() as u32,
+            );
+            LLVMAddAttributeAtIndex(self.0 .0, index, a);
+        }
+    }
+
     /// Whether a function carries the string attribute `name`.
     pub fn has_string_attribute(self, name: &str) -> bool {
         unsafe {

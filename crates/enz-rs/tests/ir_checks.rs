@@ -540,3 +540,50 @@ fn gradients_do_not_end_lifetimes_the_reverse_sweep_reads() {
         );
     }
 }
+
+/// rustc's `"enzyme_type"` attributes seed type analysis: a copy between
+/// pointers that carry no type in the module is refused without them
+/// (enz-rs cannot tell whether it moves floats) and differentiated with
+/// them: the source's adjoint gains the destination's, which is zeroed.
+#[test]
+fn declared_types_decide_an_untyped_copy() {
+    let dir = tmpdir();
+    let with = input("declared_types.ll");
+    let text = std::fs::read_to_string(&with).unwrap();
+    let without = dir.path().join("untyped.ll");
+    let stripped = text.replace(
+        " \"enzyme_type\"=\"{[-1]:Pointer, [-1,-1]:Float@double}\"",
+        "",
+    );
+    assert_ne!(stripped, text, "the input has its attributes");
+    std::fs::write(&without, stripped).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(&without)
+        .args(["-S", "-o"])
+        .arg(dir.path().join("refused.ll"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot tell whether this copy moves floats"),
+        "{err}"
+    );
+    let ll = dir.path().join("typed.ll");
+    run(Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(&with)
+        .args(["-O1", "-S", "-o"])
+        .arg(&ll));
+    let out = std::fs::read_to_string(&ll).unwrap();
+    let grad: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("define void @grad"))
+        .take_while(|l| *l != "}")
+        .collect();
+    let has = |pat: &str| grad.iter().any(|l| l.contains(pat));
+    assert!(
+        has("fadd double") && has("store double 0.000000e+00, ptr %dd"),
+        "{}",
+        grad.join("\n")
+    );
+}

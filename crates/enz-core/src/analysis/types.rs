@@ -130,8 +130,16 @@ pub(crate) struct TypeAnalysis<'m> {
 
 impl<'m> TypeAnalysis<'m> {
     /// Analyses `func`, seeded by its parameter types only.
+    /// The `"enzyme_type"` attributes of its parameters and return value
+    /// (rustc's type trees) seed the analysis when present.
     pub(crate) fn analyse(func: Function<'m>) -> TypeAnalysis<'m> {
-        TypeAnalysis::analyse_with(func, &[], &TypeTree::new())
+        let declared = |index: u32| {
+            func.string_attribute_at(index, crate::names::DECLARED_TYPE)
+                .and_then(|s| TypeTree::parse_enzyme(&s))
+                .unwrap_or_default()
+        };
+        let args: Vec<TypeTree> = (1..=func.params().len() as u32).map(declared).collect();
+        TypeAnalysis::analyse_with(func, &args, &declared(0))
     }
 
     /// Analyses `func` with `arg_seeds[i]` known of parameter `i` (e.g. from

@@ -57,6 +57,7 @@ pub(crate) fn preprocess<'m>(
         func.function_type(),
     );
     copy_function_attributes(func, clone);
+    copy_declared_types(func, clone);
     let mut map = ValueMap::default();
     for (k, (p, q)) in func.params().into_iter().zip(clone.params()).enumerate() {
         map.insert(p, q);
@@ -145,6 +146,16 @@ fn give_invokes_their_own_normal_edge(func: Function<'_>) {
         b.br(normal);
         inv.set_normal_dest(edge);
         normal.redirect_phi_incoming(from, edge);
+    }
+}
+
+/// The `"enzyme_type"` attributes (type trees rustc writes on parameters
+/// and the return value), copied onto the clone that analyses read.
+fn copy_declared_types<'m>(from: Function<'m>, to: Function<'m>) {
+    for index in 0..=from.params().len() as u32 {
+        if let Some(t) = from.string_attribute_at(index, crate::names::DECLARED_TYPE) {
+            to.add_string_attribute_at(index, crate::names::DECLARED_TYPE, &t);
+        }
     }
 }
 

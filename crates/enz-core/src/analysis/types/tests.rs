@@ -637,3 +637,20 @@ declare void @decl(ptr)
         assert_eq!(print(f, ta), "ptr %0: {[]:Pointer}\n");
     });
 }
+
+#[test]
+fn enzyme_type_attribute_notation() {
+    use super::tree::{ConcreteType, FloatKind, TypeTree};
+    let t = TypeTree::parse_enzyme("{[-1]:Pointer, [-1,0]:Float@float}").expect("a tree");
+    assert_eq!(t.root(), ConcreteType::Pointer);
+    assert_eq!(t.at(&[0]), ConcreteType::Float(FloatKind::F32));
+    let s = TypeTree::parse_enzyme("{[-1]:Pointer, [-1,-1]:Float@double}").expect("a tree");
+    assert_eq!(s.at(&[16]), ConcreteType::Float(FloatKind::F64));
+    let f = TypeTree::parse_enzyme("{[-1]:Float@double}").expect("a tree");
+    assert_eq!(f.root(), ConcreteType::Float(FloatKind::F64));
+    assert!(TypeTree::parse_enzyme("{}").is_some_and(|t| t.is_empty()));
+    // Not a tree, or a value offset this tree cannot hold: ignored.
+    assert!(TypeTree::parse_enzyme("Pointer").is_none());
+    assert!(TypeTree::parse_enzyme("{[8]:Integer}").is_none());
+    assert!(TypeTree::parse_enzyme("{[-1]:Vector}").is_none());
+}

@@ -332,6 +332,56 @@ impl TypeTree {
     }
 
     /// Whether nothing is known.
+    /// A tree written in Enzyme's notation, as rustc's `"enzyme_type"`
+    /// attribute holds it: `{[-1]:Pointer, [-1,0]:Float@float}`. Enzyme's
+    /// paths start with the offset in the value itself (-1 or 0 for a
+    /// scalar or pointer), which this tree's root stands for; `None` when
+    /// the text is not such a tree (it is then ignored).
+    pub(crate) fn parse_enzyme(text: &str) -> Option<TypeTree> {
+        let body = text.trim().strip_prefix('{')?.strip_suffix('}')?;
+        let mut tree = TypeTree::new();
+        let mut rest = body.trim();
+        while !rest.is_empty() {
+            let open = rest.strip_prefix('[')?;
+            let close = open.find(']')?;
+            let path: Vec<i64> = open[..close]
+                .split(',')
+                .map(|n| n.trim().parse::<i64>().ok())
+                .collect::<Option<_>>()?;
+            let after = open[close + 1..].trim_start().strip_prefix(':')?;
+            let end = after.find(',').unwrap_or(after.len());
+            let ct = match after[..end].trim() {
+                "Pointer" => ConcreteType::Pointer,
+                "Integer" => ConcreteType::Integer,
+                "Anything" => ConcreteType::Anything,
+                "Float@half" => ConcreteType::Float(FloatKind::Half),
+                "Float@float" => ConcreteType::Float(FloatKind::F32),
+                "Float@double" => ConcreteType::Float(FloatKind::F64),
+                "Unknown" => ConcreteType::Unknown,
+                k if k.starts_with("Float@") => ConcreteType::Float(FloatKind::Other),
+                _ => return None,
+            };
+            let (&first, inner) = path.split_first()?;
+            if first != -1 && first != 0 {
+                return None;
+            }
+            if ct != ConcreteType::Unknown {
+                let t = if inner.is_empty() {
+                    TypeTree::from_type(ct)
+                } else {
+                    TypeTree::from_path(inner, ct)
+                };
+                tree.merge(&t);
+            }
+            rest = after[end..]
+                .trim_start()
+                .strip_prefix(',')
+                .unwrap_or("")
+                .trim_start();
+        }
+        Some(tree)
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
