@@ -463,6 +463,22 @@ impl<'m> Value<'m> {
         }
     }
 
+    /// Attaches an empty metadata node under `kind` to an instruction: a
+    /// mark that [`Value::metadata_node`] finds (names may be discarded).
+    pub fn set_mark(self, kind: &str) {
+        if !self.is_instruction() {
+            return;
+        }
+        // SAFETY: the node is made in the instruction's context and
+        // attached to a live instruction.
+        unsafe {
+            let ctx = self.context().0;
+            let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+            let node = LLVMMDNodeInContext2(ctx, std::ptr::null_mut(), 0);
+            LLVMSetMetadata(self.0, id, LLVMMetadataAsValue(ctx, node));
+        }
+    }
+
     /// Operands of a metadata node value (see [`Value::metadata_node`]).
     /// Nested nodes and strings come back as metadata values, constants as
     /// the constants themselves; missing operands are left out.

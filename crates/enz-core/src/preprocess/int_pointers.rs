@@ -12,14 +12,15 @@
 //! themselves (constants as constant addresses); the integer phis stay
 //! for their integer uses. An incoming integer computed by arithmetic (a
 //! size, on the path where the slot held an error rather than a pointer)
-//! becomes an `inttoptr` named [`NOT_A_POINTER`]: an address no memory is
-//! at (the primal would fault on it), whose shadow is null.
+//! becomes an `inttoptr` marked [`NOT_A_POINTER`] (metadata): an address
+//! no memory is at (the primal would fault on it), whose shadow is null.
 
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use std::collections::HashMap;
 
-/// Rewrites every `inttoptr` of `func` whose integer is pointers and 0.
+/// Rewrites every `inttoptr` of `func` whose integer is, through phis and
+/// selects, pointers and constants (see the module documentation).
 pub(crate) fn restore_pointer_phis(func: Function<'_>) {
     let casts: Vec<Inst> = func
         .blocks()
@@ -49,8 +50,8 @@ pub(crate) fn restore_pointer_phis(func: Function<'_>) {
     }
 }
 
-/// The name prefix of the `inttoptr` made for an integer computed by
-/// arithmetic: the shadow mirror gives it a null shadow.
+/// The metadata kind marking the `inttoptr` made for an integer computed
+/// by arithmetic: the shadow mirror gives it a null shadow.
 pub(crate) const NOT_A_POINTER: &str = "enz.not_a_pointer";
 
 /// The pointer phis made for integer phis (so that cycles close), and
@@ -71,12 +72,9 @@ fn as_pointer<'m>(
     nested: bool,
 ) -> Option<Value<'m>> {
     use LLVMOpcode::*;
-    if v.const_int_sext() == Some(0) {
-        return Some(Builder::new(ty.context()).zero(ty));
-    }
-    if v.is_constant() && v.const_int_sext().is_some() {
-        // A constant address (Rust's dangling `NonNull` of an empty Vec
-        // is its alignment): a constant expression.
+    if v.const_int_sext().is_some() {
+        // A constant address: null, or Rust's dangling `NonNull` of an
+        // empty Vec (its alignment), as a constant expression.
         return Some(Builder::new(ty.context()).int_to_ptr(v, ty));
     }
     let i = v.as_inst()?;
@@ -116,7 +114,7 @@ fn as_pointer<'m>(
             let bld = Builder::new(ty.context());
             bld.position_after(i);
             let p = bld.int_to_ptr(v, ty);
-            p.set_name(NOT_A_POINTER);
+            p.set_mark(NOT_A_POINTER);
             made.insts.extend(p.as_inst());
             Some(p)
         }
