@@ -2,10 +2,10 @@
 //! are LLVM bitcode (a crate built with linker-plugin LTO) and which are
 //! native objects.
 
-/// One archive member.
-pub(crate) struct Member {
+/// One archive member, borrowed from the archive's bytes.
+pub(crate) struct Member<'a> {
     pub(crate) name: String,
-    pub(crate) data: Vec<u8>,
+    pub(crate) data: &'a [u8],
 }
 
 /// Whether `bytes` is LLVM bitcode (raw, or in the bitcode wrapper).
@@ -15,7 +15,7 @@ pub(crate) fn is_bitcode(bytes: &[u8]) -> bool {
 
 /// The members of the archive `bytes` (symbol tables and the long-name
 /// table left out), or `None` when it is not an `ar` archive.
-pub(crate) fn members(bytes: &[u8]) -> Option<Vec<Member>> {
+pub(crate) fn members(bytes: &[u8]) -> Option<Vec<Member<'_>>> {
     let mut rest = bytes.strip_prefix(b"!<arch>\n")?;
     let mut long_names: &[u8] = &[];
     let mut out = Vec::new();
@@ -50,10 +50,7 @@ pub(crate) fn members(bytes: &[u8]) -> Option<Vec<Member>> {
             n => Some(n.trim_end_matches('/').to_string()),
         };
         if let Some(name) = name {
-            out.push(Member {
-                name,
-                data: data.to_vec(),
-            });
+            out.push(Member { name, data });
         }
         let padded = size + (size & 1);
         rest = body.get(padded..).unwrap_or(&[]);
@@ -88,7 +85,7 @@ mod tests {
         assert_eq!(m[0].name, "lib.rmeta");
         assert_eq!(m[0].data, b"xyz");
         assert_eq!(m[1].name, "a-very-long-member-name.rcgu.o");
-        assert!(is_bitcode(&m[1].data));
+        assert!(is_bitcode(m[1].data));
         assert!(members(b"not an archive").is_none());
     }
 }

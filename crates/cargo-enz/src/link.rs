@@ -48,7 +48,9 @@ pub(crate) fn main(real_linker: &str, args: &[String]) -> ExitCode {
         Err(e) => return fail(&format!("cannot create a temporary directory: {e}")),
     };
     let object = dir.path().join("enz-differentiated.o");
-    if let Err(e) = differentiate(&inputs.bitcode, opt_level(args), &object) {
+    // The CPU rustc compiles for (`-C target-cpu`), as its LTO would.
+    let cpu = plugin_opt(args, "mcpu=").unwrap_or("generic");
+    if let Err(e) = differentiate(&inputs.bitcode, opt_level(args), cpu, &object) {
         return fail(&e);
     }
     let mut new_args: Vec<String> = Vec::new();
@@ -114,11 +116,11 @@ fn read_inputs(args: &[String]) -> Result<Inputs, String> {
         let mut native = false;
         let mut any = false;
         for m in ms {
-            if is_bitcode(&m.data) {
+            if is_bitcode(m.data) {
                 any = true;
                 inputs.bitcode.push(Bitcode {
                     origin: format!("{a}({})", m.name),
-                    bytes: m.data,
+                    bytes: m.data.to_vec(),
                 });
             } else if m.name.ends_with(".o") {
                 native = true;
@@ -131,20 +133,31 @@ fn read_inputs(args: &[String]) -> Result<Inputs, String> {
     Ok(inputs)
 }
 
-/// The LTO optimisation level rustc asks of the linker
-/// (`-Wl,-plugin-opt=O3`), 2 when it says none.
-fn opt_level(args: &[String]) -> u8 {
+/// The last value rustc gives the linker's LTO for `option`
+/// (`-Wl,-plugin-opt=O3,-plugin-opt=mcpu=x86-64`: `O` gives `3`).
+fn plugin_opt<'a>(args: &'a [String], option: &str) -> Option<&'a str> {
     args.iter()
         .flat_map(|a| a.split(','))
-        .filter_map(|p| p.strip_prefix("-plugin-opt=O"))
-        .filter_map(|n| n.parse::<u8>().ok())
+        .filter_map(|p| p.strip_prefix("-plugin-opt=")?.strip_prefix(option))
         .next_back()
+}
+
+/// The LTO optimisation level rustc asks of the linker, 2 when it says
+/// none.
+fn opt_level(args: &[String]) -> u8 {
+    plugin_opt(args, "O")
+        .and_then(|n| n.parse::<u8>().ok())
         .unwrap_or(2)
         .min(3)
 }
 
 /// Merges the modules, differentiates them and writes one object.
-fn differentiate(bitcode: &[Bitcode], opt_level: u8, object: &Path) -> Result<(), String> {
+fn differentiate(
+    bitcode: &[Bitcode],
+    opt_level: u8,
+    cpu: &str,
+    object: &Path,
+) -> Result<(), String> {
     let context = Context::create();
     let mut merged: Option<Module> = None;
     for b in bitcode {
@@ -200,14 +213,7 @@ fn differentiate(bitcode: &[Bitcode], opt_level: u8, object: &Path) -> Result<()
         _ => OptimizationLevel::Aggressive,
     };
     let machine = target
-        .create_target_machine(
-            &triple,
-            "x86-64",
-            "",
-            level,
-            RelocMode::PIC,
-            CodeModel::Default,
-        )
+        .create_target_machine(&triple, cpu, "", level, RelocMode::PIC, CodeModel::Default)
         .ok_or("cannot create a target machine for the module")?;
     machine
         .write_to_file(&module, FileType::Object, object)

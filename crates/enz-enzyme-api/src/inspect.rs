@@ -4,7 +4,7 @@
 //! into account, as differentiation would.
 
 use crate::pipeline::Options;
-use crate::registrations::user_facts;
+use crate::registrations::facts_for_synthesis;
 use enz_core::{Diagnostic, SessionOptions};
 use enz_ir::Module;
 
@@ -22,8 +22,7 @@ pub fn print_type_analysis<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
-    crate::rust_runtime::lower_realloc(module);
-    let facts = user_facts(module).map_err(first)?;
+    let facts = facts_for_synthesis(module).map_err(first)?;
     enz_core::print_type_analysis(module, name, session_options(opts), &facts)
 }
 
@@ -35,8 +34,7 @@ pub fn print_activity<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
-    crate::rust_runtime::lower_realloc(module);
-    let facts = user_facts(module).map_err(first)?;
+    let facts = facts_for_synthesis(module).map_err(first)?;
     enz_core::print_activity(module, name, session_options(opts), &facts)
 }
 
@@ -48,8 +46,7 @@ pub fn print_plan<'m>(
     name: &str,
     opts: &Options,
 ) -> Result<String, Diagnostic> {
-    crate::rust_runtime::lower_realloc(module);
-    let facts = user_facts(module).map_err(first)?;
+    let facts = facts_for_synthesis(module).map_err(first)?;
     enz_core::print_plan(module, name, session_options(opts), &facts)
 }
 

@@ -138,8 +138,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     if !diags.is_empty() {
         return Err(diags);
     }
-    crate::rust_runtime::lower_realloc(m);
-    let facts = registrations::user_facts(m)?;
+    let facts = registrations::facts_for_synthesis(m)?;
     let warnings = registrations::uncalled_registrations(m, &facts);
     let session_opts = SessionOptions {
         preopt: opts.preopt,

@@ -105,6 +105,14 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
     })
 }
 
+/// The user's facts for differentiating `m` (or inspecting how it would
+/// be differentiated), once the module has the form synthesis sees:
+/// Rust's `__rust_realloc` lowered (`rust_runtime.rs`).
+pub(crate) fn facts_for_synthesis<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnostic>> {
+    crate::rust_runtime::lower_realloc(m);
+    user_facts(m)
+}
+
 /// What one `enzyme_*` annotation declares, added to the facts; a
 /// malformed one is a diagnostic.
 fn annotated<'m>(

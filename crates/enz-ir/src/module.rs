@@ -163,30 +163,8 @@ pub fn remove_from_used_lists<'m>(module: Module<'m>, drop: &[Value<'m>]) {
                 (base.is_global_variable() || base.is_function()) && !drop.contains(&base)
             })
             .collect();
-        if keep.len() == members.len() {
-            continue;
-        }
-        let c = cstr(list);
-        // SAFETY: reads the list's properties, deletes it (nothing uses
-        // the list itself) and adds its replacement: an appending array
-        // of the same element type in the same section.
-        unsafe {
-            let elem = LLVMGetElementType(LLVMGlobalGetValueType(g.0 .0));
-            let section = LLVMGetSection(g.0 .0);
-            let section =
-                (!section.is_null()).then(|| std::ffi::CStr::from_ptr(section).to_owned());
-            LLVMDeleteGlobal(g.0 .0);
-            if keep.is_empty() {
-                continue;
-            }
-            let mut raw: Vec<_> = keep.iter().map(|v| v.0).collect();
-            let n = raw.len() as u64;
-            let ng = LLVMAddGlobal(module.0, LLVMArrayType2(elem, n), c.as_ptr());
-            LLVMSetInitializer(ng, LLVMConstArray2(elem, raw.as_mut_ptr(), n));
-            LLVMSetLinkage(ng, LLVMLinkage::LLVMAppendingLinkage);
-            if let Some(sec) = section {
-                LLVMSetSection(ng, sec.as_ptr());
-            }
+        if keep.len() != members.len() {
+            replace_used_list(module, list, Some(g), &keep);
         }
     }
 }
@@ -208,25 +186,50 @@ pub fn add_to_compiler_used<'m>(module: Module<'m>, members: &[Value<'m>]) {
             all.push(*m);
         }
     }
-    if all.len() == before {
-        return;
+    if all.len() != before {
+        replace_used_list(module, list, old, &all);
     }
+}
+
+/// Replaces the used list `list` (`old`, if any; nothing uses the list
+/// itself) by an appending array of `members` of the same element type
+/// (pointers for a new list) in the same section (`llvm.metadata` for a
+/// new list); with no members, the list is deleted.
+fn replace_used_list<'m>(
+    module: Module<'m>,
+    list: &str,
+    old: Option<Global<'m>>,
+    members: &[Value<'m>],
+) {
     let c = cstr(list);
-    // SAFETY: replaces the list (nothing uses the list itself) by an
-    // appending array of pointers in the `llvm.metadata` section; every
-    // member is a global value of this module, a pointer.
+    // SAFETY: reads the old list's properties before deleting it; the new
+    // array's elements are global values of this module.
     unsafe {
-        let ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(module.0), 0);
-        if let Some(g) = old {
-            LLVMDeleteGlobal(g.0 .0);
+        let (elem, section) = match old {
+            Some(g) => {
+                let elem = LLVMGetElementType(LLVMGlobalGetValueType(g.0 .0));
+                let section = LLVMGetSection(g.0 .0);
+                let section =
+                    (!section.is_null()).then(|| std::ffi::CStr::from_ptr(section).to_owned());
+                LLVMDeleteGlobal(g.0 .0);
+                (elem, section)
+            }
+            None => (
+                LLVMPointerTypeInContext(LLVMGetModuleContext(module.0), 0),
+                Some(cstr("llvm.metadata")),
+            ),
+        };
+        if members.is_empty() {
+            return;
         }
-        let mut raw: Vec<_> = all.iter().map(|v| v.0).collect();
+        let mut raw: Vec<_> = members.iter().map(|v| v.0).collect();
         let n = raw.len() as u64;
-        let ng = LLVMAddGlobal(module.0, LLVMArrayType2(ptr, n), c.as_ptr());
-        LLVMSetInitializer(ng, LLVMConstArray2(ptr, raw.as_mut_ptr(), n));
+        let ng = LLVMAddGlobal(module.0, LLVMArrayType2(elem, n), c.as_ptr());
+        LLVMSetInitializer(ng, LLVMConstArray2(elem, raw.as_mut_ptr(), n));
         LLVMSetLinkage(ng, LLVMLinkage::LLVMAppendingLinkage);
-        let section = cstr("llvm.metadata");
-        LLVMSetSection(ng, section.as_ptr());
+        if let Some(sec) = section {
+            LLVMSetSection(ng, sec.as_ptr());
+        }
     }
 }
 

@@ -82,6 +82,17 @@ struct Arg {
     passed: Passed,
 }
 
+/// Each value of parameter `p` (a slice's pointer and length) after
+/// `marker` (`enzyme_out`, `enzyme_const`).
+fn push_marked(args: &mut Vec<Arg>, p: &Param, marker: &'static str) {
+    for passed in p.values(&p.name) {
+        args.push(Arg {
+            marker: Some(marker),
+            passed,
+        });
+    }
+}
+
 /// Parameter `p` with `marker` (`enzyme_dup`, `enzyme_dupnoneed`), its
 /// pointer (or value) followed by the shadows named `shadows` (one per
 /// lane), then a slice's length as a constant.
@@ -351,19 +362,13 @@ fn reverse(
     for (p, a) in params.iter().zip(acts) {
         let name = &p.name;
         sig_params.push(p.declaration());
-        let values = p.values(name);
         match a {
             Activity::Active | Activity::ActiveOnly => {
                 let t = p.float().expect("checked");
                 adjoint_tys.push(quote!(#t));
                 // rustc's ActiveOnly input: computed, not returned.
                 returned.push(*a == Activity::Active);
-                for v in values {
-                    args.push(Arg {
-                        marker: Some("enzyme_out"),
-                        passed: v,
-                    });
-                }
+                push_marked(&mut args, p, "enzyme_out");
             }
             Activity::Duplicated | Activity::DuplicatedOnly => {
                 let shadow = format_ident!("d{}_0", name.to_string());
@@ -376,14 +381,7 @@ fn reverse(
                 };
                 push_with_shadows(&mut args, p, m, &[shadow]);
             }
-            _ => {
-                for v in values {
-                    args.push(Arg {
-                        marker: Some("enzyme_const"),
-                        passed: v,
-                    });
-                }
-            }
+            _ => push_marked(&mut args, p, "enzyme_const"),
         }
     }
     let seeded = matches!(ret_act, Some(Activity::Active | Activity::ActiveOnly));
@@ -568,7 +566,6 @@ fn forward(
     for (p, a) in params.iter().zip(acts) {
         let name = &p.name;
         sig_params.push(p.declaration());
-        let values = p.values(name);
         match a {
             Activity::Dual | Activity::DualOnly => {
                 let sty = p.shadow_type(false);
@@ -586,14 +583,7 @@ fn forward(
                 };
                 push_with_shadows(&mut args, p, m, &shadows);
             }
-            _ => {
-                for v in values {
-                    args.push(Arg {
-                        marker: Some("enzyme_const"),
-                        passed: v,
-                    });
-                }
-            }
+            _ => push_marked(&mut args, p, "enzyme_const"),
         }
     }
     let f = function_pointer(func, &func.sig.ident);

@@ -264,16 +264,12 @@ impl AffineExit<'_> {
         let (Some(a), Some(b)) = (self.start.const_int_sext(), self.limit.const_int_sext()) else {
             return false;
         };
-        let from = if self.on_next {
+        let from = if self.wraps && self.on_next {
             a.wrapping_add(self.step)
         } else {
             a
         };
-        let diff = if self.wraps {
-            b.wrapping_sub(from)
-        } else {
-            b.wrapping_sub(a)
-        };
+        let diff = b.wrapping_sub(from);
         let dist = if !self.wraps {
             diff.unsigned_abs()
         } else if self.step > 0 {

@@ -129,9 +129,9 @@ pub(crate) struct TypeAnalysis<'m> {
 }
 
 impl<'m> TypeAnalysis<'m> {
-    /// Analyses `func`, seeded by its parameter types only.
-    /// The `"enzyme_type"` attributes of its parameters and return value
-    /// (rustc's type trees) seed the analysis when present.
+    /// Analyses `func`, seeded by its parameter types and, when present,
+    /// the `"enzyme_type"` attributes of its parameters and return value
+    /// (rustc's type trees).
     pub(crate) fn analyse(func: Function<'m>) -> TypeAnalysis<'m> {
         let declared = |index: u32| {
             func.string_attribute_at(index, crate::names::DECLARED_TYPE)

@@ -331,7 +331,6 @@ impl TypeTree {
         t
     }
 
-    /// Whether nothing is known.
     /// A tree written in Enzyme's notation, as rustc's `"enzyme_type"`
     /// attribute holds it: `{[-1]:Pointer, [-1,0]:Float@float}`. Enzyme's
     /// paths start with the offset in the value itself (-1 or 0 for a
@@ -382,6 +381,7 @@ impl TypeTree {
         Some(tree)
     }
 
+    /// Whether nothing is known.
     pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
