@@ -45,24 +45,26 @@ struct Cli {
           required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "print_plan", "read_check"])]
     output: Option<PathBuf>,
 
-    /// Print the type analysis of function FN (after preprocessing) and exit.
+    /// Print the type analysis of function FN (after preprocessing); then
+    /// exit, or with -o differentiate the module as usual.
     #[arg(long = "print-type-analysis", value_name = "FN")]
     print_type_analysis: Option<String>,
 
     /// Print the activity analysis of function FN (after preprocessing, with
-    /// the default activities: floats active, pointers shadowed) and exit.
+    /// the default activities: floats active, pointers shadowed); then exit,
+    /// or with -o differentiate the module as usual.
     #[arg(long = "print-activity", value_name = "FN")]
     print_activity: Option<String>,
 
     /// Print the plan of the gradient of function FN (how each value
     /// reaches the reverse sweep: used directly, recomputed, re-read or
-    /// cached) and exit.
+    /// cached); then exit, or with -o differentiate the module as usual.
     #[arg(long = "print-plan", value_name = "FN")]
     print_plan: Option<String>,
 
     /// Print the canonical derivative ABI of function FN (what its
-    /// derivatives take and return when activities follow from the types)
-    /// and exit.
+    /// derivatives take and return when activities follow from the types);
+    /// then exit, or with -o differentiate the module as usual.
     #[arg(long = "print-abi", value_name = "FN")]
     print_abi: Option<String>,
 
