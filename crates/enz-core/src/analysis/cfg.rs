@@ -5,6 +5,16 @@ use petgraph::algo::dominators::{simple_fast, Dominators};
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::{HashMap, HashSet};
 
+/// Which predecessor of a join block control came from, as a branch
+/// condition decides it (`Cfg::deciding_branch`).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct DecidingBranch<'m> {
+    /// The `i1` condition of the deciding branch.
+    pub(crate) cond: crate::ir::Value<'m>,
+    pub(crate) pred_if_true: Block<'m>,
+    pub(crate) pred_if_false: Block<'m>,
+}
+
 /// The control-flow graph of one function and what is derived from it.
 pub(crate) struct Cfg<'m> {
     /// Blocks in layout order.
@@ -91,6 +101,66 @@ impl<'m> Cfg<'m> {
             (Some((pre_a, post_a)), Some((pre_b, post_b))) => pre_a <= pre_b && post_b <= post_a,
             _ => false,
         }
+    }
+
+    /// The conditional branch whose last outcome tells which of `b`'s two
+    /// predecessors control came from, when there is one: a block `d` in
+    /// the same innermost loop as `b` (`same_loop`) ending in `br c, t, f`
+    /// where each edge leads to one predecessor only: the edge goes to `b`
+    /// itself (the predecessor is `d`), or to a block entered only from `d`
+    /// that dominates the predecessor. The last execution of `d` before `b`
+    /// is in the same iteration, and `c` then says the predecessor, so the
+    /// reverse sweep can recompute it instead of recording it.
+    pub(crate) fn deciding_branch(
+        &self,
+        b: Block<'m>,
+        same_loop: impl Fn(Block<'m>) -> bool,
+    ) -> Option<DecidingBranch<'m>> {
+        let preds = self.unique_preds(b);
+        if preds.len() != 2 {
+            return None;
+        }
+        let mut candidates = preds.clone();
+        let mut x = preds[0];
+        for _ in 0..8 {
+            let up = self.unique_preds(x);
+            if up.len() != 1 {
+                break;
+            }
+            x = up[0];
+            candidates.push(x);
+        }
+        candidates.into_iter().find_map(|d| {
+            let t = d.terminator()?;
+            if t.opcode() != Some(crate::ir::LLVMOpcode::LLVMBr) || t.num_operands() != 3 {
+                return None;
+            }
+            if !same_loop(d) {
+                return None;
+            }
+            let succs = d.successors();
+            let (on_true, on_false) = (succs[0], succs[1]);
+            if on_true == on_false {
+                return None;
+            }
+            let lead = |s: Block<'m>| -> Option<Block<'m>> {
+                if s == b {
+                    return preds.contains(&d).then_some(d);
+                }
+                if self.unique_preds(s) != [d] {
+                    return None;
+                }
+                let mut reached = preds.iter().filter(|p| self.dominates(s, **p));
+                let p = *reached.next()?;
+                reached.next().is_none().then_some(p)
+            };
+            let (pt, pf) = (lead(on_true)?, lead(on_false)?);
+            (pt != pf).then(|| DecidingBranch {
+                cond: t.operand(0),
+                pred_if_true: pt,
+                pred_if_false: pf,
+            })
+        })
     }
 
     /// Whether `b` dominates every exit: values defined there are available

@@ -371,6 +371,88 @@ impl<'m> LoopNest<'m> {
     }
 }
 
+/// How to compute, at a loop's exit, the iteration it left in: the loop's
+/// only exiting block is its latch, whose test compares an affine integer
+/// IV (or its next value) with a value defined outside the loop, so the
+/// last iteration follows from the IV's start, the limit and the step.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct ExactExit<'m> {
+    /// The IV's first value (defined outside the loop).
+    pub(crate) start: Value<'m>,
+    /// What it is compared with (defined outside the loop).
+    pub(crate) limit: Value<'m>,
+    pub(crate) step: i64,
+    /// The predicate under which the loop goes on, the IV on the left.
+    pub(crate) go_on: LLVMIntPredicate,
+    /// The test is on the IV's next value (`iv + step`).
+    pub(crate) on_next: bool,
+}
+
+impl<'m> LoopNest<'m> {
+    /// The exact exit of `l`, if its trip count follows from values defined
+    /// outside it (see [`ExactExit`]): `!=` with a step of 1 or -1, or an
+    /// ordered comparison in the direction of the step.
+    pub(crate) fn exact_exit(&self, l: LoopId) -> Option<ExactExit<'m>> {
+        let lp = self.get(l);
+        let exiting: Vec<Block> = lp
+            .ordered
+            .iter()
+            .filter(|b| b.successors().iter().any(|s| !lp.blocks.contains(s)))
+            .copied()
+            .collect();
+        if exiting != [lp.latch] {
+            return None;
+        }
+        let t = lp.latch.terminator()?;
+        if t.opcode() != Some(LLVMOpcode::LLVMBr) || t.num_operands() != 3 {
+            return None;
+        }
+        let c = t.operand(0);
+        if c.opcode() != Some(LLVMOpcode::LLVMICmp) {
+            return None;
+        }
+        let stays_true = lp.blocks.contains(&lp.latch.successors()[0]);
+        let outside = |v: Value| v.block_of().is_none_or(|b| !lp.blocks.contains(&b));
+        for iv in self.affine_ivs(l) {
+            if iv.gep_type.is_some() || !iv.phi.ty().is_integer() {
+                continue;
+            }
+            let next = iv
+                .phi
+                .incoming()
+                .into_iter()
+                .find(|(_, blk)| *blk == lp.latch)
+                .map(|(v, _)| v)?;
+            for (swapped, (a, b)) in [
+                (false, (c.operand(0), c.operand(1))),
+                (true, (c.operand(1), c.operand(0))),
+            ] {
+                if a != iv.phi.as_value() && a != next || !outside(b) {
+                    continue;
+                }
+                let mut go_on = c.icmp_predicate();
+                if !stays_true {
+                    go_on = inverse(go_on);
+                }
+                if swapped {
+                    go_on = swap(go_on);
+                }
+                if !bounded_by(go_on, iv.step) {
+                    continue;
+                }
+                return Some(ExactExit {
+                    start: iv.start,
+                    limit: b,
+                    step: iv.step,
+                    go_on,
+                    on_next: a == next,
+                });
+            }
+        }
+        None
+    }
+}
+
 /// Whether "go on while `iv pred limit`" stops an IV moving by `step`.
 fn bounded_by(pred: LLVMIntPredicate, step: i64) -> bool {
     use LLVMIntPredicate::*;

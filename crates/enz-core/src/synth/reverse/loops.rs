@@ -25,7 +25,7 @@
 //! at the end of the reverse sweep.
 
 use super::{Mode, Reverse};
-use crate::analysis::loops::{LoopId, TripBound};
+use crate::analysis::loops::{ExactExit, LoopId, TripBound};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Block, Builder, Function, Ty, Value};
 use crate::names::REALLOC;
@@ -232,10 +232,68 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let Some(last) = self.loop_states[&l].last.get(&from).copied() else {
                 continue;
             };
-            let v = self.cached_forward(last, from);
+            let v = match self.facts.plan.exact_exit(l) {
+                Some(x) => self.exit_iteration(x),
+                None => self.cached_forward(last, from),
+            };
             let slot = self.loop_states[&l].rev_iv;
             self.b.store(v, slot);
         }
+    }
+
+    /// The iteration (from 0) in which a loop with an exact exit left,
+    /// computed at the reverse builder's position (an exit of the loop)
+    /// from the IV's start and limit: the first `k` for which the go-on
+    /// test of `start + (k + on_next)·step` against the limit fails.
+    fn exit_iteration(&mut self, x: ExactExit<'m>) -> Value<'m> {
+        use LLVMIntPredicate::*;
+        let start = self.primal(x.start);
+        let limit = self.primal(x.limit);
+        let ty = start.ty();
+        let i64t = Ty::int(ty.context(), 64);
+        let b = &self.b;
+        let on_next = i64::from(x.on_next);
+        if x.go_on == LLVMIntNE {
+            // Exact modulo 2^width: |step| is 1.
+            let dist = if x.step > 0 {
+                b.sub(limit, start)
+            } else {
+                b.sub(start, limit)
+            };
+            let k = b.sub(dist, b.const_int(ty, on_next));
+            return b.int_cast(k, i64t);
+        }
+        let signed = matches!(x.go_on, LLVMIntSLT | LLVMIntSLE | LLVMIntSGT | LLVMIntSGE);
+        let ext = |v: Value<'m>| {
+            if signed {
+                b.sext(v, i64t)
+            } else {
+                b.int_cast(v, i64t)
+            }
+        };
+        let (s, l) = (ext(start), ext(limit));
+        // The distance towards the limit, in the direction of the step.
+        let dist = if x.step > 0 { b.sub(l, s) } else { b.sub(s, l) };
+        let step = b.const_int(i64t, x.step.unsigned_abs() as i64);
+        let zero = b.const_int(i64t, 0);
+        let strict = matches!(x.go_on, LLVMIntSLT | LLVMIntULT | LLVMIntSGT | LLVMIntUGT);
+        // Values tested before the first failing one: ceil(dist / step)
+        // for a strict test, floor(dist / step) + 1 otherwise; 0 when the
+        // first value already fails.
+        let tested = if strict {
+            let pos = b.icmp(LLVMIntSGT, dist, zero);
+            let up = b.add(dist, b.const_int(i64t, x.step.unsigned_abs() as i64 - 1));
+            b.select(pos, b.udiv(up, step), zero)
+        } else {
+            let nonneg = b.icmp(LLVMIntSGE, dist, zero);
+            let q = b.add(b.udiv(dist, step), b.const_int(i64t, 1));
+            b.select(nonneg, q, zero)
+        };
+        // Minus the value not tested at all when the test is on the next
+        // value; at least 0 (the body ran once).
+        let o = b.const_int(i64t, on_next);
+        let more = b.icmp(LLVMIntUGT, tested, o);
+        b.select(more, b.sub(tested, o), zero)
     }
 
     /// The reverse of a loop header: continue with the previous iteration

@@ -903,7 +903,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
             vec![self.b.insert_block()]
         } else {
             let all_preds = self.facts.cfg.unique_preds(blk);
-            let came = self.cached_forward(self.came_from[&blk], blk);
+            let came = match self.facts.plan.came_from(blk) {
+                Some(d) => {
+                    let index = |p: Block<'m>| all_preds.iter().position(|q| *q == p).unwrap_or(0);
+                    let (t, f) = (index(d.pred_if_true), index(d.pred_if_false));
+                    let c = self.primal(d.cond);
+                    self.b.select(c, self.b.i32(t as i64), self.b.i32(f as i64))
+                }
+                None => self.cached_forward(self.came_from[&blk], blk),
+            };
             let blocks: Vec<Block> = preds
                 .iter()
                 .map(|p| {

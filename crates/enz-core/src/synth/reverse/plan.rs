@@ -19,14 +19,21 @@
 //!    the heap tape in split mode), or a buffer indexed by the iteration of
 //!    its innermost loop.
 //!
+//! Control-flow bookkeeping is planned too: a join block whose predecessor
+//! a branch condition decides (`Cfg::deciding_branch`) gets that condition
+//! in the reverse sweep instead of a recorded `came_from` index, and a loop
+//! whose exit iteration follows from its IV's start and limit
+//! (`LoopNest::exact_exit`) has it recomputed at the exit instead of
+//! cached per instance.
+//!
 //! One decision is left to emission, because it depends on the use rather
 //! than the value: a recomputation recurses into its operands, and a chain
 //! deeper than [`MAX_RECOMPUTE_DEPTH`] from the value the sweep asked for
 //! is cut by caching the value at the cut instead.
 
 use super::Mode;
-use crate::analysis::cfg::Cfg;
-use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
+use crate::analysis::cfg::{Cfg, DecidingBranch};
+use crate::analysis::loops::{AffineIv, ExactExit, LoopId, LoopNest};
 use crate::analysis::writes::Rereadable;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
 use crate::names::SHOULD_RECOMPUTE;
@@ -69,6 +76,10 @@ pub(crate) struct Plan<'m> {
     order: Vec<Value<'m>>,
     values: HashMap<Value<'m>, Availability<'m>>,
     blocks: HashMap<Block<'m>, Placement>,
+    /// Join blocks whose predecessor a branch condition tells.
+    came_from: HashMap<Block<'m>, DecidingBranch<'m>>,
+    /// Loops whose exit iteration is recomputed at the exit.
+    exact_exits: HashMap<LoopId, ExactExit<'m>>,
 }
 
 impl<'m> Plan<'m> {
@@ -94,7 +105,31 @@ impl<'m> Plan<'m> {
             order: Vec::new(),
             values: HashMap::new(),
             blocks: HashMap::new(),
+            came_from: HashMap::new(),
+            exact_exits: HashMap::new(),
         };
+        for blk in prep.blocks() {
+            if loops.header_of(blk).is_some() {
+                continue;
+            }
+            let inner = loops.innermost(blk);
+            if let Some(d) = cfg.deciding_branch(blk, |x| loops.innermost(x) == inner) {
+                plan.came_from.insert(blk, d);
+            }
+        }
+        for l in loops.ids() {
+            let lp = loops.get(l);
+            // Computed in the reverse sweep at an exit, in the context of
+            // the loop around `l`: every exit must be in that loop.
+            let exits_in_parent = lp.ordered.iter().all(|b| {
+                b.successors()
+                    .iter()
+                    .all(|s| lp.blocks.contains(s) || loops.innermost(*s) == lp.parent)
+            });
+            if let Some(x) = loops.exact_exit(l).filter(|_| exits_in_parent) {
+                plan.exact_exits.insert(l, x);
+            }
+        }
         for blk in prep.blocks() {
             let placement = match loops.innermost(blk) {
                 Some(l) => Placement::LoopBuffer(l),
@@ -133,6 +168,17 @@ impl<'m> Plan<'m> {
             .unwrap_or(Availability::Cache(Placement::Slot))
     }
 
+    /// The branch condition that tells which predecessor join block `blk`
+    /// was entered from, if one does.
+    pub(crate) fn came_from(&self, blk: Block<'m>) -> Option<DecidingBranch<'m>> {
+        self.came_from.get(&blk).copied()
+    }
+
+    /// How loop `l`'s exit iteration is recomputed, if it is.
+    pub(crate) fn exact_exit(&self, l: LoopId) -> Option<ExactExit<'m>> {
+        self.exact_exits.get(&l).copied()
+    }
+
     /// Where a forward value defined in primal block `blk` is cached (a
     /// shadow, a callee's tape, a value whose recomputation was cut).
     pub(crate) fn placement(&self, blk: Block<'m>) -> Placement {
@@ -158,6 +204,28 @@ impl<'m> fmt::Display for Plan<'m> {
                 Availability::Cache(_) => "cache (tape slot)".to_string(),
             };
             writeln!(f, "{}: {how}", v.to_ir())?;
+        }
+        let mut exact: Vec<_> = self.exact_exits.keys().map(|l| l.0).collect();
+        exact.sort_unstable();
+        for l in exact {
+            writeln!(
+                f,
+                "loop {l}: exit iteration recomputed from its IV's start and limit"
+            )?;
+        }
+        for v in &self.order {
+            let Some(blk) = v.block_of() else { continue };
+            if blk.first_instruction().map(|i| i.as_value()) != Some(*v) {
+                continue;
+            }
+            if let Some(d) = self.came_from(blk) {
+                writeln!(
+                    f,
+                    "block %{}: predecessor recomputed from {}",
+                    blk.name(),
+                    d.cond.to_ir()
+                )?;
+            }
         }
         Ok(())
     }
