@@ -111,6 +111,17 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMBuildFAdd(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
+    /// `fadd reassoc a, b`: an addition that may be reassociated with
+    /// others of its kind (so that a sum over a loop may be vectorized).
+    pub fn fadd_reassoc(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        let v = self.fadd(a, b);
+        if unsafe { LLVMCanValueUseFastMathFlags(v.0) } != 0 {
+            // SAFETY: `v` is a floating-point operation (checked above).
+            unsafe { LLVMSetFastMathFlags(v.0, llvm_sys::LLVMFastMathAllowReassoc) };
+        }
+        v
+    }
+
     pub fn fsub(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
         Value::wrap(unsafe { LLVMBuildFSub(self.raw, a.0, b.0, c"".as_ptr()) })
     }

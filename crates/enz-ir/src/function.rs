@@ -185,6 +185,20 @@ impl<'m> Function<'m> {
         !m.is_null() && unsafe { LLVMGetEnumAttributeValue(m) } & 0xAAAA_AAAA_AAAA_AAAA == 0
     }
 
+    /// Adds the enum attribute `name` (e.g. `noalias`) to the return value.
+    pub fn add_return_attribute(self, name: &str) {
+        // SAFETY: `self` is a function; the attribute is created in its
+        // context.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            LLVMAddAttributeAtIndex(
+                self.0 .0,
+                llvm_sys::LLVMAttributeReturnIndex,
+                LLVMCreateEnumAttribute(self.context().0, kind, 0),
+            );
+        }
+    }
+
     /// Adds the enum attribute `name` (e.g. `noalias`) to parameter `k`.
     pub fn add_param_attribute(self, k: usize, name: &str) {
         // SAFETY: `self` is a function; the attribute is created in its

@@ -53,6 +53,11 @@ impl<'m> Global<'m> {
             LLVMSetLinkage(self.0 .0, LLVMLinkage::LLVMPrivateLinkage);
         }
     }
+    /// Makes the global thread-local (one copy per thread).
+    pub fn set_thread_local(self) {
+        // SAFETY: `self` is a global variable.
+        unsafe { LLVMSetThreadLocal(self.0 .0, 1) }
+    }
     /// Replaces the initializer with the constant `init` (of the global's
     /// value type).
     pub fn set_initializer(self, init: Value<'m>) {

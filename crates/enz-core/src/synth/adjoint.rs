@@ -14,11 +14,14 @@ pub(crate) fn empty<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Value<'m> {
     }
 }
 
-/// `a + b` for two adjoints of the same type.
+/// `a + b` for two adjoints of the same type. Float additions may be
+/// reassociated (`reassoc`, as Enzyme's derivatives are fast-math): an
+/// adjoint summed over a loop's iterations is a reduction the vectoriser
+/// then may split into lanes; the order of the sum changes within rounding.
 pub(crate) fn add<'m>(b: &Builder<'m>, x: Value<'m>, y: Value<'m>) -> Value<'m> {
     let ty = x.ty();
     if ty.is_fp_or_fp_vector() {
-        return b.fadd(x, y);
+        return b.fadd_reassoc(x, y);
     }
     match ty.kind() {
         TyKind::Struct | TyKind::Array => {

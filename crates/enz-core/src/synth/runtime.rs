@@ -3,7 +3,10 @@
 //! nothing but libc and libm.
 
 use crate::ir::LLVMIntPredicate;
-use crate::ir::{add_internal_function, named_function, Builder, Function, Ty, TyKind, Value};
+use crate::ir::{
+    add_internal_function, add_internal_global, named_function, Builder, Function, Global, Ty,
+    TyKind, Value,
+};
 use crate::names::MALLOC_USABLE_SIZE;
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
@@ -79,4 +82,107 @@ fn add_and_zero_fn<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Function<'m> {
     fb.position_at_end(done);
     fb.ret(None);
     f
+}
+
+/// A new thread-local `{ptr, i64}` (zero): where one cache allocation site
+/// keeps its block between calls of the derivative (`cache_take`,
+/// `cache_give`), so that a gradient called again reuses the memory its
+/// previous call cached in instead of getting fresh pages from the system
+/// (for large caches, page faults on fresh memory were a quarter of the
+/// gradient's time).
+pub(crate) fn spare_block<'m>(b: &Builder<'m>, name: &str) -> Global<'m> {
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let ty = Ty::literal_struct(ctx, &[Ty::ptr(ctx), Ty::int(ctx, 64)]);
+    let g = add_internal_global(module, name, ty, 0, b.zero(ty), 8);
+    g.set_thread_local();
+    g
+}
+
+/// Calls `__enz_cache_take(spare, bytes)`: a block of at least `bytes`
+/// bytes: the spare block when it is large enough (the spare is then
+/// empty), else a new one from `malloc`.
+pub(crate) fn cache_take<'m>(b: &Builder<'m>, spare: Value<'m>, bytes: Value<'m>) -> Value<'m> {
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let ptr = Ty::ptr(ctx);
+    let i64t = Ty::int(ctx, 64);
+    let fty = Ty::function(ptr, &[ptr, i64t], false);
+    let f = match named_function(module, "__enz_cache_take") {
+        Some(f) => f,
+        None => {
+            let f = add_internal_function(module, "__enz_cache_take", fty);
+            // Like malloc's, the block is reachable from nowhere else (the
+            // spare is emptied when taken): callers' alias analysis relies
+            // on it, which an inlined body would hide.
+            f.add_return_attribute("noalias");
+            f.add_function_attribute("noinline");
+            let ps = f.params();
+            let (spare, bytes) = (ps[0], ps[1]);
+            let entry = f.append_block("entry");
+            let reuse = f.append_block("reuse");
+            let fresh = f.append_block("fresh");
+            let fb = Builder::new(ctx);
+            fb.position_at_end(entry);
+            let kept = fb.load(ptr, spare);
+            let kept_bytes = fb.load(i64t, fb.byte_gep(spare, 8));
+            let some = fb.icmp(LLVMIntPredicate::LLVMIntNE, kept, fb.zero(ptr));
+            let big = fb.icmp(LLVMIntPredicate::LLVMIntUGE, kept_bytes, bytes);
+            let i1 = Ty::int(ctx, 1);
+            let fits = fb.select(some, big, fb.const_int(i1, 0));
+            fb.cond_br(fits, reuse, fresh);
+            fb.position_at_end(reuse);
+            fb.store(fb.zero(ptr), spare);
+            fb.store(fb.const_int(i64t, 0), fb.byte_gep(spare, 8));
+            fb.ret(Some(kept));
+            fb.position_at_end(fresh);
+            let new = fb.malloc(bytes);
+            fb.ret(Some(new.as_value()));
+            f
+        }
+    };
+    b.call(fty, f, &[spare, bytes]).as_value()
+}
+
+/// Calls `__enz_cache_give(spare, data, bytes)`: the block `data` (of at
+/// least `bytes` bytes, or null) becomes the spare block when there is
+/// none or it is larger than the one kept (which is freed); otherwise it
+/// is freed. At most one block per allocation site and thread stays
+/// allocated between calls.
+pub(crate) fn cache_give<'m>(b: &Builder<'m>, spare: Value<'m>, data: Value<'m>, bytes: Value<'m>) {
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let ptr = Ty::ptr(ctx);
+    let i64t = Ty::int(ctx, 64);
+    let fty = Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false);
+    let f = match named_function(module, "__enz_cache_give") {
+        Some(f) => f,
+        None => {
+            let f = add_internal_function(module, "__enz_cache_give", fty);
+            let ps = f.params();
+            let (spare, data, bytes) = (ps[0], ps[1], ps[2]);
+            let entry = f.append_block("entry");
+            let keep = f.append_block("keep");
+            let drop = f.append_block("drop");
+            let fb = Builder::new(ctx);
+            fb.position_at_end(entry);
+            let kept = fb.load(ptr, spare);
+            let kept_bytes = fb.load(i64t, fb.byte_gep(spare, 8));
+            let none = fb.icmp(LLVMIntPredicate::LLVMIntEQ, kept, fb.zero(ptr));
+            let larger = fb.icmp(LLVMIntPredicate::LLVMIntUGT, bytes, kept_bytes);
+            let i1 = Ty::int(ctx, 1);
+            let take = fb.select(none, fb.const_int(i1, 1), larger);
+            fb.cond_br(take, keep, drop);
+            fb.position_at_end(keep);
+            fb.free(kept);
+            fb.store(data, spare);
+            fb.store(bytes, fb.byte_gep(spare, 8));
+            fb.ret(None);
+            fb.position_at_end(drop);
+            fb.free(data);
+            fb.ret(None);
+            f
+        }
+    };
+    b.call(fty, f, &[spare, data, bytes]);
 }

@@ -29,6 +29,7 @@ use crate::analysis::loops::{ExactExit, LoopId, TripBound};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Block, Builder, Function, Ty, Value};
 use crate::names::REALLOC;
+use crate::synth::runtime;
 use crate::synth::tape::{heap_alignment, Slot};
 use std::collections::HashMap;
 
@@ -55,6 +56,9 @@ pub(super) struct Buffer<'m> {
     elem: Ty<'m>,
     /// On the stack (GPU, combined mode): nothing to free.
     on_stack: bool,
+    /// Allocated once per call (a bounded loop nest on the host): the
+    /// thread-local spare block the buffer is taken from and given back to.
+    spare: Option<Value<'m>>,
 }
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -354,10 +358,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let on_stack = self.gpu
                     && self.req.mode == Mode::Combined
                     && self.loop_states[&l].prealloc.is_some();
-                let buf = Buffer {
+                let mut buf = Buffer {
                     holder,
                     elem: gv.ty(),
                     on_stack,
+                    spare: None,
                 };
                 let pos = self.loop_states[&l].pos;
                 let fb = Builder::new(ctx);
@@ -381,13 +386,25 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         // Allocated once, before the outermost loop starts.
                         let ab = Builder::new(ctx);
                         ab.position_before(block.terminator().expect("terminator"));
-                        let data = if on_stack {
+                        let holder_addr = self.tape.address(&ab, holder);
+                        if on_stack {
                             // Thread-private: a (dynamic) stack array.
-                            ab.array_alloca(gv.ty(), bound)
+                            let data = ab.array_alloca(gv.ty(), bound);
+                            ab.store(data, holder_addr);
+                        } else if self.gpu {
+                            let data = ab.malloc(ab.mul(bound, size));
+                            ab.store(data.as_value(), holder_addr);
                         } else {
-                            (ab.malloc(ab.mul(bound, size))).as_value()
-                        };
-                        ab.store(data, self.tape.address(&ab, holder));
+                            let name = format!("{}.cache_spare", self.fns.forward.name());
+                            let spare = runtime::spare_block(&ab, &name).as_value();
+                            let bytes = ab.mul(bound, size);
+                            let data = runtime::cache_take(&ab, spare, bytes);
+                            ab.store(data, holder_addr);
+                            // The capacity field (unused by a buffer that
+                            // never grows) holds the size, for the release.
+                            ab.store(bytes, ab.byte_gep(holder_addr, 8));
+                            buf.spare = Some(spare);
+                        }
                         let data = fb.load(ptr, hp);
                         fb.gep(gv.ty(), data, &[pos])
                     }
@@ -430,8 +447,18 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
             let tape = self.rev_tape.unwrap_or(self.fns.reverse.as_value());
             let hp = self.tape.address_rev(&self.b, tape, buf.holder);
-            let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
-            self.b.free(data);
+            match buf.spare {
+                Some(spare) => {
+                    let ctx = self.fns.reverse.context();
+                    let data = self.b.load(Ty::ptr(ctx), hp);
+                    let bytes = self.b.load(Ty::int(ctx, 64), self.b.byte_gep(hp, 8));
+                    runtime::cache_give(&self.b, spare, data, bytes);
+                }
+                None => {
+                    let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
+                    self.b.free(data);
+                }
+            }
         }
     }
 }
