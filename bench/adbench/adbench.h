@@ -17,6 +17,15 @@
  * gmm.c, ba.c and lstm.c go through enz-rs (clang -O2 -emit-llvm, enz-rs,
  * then codegen). When enz-rs cannot build one of them, bench.sh compiles it
  * with -DNO_ENZ: its enz-rs column then reads "FAIL" and the run exits 1.
+ *
+ * With ENZYME_PLUGIN set, bench.sh compiles each of them a second time with
+ * -DAD_ENZYME for Enzyme (clang-N -emit-llvm, opt-N -passes=enzyme, clang-N
+ * -O2 -c): that object holds only the objective(s) and the gradient
+ * wrapper(s), renamed with an _enzyme suffix (gmm_grad_enz ->
+ * gmm_grad_enzyme, ...). The drivers call those wrappers through the weak
+ * declarations below: when no Enzyme object is linked they are null and the
+ * Enzyme column reads "-" (not run) or "FAIL" (opt_enzyme: the plugin was
+ * given, so the build failed); that never fails the run.
  */
 #ifndef ADBENCH_H
 #define ADBENCH_H
@@ -54,6 +63,7 @@ extern double opt_min_sample; /* 0.1 s */
 extern int opt_samples;       /* 5 */
 extern int opt_quick;         /* --quick: larger sizes skipped, 20 ms samples */
 extern int opt_size;          /* --size I: only the I-th size (0-based) */
+extern int opt_enzyme;        /* --enzyme: bench.sh had an Enzyme plugin */
 /* whether size i of a benchmark runs (in_quick: it is part of --quick) */
 int size_selected(int i, int in_quick);
 
@@ -88,6 +98,7 @@ void check_value(const char *bench, const char *size, const char *what,
 
 enum {
   TOOL_ENZ,        /* enz-rs __enzyme_autodiff */
+  TOOL_ENZYME,     /* Enzyme (LLVM plugin) __enzyme_autodiff */
   TOOL_ADOLC,      /* ADOL-C taping + gradient()/jacobian() */
   TOOL_ADOLC_RE,   /* ADOL-C gradient()/jacobian() on the existing tape */
   TOOL_HAND,       /* hand-written derivative */
@@ -103,6 +114,9 @@ typedef struct {
   double primal;
   double grad[NTOOLS];
   char why[NTOOLS][96];
+  /* peak resident memory one call adds, in MB (< 0: not measured) */
+  double mem_primal;
+  double mem[NTOOLS];
 } result_t;
 
 result_t *result_new(const char *bench, const char *size, const char *params);
@@ -114,6 +128,46 @@ void write_tables(const char *md_path, const char *tsv_path);
 
 /* Set by a benchmark compiled without enz-rs (-DNO_ENZ). */
 extern int enz_missing;
+
+/* Marks the Enzyme column of r as not run (no plugin) or FAIL (the plugin
+ * was given but Enzyme could not build file). */
+void result_skip_enzyme(result_t *r, const char *file);
+
+/* ---- memory ------------------------------------------------------------ */
+
+/* The peak resident memory one call of fn(ctx) adds, in MB: on a fresh
+ * thread (so that memory a tool keeps per thread between calls, such as
+ * enz-rs's spare cache blocks, counts again), after malloc_trim(0), VmRSS
+ * is read from /proc/self/status, the peak is reset (writing "5" to
+ * /proc/self/clear_refs resets VmHWM to the current RSS), fn runs once and
+ * VmHWM - VmRSS before is returned. -1 when clear_refs is not writable. */
+double peak_mb(bench_fn fn, void *ctx);
+/* Whether peak_mb could reset the peak (0 after a failed write). */
+extern int mem_ok;
+/* Writes one byte of every page of p[0 .. bytes) (an output array made
+ * resident before peak_mb, so that no tool pays for its first touch; not a
+ * memset, which the compiler would fold with malloc into calloc). */
+void touch_pages(void *p, size_t bytes);
+
+/* ---- Enzyme's gradient wrappers (weak: null when not linked) ---------- */
+
+#ifndef AD_ENZYME
+__attribute__((weak)) void gmm_grad_enzyme(int d, int k, int n,
+                                           const double *alphas,
+                                           const double *means,
+                                           const double *icf, const double *x,
+                                           double gamma, int m, double *g);
+__attribute__((weak)) void ba_jacobian_enzyme(int n, int m, int p,
+                                              const double *cams,
+                                              const double *X,
+                                              const double *w, const int *obs,
+                                              const double *feats, double *J);
+__attribute__((weak)) void lstm_grad_enzyme(int l, int c, int b,
+                                            const double *main_params,
+                                            const double *extra_params,
+                                            const double *state,
+                                            const double *sequence, double *g);
+#endif
 
 /* ---- the benchmarks ------------------------------------------------- */
 

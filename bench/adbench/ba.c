@@ -17,7 +17,16 @@
  * residual component (the output shadow seeded with a unit vector), and one
  * for the weight residual. 31 numbers per observation: the 2 x 15 block of
  * d reproj / d (cam, X, w), then d werr / d w.
+ *
+ * -DAD_ENZYME (bench.sh's Enzyme build): only the per-observation functions
+ * and the Jacobian wrapper, renamed with an _enzyme suffix; the driver calls
+ * ba_jacobian_enzyme through its weak declaration in adbench.h.
  */
+#ifdef AD_ENZYME
+#define ba_reproj ba_reproj_enzyme
+#define ba_werr ba_werr_enzyme
+#define ba_jacobian_enz ba_jacobian_enzyme
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +36,13 @@
 
 void __enzyme_autodiff_v(void *, ...);
 
+#ifndef AD_ENZYME
 /* read by main.c: 1 when this file was compiled without enz-rs */
 #ifdef NO_ENZ
 int ba_no_enz = 1;
 #else
 int ba_no_enz = 0;
+#endif
 #endif
 
 #define NCAM 11
@@ -71,6 +82,7 @@ __attribute__((noinline)) void ba_reproj(const double *cam, const double *X,
 
 __attribute__((noinline)) double ba_werr(double w) { return 1.0 - w * w; }
 
+#ifndef AD_ENZYME
 /* All residuals: reproj_err[2p], w_err[p]. */
 void ba_objective(int n, int m, int p, const double *cams, const double *X,
                   const double *w, const int *obs, const double *feats,
@@ -83,7 +95,9 @@ void ba_objective(int n, int m, int p, const double *cams, const double *X,
     w_err[i] = ba_werr(w[i]);
 }
 
-/* enz-rs: the Jacobian rows, 31 per observation. */
+#endif /* !AD_ENZYME */
+
+/* enz-rs (Enzyme with -DAD_ENZYME): the Jacobian rows, 31 per observation. */
 void ba_jacobian_enz(int n, int m, int p, const double *cams, const double *X,
                      const double *w, const int *obs, const double *feats,
                      double *J) {
@@ -114,6 +128,7 @@ void ba_jacobian_enz(int n, int m, int p, const double *cams, const double *X,
   }
 }
 
+#ifndef AD_ENZYME
 /* central finite differences of the same rows */
 static void ba_jacobian_fd(int p, const double *cams, const double *X,
                            const double *w, const int *obs, const double *feats,
@@ -159,6 +174,11 @@ static void b_enz(void *v) {
   ba_t *s = (ba_t *)v;
   ba_jacobian_enz(s->n, s->m, s->p, s->cams, s->X, s->w, s->obs, s->feats,
                   s->J);
+}
+static void b_enzyme(void *v) {
+  ba_t *s = (ba_t *)v;
+  ba_jacobian_enzyme(s->n, s->m, s->p, s->cams, s->X, s->w, s->obs, s->feats,
+                     s->J);
 }
 static void b_adolc(void *v) {
   ba_t *s = (ba_t *)v;
@@ -230,6 +250,7 @@ static void ba_size(int n, int m, int p) {
   s.reproj = (double *)malloc(sizeof(double) * 2 * p);
   s.werr = (double *)malloc(sizeof(double) * p);
   s.J = (double *)malloc(sizeof(double) * JROW * p);
+  touch_pages(s.J, sizeof(double) * JROW * p);
   s.obs = (int *)malloc(sizeof(int) * 2 * p);
   ba_generate(&s, 0xba0000ull + (uint64_t)p);
 
@@ -270,6 +291,15 @@ static void ba_size(int n, int m, int p) {
     refname = "enz-rs";
   }
   char what[64];
+  if (ba_jacobian_enzyme) {
+    double *jz = (double *)malloc(sizeof(double) * nj);
+    ba_jacobian_enzyme(n, m, p, s.cams, s.X, s.w, s.obs, s.feats, jz);
+    snprintf(what, sizeof what, "Enzyme vs %s", refname);
+    check_grad("BA", size, what, jz, ref, nj, enz_missing ? FD_RTOL : AD_RTOL);
+    free(jz);
+  } else {
+    result_skip_enzyme(res, "ba.c");
+  }
   if (adolc_ba_jacobian(1, n, m, p, s.cams, s.X, s.w, s.obs, s.feats, ja) < 0) {
     fprintf(stderr, "error: BA %s: ADOL-C jacobian() failed\n", size);
     exit(3);
@@ -286,11 +316,20 @@ static void ba_size(int n, int m, int p) {
   if (!enz_missing)
     check_grad("BA", size, "FD vs enz-rs", jf, je, nj, FD_RTOL);
 
+  /* peak memory of one call each */
+  res->mem_primal = peak_mb(b_primal, &s);
+  if (!enz_missing)
+    res->mem[TOOL_ENZ] = peak_mb(b_enz, &s);
+  if (ba_jacobian_enzyme)
+    res->mem[TOOL_ENZYME] = peak_mb(b_enzyme, &s);
+
   res->primal = time_median(b_primal, &s);
   if (enz_missing)
     result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build ba.c");
   else
     res->grad[TOOL_ENZ] = time_median(b_enz, &s);
+  if (ba_jacobian_enzyme)
+    res->grad[TOOL_ENZYME] = time_median(b_enzyme, &s);
   res->grad[TOOL_ADOLC] = time_median(b_adolc, &s);
   res->grad[TOOL_ADOLC_RE] = time_median(b_adolc_re, &s);
   res->grad[TOOL_FD] = time_median(b_fd, &s);
@@ -317,3 +356,4 @@ void run_ba(void) {
     if (size_selected(i, sizes[i][3]))
       ba_size(sizes[i][0], sizes[i][1], sizes[i][2]);
 }
+#endif /* !AD_ENZYME */

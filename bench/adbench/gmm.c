@@ -15,9 +15,18 @@
  *       - K ( N d (log gamma - log(2)/2) - log Gamma_d(N/2) ),  N = d + m + 1
  *
  * The gradient w.r.t. (alphas, means, icf) is computed by enz-rs
- * (__enzyme_autodiff), ADOL-C (adolc.cpp), by hand (gmm_grad_hand below, the
- * analytic gradient) and by central finite differences.
+ * (__enzyme_autodiff), Enzyme (the same code, built with -DAD_ENZYME),
+ * ADOL-C (adolc.cpp), by hand (gmm_grad_hand below, the analytic gradient)
+ * and by central finite differences.
+ *
+ * -DAD_ENZYME (bench.sh's Enzyme build): only the objective and its gradient
+ * wrapper, renamed with an _enzyme suffix; the driver calls
+ * gmm_grad_enzyme through its weak declaration in adbench.h.
  */
+#ifdef AD_ENZYME
+#define gmm_objective gmm_objective_enzyme
+#define gmm_grad_enz gmm_grad_enzyme
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +36,13 @@
 
 void __enzyme_autodiff_v(void *, ...);
 
+#ifndef AD_ENZYME
 /* read by main.c: 1 when this file was compiled without enz-rs */
 #ifdef NO_ENZ
 int gmm_no_enz = 1;
 #else
 int gmm_no_enz = 0;
+#endif
 #endif
 
 static double logsumexp(const double *v, int n) {
@@ -122,6 +133,7 @@ gmm_objective(int d, int k, int n, const double *alphas, const double *means,
   return f;
 }
 
+#ifndef AD_ENZYME
 /* The analytic gradient, accumulated into g = [alphas | means | icf].
  * With r_ic = softmax_c(beta_ic), xc = x_i - mu_c, z = Q_c xc:
  *   d/d alpha_c = sum_i r_ic - n softmax(alpha)_c
@@ -205,7 +217,10 @@ void gmm_grad_hand(int d, int k, int n, const double *alphas,
   free(Z);
 }
 
-/* enz-rs: the gradient lands in the shadows of alphas, means and icf. */
+#endif /* !AD_ENZYME */
+
+/* enz-rs (Enzyme with -DAD_ENZYME): the gradient lands in the shadows of
+ * alphas, means and icf. */
 void gmm_grad_enz(int d, int k, int n, const double *alphas,
                   const double *means, const double *icf, const double *x,
                   double gamma, int m, double *g) {
@@ -223,6 +238,7 @@ void gmm_grad_enz(int d, int k, int n, const double *alphas,
 #endif
 }
 
+#ifndef AD_ENZYME
 /* ---- driver ------------------------------------------------------------ */
 
 typedef struct {
@@ -243,6 +259,11 @@ static void b_enz(void *v) {
   gmm_t *s = (gmm_t *)v;
   gmm_grad_enz(s->d, s->k, s->n, s->alphas, s->means, s->icf, s->x, s->gamma,
                s->m, s->g);
+}
+static void b_enzyme(void *v) {
+  gmm_t *s = (gmm_t *)v;
+  gmm_grad_enzyme(s->d, s->k, s->n, s->alphas, s->means, s->icf, s->x,
+                  s->gamma, s->m, s->g);
 }
 static void b_hand(void *v) {
   gmm_t *s = (gmm_t *)v;
@@ -297,6 +318,7 @@ static void gmm_size(int d, int k, int n) {
   snprintf(params, sizeof params, "%zu", s.np);
   s.p = (double *)malloc(sizeof(double) * s.np);
   s.g = (double *)malloc(sizeof(double) * s.np);
+  touch_pages(s.g, sizeof(double) * s.np);
   s.alphas = s.p;
   s.means = s.p + k;
   s.icf = s.p + k + (size_t)k * d;
@@ -341,6 +363,15 @@ static void gmm_size(int d, int k, int n) {
   const double *ref = enz_missing ? gh : ge;
   const char *refname = enz_missing ? "hand-written" : "enz-rs";
   char what[64];
+  if (gmm_grad_enzyme) {
+    double *gz = (double *)malloc(sizeof(double) * s.np);
+    gmm_grad_enzyme(d, k, n, s.alphas, s.means, s.icf, s.x, s.gamma, s.m, gz);
+    snprintf(what, sizeof what, "Enzyme vs %s", refname);
+    check_grad("GMM", size, what, gz, ref, s.np, AD_RTOL);
+    free(gz);
+  } else {
+    result_skip_enzyme(res, "gmm.c");
+  }
   int adolc_ok = gmm_tape_ops(d, k, n) <= ADOLC_MAX_OPS;
   if (adolc_ok) {
     if (adolc_gmm_gradient(1, d, k, n, s.alphas, s.means, s.icf, s.x, s.gamma,
@@ -396,12 +427,22 @@ static void gmm_size(int d, int k, int n) {
                 "gradient",
                 s.np, fd_cost);
 
+  /* peak memory of one call each */
+  res->mem_primal = peak_mb(b_primal, &s);
+  if (!enz_missing)
+    res->mem[TOOL_ENZ] = peak_mb(b_enz, &s);
+  if (gmm_grad_enzyme)
+    res->mem[TOOL_ENZYME] = peak_mb(b_enzyme, &s);
+  res->mem[TOOL_HAND] = peak_mb(b_hand, &s);
+
   /* timings */
   res->primal = time_median(b_primal, &s);
   if (enz_missing)
     result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build gmm.c");
   else
     res->grad[TOOL_ENZ] = time_median(b_enz, &s);
+  if (gmm_grad_enzyme)
+    res->grad[TOOL_ENZYME] = time_median(b_enzyme, &s);
   if (adolc_ok) {
     res->grad[TOOL_ADOLC] = time_median(b_adolc, &s);
     b_adolc(&s); /* the tape of this point */
@@ -422,11 +463,11 @@ static void gmm_size(int d, int k, int n) {
 
 void run_gmm(void) {
   /* d, K, n, in --quick */
-  static const int sizes[][4] = {{2, 5, 1000, 1},
-                                 {10, 25, 1000, 1},
-                                 {20, 50, 1000, 0},
-                                 {64, 200, 1000, 0}};
-  for (int i = 0; i < 4; i++)
+  static const int sizes[][4] = {{2, 5, 1000, 1},    {10, 25, 1000, 1},
+                                 {20, 50, 1000, 0},  {64, 10, 1000, 0},
+                                 {64, 200, 1000, 0}, {128, 200, 1000, 0}};
+  for (int i = 0; i < 6; i++)
     if (size_selected(i, sizes[i][3]))
       gmm_size(sizes[i][0], sizes[i][1], sizes[i][2]);
 }
+#endif /* !AD_ENZYME */

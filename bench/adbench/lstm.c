@@ -22,8 +22,17 @@
  *   loss = -total / ((c - 1) b)
  *
  * The gradient w.r.t. (main_params, extra_params) is computed by enz-rs,
- * ADOL-C (adolc.cpp) and central finite differences.
+ * Enzyme (the same code, built with -DAD_ENZYME), ADOL-C (adolc.cpp) and
+ * central finite differences.
+ *
+ * -DAD_ENZYME (bench.sh's Enzyme build): only the objective and its gradient
+ * wrapper, renamed with an _enzyme suffix; the driver calls
+ * lstm_grad_enzyme through its weak declaration in adbench.h.
  */
+#ifdef AD_ENZYME
+#define lstm_objective lstm_objective_enzyme
+#define lstm_grad_enz lstm_grad_enzyme
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +42,13 @@
 
 void __enzyme_autodiff_v(void *, ...);
 
+#ifndef AD_ENZYME
 /* read by main.c: 1 when this file was compiled without enz-rs */
 #ifdef NO_ENZ
 int lstm_no_enz = 1;
 #else
 int lstm_no_enz = 0;
+#endif
 #endif
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
@@ -95,8 +106,8 @@ lstm_objective(int l, int c, int b, const double *main_params,
   return -total / ((double)(c - 1) * b);
 }
 
-/* enz-rs: the gradient lands in the shadows of main_params (g[0 .. 8lb))
- * and extra_params (g[8lb .. 8lb + 3b)). */
+/* enz-rs (Enzyme with -DAD_ENZYME): the gradient lands in the shadows of
+ * main_params (g[0 .. 8lb)) and extra_params (g[8lb .. 8lb + 3b)). */
 void lstm_grad_enz(int l, int c, int b, const double *main_params,
                    const double *extra_params, const double *state,
                    const double *sequence, double *g) {
@@ -112,6 +123,7 @@ void lstm_grad_enz(int l, int c, int b, const double *main_params,
 #endif
 }
 
+#ifndef AD_ENZYME
 /* ---- driver ------------------------------------------------------------ */
 
 typedef struct {
@@ -133,6 +145,11 @@ static void b_enz(void *v) {
   lstm_t *s = (lstm_t *)v;
   lstm_grad_enz(s->l, s->c, s->b, s->main_params, s->extra_params, s->state,
                 s->seq, s->g);
+}
+static void b_enzyme(void *v) {
+  lstm_t *s = (lstm_t *)v;
+  lstm_grad_enzyme(s->l, s->c, s->b, s->main_params, s->extra_params,
+                   s->state, s->seq, s->g);
 }
 static void b_adolc(void *v) {
   lstm_t *s = (lstm_t *)v;
@@ -177,6 +194,7 @@ static void lstm_size(int l, int c, int b) {
   s.state = (double *)malloc(sizeof(double) * 2 * l * b);
   s.seq = (double *)malloc(sizeof(double) * (size_t)c * b);
   s.g = (double *)malloc(sizeof(double) * s.np);
+  touch_pages(s.g, sizeof(double) * s.np);
 
   lcg_t r;
   lcg_seed(&r, 0x15700ull + (uint64_t)l * 7919u + (uint64_t)c * 31u + b);
@@ -229,6 +247,18 @@ static void lstm_size(int l, int c, int b) {
   const double *ref = enz_missing ? ga : ge;
   const char *refname = enz_missing ? "ADOL-C" : "enz-rs";
   char what[64];
+  if (lstm_grad_enzyme && (!enz_missing || adolc_ok)) {
+    double *gz = (double *)malloc(sizeof(double) * s.np);
+    lstm_grad_enzyme(l, c, b, s.main_params, s.extra_params, s.state, s.seq,
+                     gz);
+    snprintf(what, sizeof what, "Enzyme vs %s", refname);
+    check_grad("LSTM", size, what, gz, ref, s.np, AD_RTOL);
+    free(gz);
+  } else if (lstm_grad_enzyme) {
+    result_skip(res, TOOL_ENZYME, "not run: no gradient to check it against");
+  } else {
+    result_skip_enzyme(res, "lstm.c");
+  }
   snprintf(what, sizeof what, "FD vs %s", refname);
   /* central differences cost 2 primal runs per parameter: checked in full
    * when that takes <= FD_CHECK_S, timed when <= FD_TIME_S */
@@ -258,11 +288,21 @@ static void lstm_size(int l, int c, int b) {
                 "gradient",
                 s.np, fd_cost);
 
+  /* peak memory of one call each */
+  int enzyme_ok = lstm_grad_enzyme && (!enz_missing || adolc_ok);
+  res->mem_primal = peak_mb(b_primal, &s);
+  if (!enz_missing)
+    res->mem[TOOL_ENZ] = peak_mb(b_enz, &s);
+  if (enzyme_ok)
+    res->mem[TOOL_ENZYME] = peak_mb(b_enzyme, &s);
+
   res->primal = time_median(b_primal, &s);
   if (enz_missing)
     result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build lstm.c");
   else
     res->grad[TOOL_ENZ] = time_median(b_enz, &s);
+  if (enzyme_ok)
+    res->grad[TOOL_ENZYME] = time_median(b_enzyme, &s);
   if (adolc_ok) {
     res->grad[TOOL_ADOLC] = time_median(b_adolc, &s);
     b_adolc(&s);
@@ -288,3 +328,4 @@ void run_lstm(void) {
     if (size_selected(i, sizes[i][3]))
       lstm_size(sizes[i][0], sizes[i][1], sizes[i][2]);
 }
+#endif /* !AD_ENZYME */

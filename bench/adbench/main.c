@@ -2,17 +2,21 @@
  * main.c -- runs the ADBench-style benchmarks in one process and prints the
  * table. See adbench.h for the layout and scripts/bench.sh for the build.
  *
- *   adbench [--quick] [--md FILE] [--tsv FILE] [gmm] [ba] [lstm]
+ *   adbench [--quick] [--size I] [--enzyme] [--md FILE] [--tsv FILE]
+ *           [gmm] [ba] [lstm]
  *
  *   --quick   fewer sizes, 20 ms samples (a smoke run, not for reporting)
  *   --size I  only the I-th size (0-based) of each benchmark (profiling)
+ *   --enzyme  an Enzyme plugin was given to bench.sh: a benchmark without
+ *             its Enzyme wrapper linked in reads FAIL (else "not run")
  *   --md      also write the table (markdown) to FILE
  *   --tsv     also write one line per (benchmark, size, tool) to FILE
  *   names     run only these benchmarks (default: all three)
  *
  * Exit status: 0; 3 when two gradients disagree (printed, nothing more is
  * timed); 4 when enz-rs could not build a benchmark (its column reads FAIL,
- * everything else is measured).
+ * everything else is measured). Enzyme failing to build a file is no error
+ * (its column reads FAIL).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +35,8 @@ int main(int argc, char **argv) {
       opt_min_sample = 0.02;
     } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
       opt_size = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--enzyme")) {
+      opt_enzyme = 1;
     } else if (!strcmp(argv[i], "--md") && i + 1 < argc) {
       md = argv[++i];
     } else if (!strcmp(argv[i], "--tsv") && i + 1 < argc) {
@@ -43,8 +49,8 @@ int main(int argc, char **argv) {
       want[2] = any = 1;
     } else {
       fprintf(stderr,
-              "usage: adbench [--quick] [--size I] [--md FILE] [--tsv FILE] [gmm] [ba] "
-              "[lstm]\n");
+              "usage: adbench [--quick] [--size I] [--enzyme] [--md FILE] "
+              "[--tsv FILE] [gmm] [ba] [lstm]\n");
       return 2;
     }
   }

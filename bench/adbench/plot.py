@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 TOOLS = [
     ("enzrs", "enz-rs", "#1f77b4"),
+    ("enzyme", "Enzyme", "#ff7f0e"),
     ("adolc", "ADOL-C (tape + gradient)", "#d62728"),
     ("adolc_reeval", "ADOL-C (gradient on existing tape)", "#ff9896"),
     ("hand", "hand-written", "#2ca02c"),
@@ -39,8 +40,11 @@ def main():
         sys.exit("plot.py: no results in " + path)
 
     fig, ax = plt.subplots(figsize=(max(8, 1.6 * len(groups)), 5.5))
-    width = 0.8 / len(TOOLS)
-    for t, (key, label, color) in enumerate(TOOLS):
+    # only the tools that have a result (no empty slot for Enzyme when it
+    # was not run)
+    tools = [t for t in TOOLS if any(k[1] == t[0] for k in ratio)]
+    width = 0.8 / len(tools)
+    for t, (key, label, color) in enumerate(tools):
         xs, ys = [], []
         for i, g in enumerate(groups):
             if (g, key) in ratio:
@@ -71,7 +75,7 @@ def main():
     )
     ax.set_ylabel("gradient time / primal time (log scale)")
     ax.set_title(title + "  (dashed: enz-rs target)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.005, 1.0))
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
