@@ -9,12 +9,13 @@
  *   gmm.c       GMM objective, hand-written gradient, enz-rs gradient, driver
  *   ba.c        BA objective, per-observation residual, Jacobian rows, driver
  *   lstm.c      D-LSTM objective, enz-rs gradient, driver
+ *   hand.c      hand-tracking objective, enz-rs forward-mode Jacobian, driver
  *   adolc.cpp   the same three objectives as C++ templates over the scalar
  *               type: instantiated for double (a second primal, checked
  *               against the C one) and for adouble (ADOL-C tapes)
  *   main.c      argument parsing, runs the benchmarks, writes the table
  *
- * gmm.c, ba.c and lstm.c go through enz-rs (clang -O2 -emit-llvm, enz-rs,
+ * gmm.c, ba.c, lstm.c and hand.c go through enz-rs (clang -O2 -emit-llvm, enz-rs,
  * then codegen). When enz-rs cannot build one of them, bench.sh compiles it
  * with -DNO_ENZ: its enz-rs column then reads "FAIL" and the run exits 1.
  *
@@ -167,6 +168,12 @@ __attribute__((weak)) void lstm_grad_enzyme(int l, int c, int b,
                                             const double *extra_params,
                                             const double *state,
                                             const double *sequence, double *g);
+__attribute__((weak)) void
+hand_jacobian_enzyme(const double *theta, const int *parents,
+                     const double *base_rel, const double *inv_base_abs,
+                     int nverts, const double *base_pos, const double *weights,
+                     int npts, const int *corr, const double *points,
+                     double *J);
 #endif
 
 /* ---- the benchmarks ------------------------------------------------- */
@@ -174,6 +181,7 @@ __attribute__((weak)) void lstm_grad_enzyme(int l, int c, int b,
 void run_gmm(void);
 void run_ba(void);
 void run_lstm(void);
+void run_hand(void);
 
 /* ---- ADOL-C (adolc.cpp) ----------------------------------------------- */
 
