@@ -87,6 +87,13 @@ impl<'m> Ty<'m> {
         matches!(self.kind(), TyKind::Integer(_))
     }
 
+    /// The width in bits of an integer type (`None` for other types).
+    pub fn int_width(self) -> Option<u32> {
+        // SAFETY: the width is only read from an integer type.
+        self.is_integer()
+            .then(|| unsafe { LLVMGetIntTypeWidth(self.0) })
+    }
+
     pub fn is_void(self) -> bool {
         self.kind() == TyKind::Void
     }

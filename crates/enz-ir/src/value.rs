@@ -249,6 +249,13 @@ impl<'m> Value<'m> {
         unsafe { LLVMGetICmpPredicate(self.0) }
     }
 
+    /// Whether this is an `or disjoint` (no common bits: an addition).
+    pub fn is_disjoint_or(self) -> bool {
+        self.opcode() == Some(llvm_sys::LLVMOpcode::LLVMOr)
+            // SAFETY: `self` is an `or` instruction (checked above).
+            && unsafe { LLVMGetIsDisjoint(self.0) } != 0
+    }
+
     /// Whether an argument carries the `noalias` attribute.
     pub fn param_has_noalias(self) -> bool {
         let f = crate::Function(Value::wrap(unsafe { LLVMGetParamParent(self.0) }));

@@ -6,5 +6,6 @@ pub(crate) mod calls;
 pub(crate) mod cfg;
 pub(crate) mod gpu;
 pub(crate) mod loops;
+pub(crate) mod trips;
 pub(crate) mod types;
 pub(crate) mod writes;

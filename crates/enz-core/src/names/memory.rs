@@ -201,8 +201,17 @@ const MEMORY: &[MemName] = {
         mem("memcpy", Memcpy, N),
         mem("memmove", Memmove, N),
         mem("memset", Memset, N),
+        // enz-rs's own cache allocator (synth/runtime.rs), met again when
+        // a derivative is differentiated.
+        mem(CACHE_TAKE, Allocation { size_arg: 1 }, F),
+        mem(CACHE_GIVE, Free, N),
     ]
 };
+
+/// The cache allocator of derivatives: `__enz_cache_take(spare, bytes)`.
+pub(crate) const CACHE_TAKE: &str = "__enz_cache_take";
+/// Its release: `__enz_cache_give(data, bytes, spare)`.
+pub(crate) const CACHE_GIVE: &str = "__enz_cache_give";
 
 /// `realloc`'s spelling, for the helpers that call it.
 pub(crate) const REALLOC: &str = "realloc";

@@ -7,7 +7,7 @@ use crate::ir::{
     add_internal_function, add_internal_global, named_function, Builder, Function, Global, Ty,
     TyKind, Value,
 };
-use crate::names::MALLOC_USABLE_SIZE;
+use crate::names::{CACHE_GIVE, CACHE_TAKE, MALLOC_USABLE_SIZE};
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.
@@ -108,10 +108,10 @@ pub(crate) fn cache_take<'m>(b: &Builder<'m>, spare: Value<'m>, bytes: Value<'m>
     let ptr = Ty::ptr(ctx);
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(ptr, &[ptr, i64t], false);
-    let f = match named_function(module, "__enz_cache_take") {
+    let f = match named_function(module, CACHE_TAKE) {
         Some(f) => f,
         None => {
-            let f = add_internal_function(module, "__enz_cache_take", fty);
+            let f = add_internal_function(module, CACHE_TAKE, fty);
             // Like malloc's, the block is reachable from nowhere else (the
             // spare is emptied when taken): callers' alias analysis relies
             // on it, which an inlined body would hide.
@@ -144,23 +144,27 @@ pub(crate) fn cache_take<'m>(b: &Builder<'m>, spare: Value<'m>, bytes: Value<'m>
     b.call(fty, f, &[spare, bytes]).as_value()
 }
 
-/// Calls `__enz_cache_give(spare, data, bytes)`: the block `data` (of at
+/// Calls `__enz_cache_give(data, bytes, spare)`: the block `data` (of at
 /// least `bytes` bytes, or null) becomes the spare block when there is
 /// none or it is larger than the one kept (which is freed); otherwise it
 /// is freed. At most one block per allocation site and thread stays
 /// allocated between calls.
+///
+/// A derivative differentiated again (a derivative of higher order) sees
+/// these two as an allocation (`__enz_cache_take`, size argument 1) and a
+/// `free` (`__enz_cache_give`, pointer first): `names::memory`.
 pub(crate) fn cache_give<'m>(b: &Builder<'m>, spare: Value<'m>, data: Value<'m>, bytes: Value<'m>) {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
     let ptr = Ty::ptr(ctx);
     let i64t = Ty::int(ctx, 64);
-    let fty = Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false);
-    let f = match named_function(module, "__enz_cache_give") {
+    let fty = Ty::function(Ty::void(ctx), &[ptr, i64t, ptr], false);
+    let f = match named_function(module, CACHE_GIVE) {
         Some(f) => f,
         None => {
-            let f = add_internal_function(module, "__enz_cache_give", fty);
+            let f = add_internal_function(module, CACHE_GIVE, fty);
             let ps = f.params();
-            let (spare, data, bytes) = (ps[0], ps[1], ps[2]);
+            let (data, bytes, spare) = (ps[0], ps[1], ps[2]);
             let entry = f.append_block("entry");
             let keep = f.append_block("keep");
             let drop = f.append_block("drop");
@@ -184,5 +188,5 @@ pub(crate) fn cache_give<'m>(b: &Builder<'m>, spare: Value<'m>, data: Value<'m>,
             f
         }
     };
-    b.call(fty, f, &[spare, data, bytes]);
+    b.call(fty, f, &[data, bytes, spare]);
 }

@@ -25,7 +25,8 @@
 //! at the end of the reverse sweep.
 
 use super::{Mode, Reverse};
-use crate::analysis::loops::{ExactExit, LoopId, TripBound};
+use crate::analysis::loops::LoopId;
+use crate::analysis::trips::{AffineExit, ExactExit, Spread, TripBound};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Block, Builder, Function, Ty, Value};
 use crate::names::REALLOC;
@@ -47,6 +48,21 @@ pub(super) struct LoopState<'m> {
     /// before the outermost one starts: that bound on the positions, and
     /// the (forward) block ending in which the buffers are allocated once.
     prealloc: Option<(Value<'m>, Block<'m>)>,
+    /// In a bounded nest, positions are laid out as a rectangle: `pos =
+    /// pos_parent · trips + iv` (`base = 0` in the outermost loop), with
+    /// `trips` this loop's bound (computed, in the forward sweep, in the
+    /// preheader of the outermost loop, primal block `outer_preheader`),
+    /// so that the reverse sweep recomputes `base` instead of caching it
+    /// per iteration of the parent.
+    rect: Option<Rect<'m>>,
+}
+
+/// See [`LoopState::rect`].
+#[derive(Copy, Clone)]
+struct Rect<'m> {
+    parent: Option<LoopId>,
+    trips: Value<'m>,
+    outer_preheader: Block<'m>,
 }
 
 /// A growable cache buffer: `{ ptr data, i64 capacity }` on the tape.
@@ -68,16 +84,43 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let ctx = self.req.prep.context();
         let i64t = Ty::int(ctx, 64);
         let fb = Builder::new(ctx);
-        let ids: Vec<LoopId> = self.facts.loops.ids().collect();
+        // Parents first: a child's base is its parent's position.
+        let mut ids: Vec<LoopId> = self.facts.loops.ids().collect();
+        ids.sort_by_key(|l| {
+            self.facts
+                .loops
+                .chain(self.facts.loops.get(*l).header)
+                .len()
+        });
         for l in ids {
-            let (header, latch, preheader) = {
+            let (header, latch, preheader, parent) = {
                 let lp = self.facts.loops.get(l);
-                (lp.header, lp.latch, lp.preheader)
+                (lp.header, lp.latch, lp.preheader, lp.parent)
             };
             let count = self.forward_counter();
+            let bound = self.position_bound(l);
             let gpre = self.map.block(preheader);
             fb.position_before(gpre.terminator().expect("preheader terminator"));
-            let base = fb.load(i64t, count);
+            let (prealloc, rect) = match bound {
+                Some((total, block, trips, outer_preheader)) => (
+                    Some((total, block)),
+                    Some(Rect {
+                        parent,
+                        trips,
+                        outer_preheader,
+                    }),
+                ),
+                None => (None, None),
+            };
+            let base = match rect {
+                Some(Rect {
+                    parent: Some(p),
+                    trips,
+                    ..
+                }) => fb.mul(self.loop_states[&p].pos, trips),
+                Some(Rect { parent: None, .. }) => fb.const_int(i64t, 0),
+                None => fb.load(i64t, count),
+            };
             base.set_name(&format!("base.{l}"));
             let gh = self.map.block(header);
             crate::synth::shadow::position_at_top(&fb, gh);
@@ -95,13 +138,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
             self.top.store(self.top.const_int(i64t, 0), rev_iv);
             let last = self.exit_phis(l, iv.into());
-            let prealloc = self.position_bound(l);
             let state = LoopState {
                 base,
                 pos,
                 rev_iv,
                 last,
                 prealloc,
+                rect,
             };
             self.loop_states.insert(l, state);
         }
@@ -123,8 +166,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// A bound on every position of loop `l`'s buffers, computed in the
     /// preheader of its outermost enclosing loop: the product of the trip
-    /// bounds of the loops around it, if each is known there.
-    fn position_bound(&mut self, l: LoopId) -> Option<(Value<'m>, Block<'m>)> {
+    /// bounds of the loops around it, if each is known there. Also `l`'s
+    /// own trip bound and that preheader (primal).
+    #[allow(clippy::type_complexity)]
+    fn position_bound(
+        &mut self,
+        l: LoopId,
+    ) -> Option<(Value<'m>, Block<'m>, Value<'m>, Block<'m>)> {
         let chain = self.facts.loops.chain(self.facts.loops.get(l).header);
         let outer = chain[0];
         let bounds: Vec<_> = chain
@@ -137,31 +185,30 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let fb = Builder::new(ctx);
         fb.position_before(gpre.terminator()?);
         let mut total = fb.const_int(i64t, 1);
-        for tb in bounds {
+        // Each loop's bound, for the loops inside it whose start or limit
+        // follows its IV.
+        let mut trips_of: HashMap<LoopId, Value<'m>> = HashMap::new();
+        for (m, tb) in chain.iter().zip(bounds) {
             let trips = match tb {
                 TripBound::Constant(n) => fb.const_int(i64t, n as i64),
                 TripBound::Affine(exits) => {
                     let mut least: Option<Value<'m>> = None;
                     for e in exits {
-                        let mut start = fb.sext(self.map.get(e.start), i64t);
-                        if e.wraps && e.on_next {
-                            start = fb.add(start, fb.const_int(i64t, e.step));
-                        }
-                        let limit = fb.sext(self.map.get(e.limit), i64t);
-                        let diff = fb.sub(limit, start);
-                        let neg = fb.sub(fb.const_int(i64t, 0), diff);
-                        let dist = if e.wraps {
-                            // Counting towards the limit, wrapping.
-                            if e.step > 0 {
-                                diff
-                            } else {
-                                neg
+                        // The largest distance over the alternatives.
+                        let mut dist: Option<Value<'m>> = None;
+                        for s in &e.starts {
+                            for lim in &e.limits {
+                                let d = self.exit_distance(&fb, &e, s, lim, &trips_of)?;
+                                dist = Some(match dist {
+                                    None => d,
+                                    Some(m) => {
+                                        let gt = fb.icmp(LLVMIntPredicate::LLVMIntUGT, d, m);
+                                        fb.select(gt, d, m)
+                                    }
+                                });
                             }
-                        } else {
-                            let is_neg =
-                                fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
-                            fb.select(is_neg, neg, diff)
-                        };
+                        }
+                        let dist = dist?;
                         let steps = fb.udiv(dist, fb.const_int(i64t, e.step.unsigned_abs() as i64));
                         least = Some(match least {
                             None => steps,
@@ -175,10 +222,60 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     fb.add(least, fb.const_int(i64t, 3))
                 }
             };
+            trips_of.insert(*m, trips);
             total = fb.mul(total, trips);
         }
         total.set_name(&format!("bound.{l}"));
-        Some((total, gpre))
+        let own = *trips_of.get(&l)?;
+        Some((total, gpre, own, self.facts.loops.get(outer).preheader))
+    }
+
+    /// The distance an exit's IV travels from start `s` to limit `lim`
+    /// (one alternative of each), computed in the outermost preheader with
+    /// `fb`: |limit - start| plus what the ends' spreads allow (ordered
+    /// tests), or the wrapping distance in the step's direction (`!=`,
+    /// exact ends only).
+    fn exit_distance(
+        &self,
+        fb: &Builder<'m>,
+        e: &AffineExit<'m>,
+        s: &Spread<'m>,
+        lim: &Spread<'m>,
+        trips_of: &HashMap<LoopId, Value<'m>>,
+    ) -> Option<Value<'m>> {
+        let i64t = Ty::int(fb.ctx(), 64);
+        let value = |sp: &Spread<'m>| {
+            let mut v = fb.const_int(i64t, sp.offset);
+            for (neg, t) in &sp.terms {
+                let t = fb.sext(self.map.get(*t), i64t);
+                v = if *neg { fb.sub(v, t) } else { fb.add(v, t) };
+            }
+            v
+        };
+        let mut start = value(s);
+        if e.wraps && e.on_next {
+            start = fb.add(start, fb.const_int(i64t, e.step));
+        }
+        let limit = value(lim);
+        let diff = fb.sub(limit, start);
+        let neg = fb.sub(fb.const_int(i64t, 0), diff);
+        if e.wraps {
+            // Counting towards the limit, wrapping.
+            return Some(if e.step > 0 { diff } else { neg });
+        }
+        let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
+        let mut dist = fb.select(is_neg, neg, diff);
+        // Ends known up to rounding, or moving with enclosing IVs (by at
+        // most |step| per iteration of those loops).
+        let slack = s.slack.checked_add(lim.slack)?;
+        if slack > 0 {
+            dist = fb.add(dist, fb.const_int(i64t, i64::try_from(slack).ok()?));
+        }
+        for (outer_loop, step) in s.loops.iter().chain(&lim.loops) {
+            let t = *trips_of.get(outer_loop)?;
+            dist = fb.add(dist, fb.mul(t, fb.const_int(i64t, *step as i64)));
+        }
+        Some(dist)
     }
 
     /// An i64 counter in the forward function, zeroed at its entry.
@@ -331,6 +428,19 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// The reverse iteration's position in loop `l`'s buffers.
     fn rev_pos(&mut self, l: LoopId) -> Value<'m> {
+        if let Some(r) = self.loop_states[&l].rect {
+            let iv = self.rev_iv(l);
+            let Some(p) = r.parent else {
+                return iv;
+            };
+            let outer = self.rev_pos(p);
+            let trips = if r.trips.is_instruction() {
+                self.cached_forward(r.trips, r.outer_preheader)
+            } else {
+                r.trips
+            };
+            return self.b.add(self.b.mul(outer, trips), iv);
+        }
         let st = &self.loop_states[&l];
         let (base, rev_iv) = (st.base, st.rev_iv);
         let pre = self.facts.loops.get(l).preheader;

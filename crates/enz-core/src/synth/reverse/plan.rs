@@ -33,7 +33,8 @@
 
 use super::Mode;
 use crate::analysis::cfg::{Cfg, DecidingBranch};
-use crate::analysis::loops::{AffineIv, ExactExit, LoopId, LoopNest};
+use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
+use crate::analysis::trips::ExactExit;
 use crate::analysis::writes::Rereadable;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
 use crate::names::SHOULD_RECOMPUTE;
@@ -80,6 +81,10 @@ pub(crate) struct Plan<'m> {
     came_from: HashMap<Block<'m>, DecidingBranch<'m>>,
     /// Loops whose exit iteration is recomputed at the exit.
     exact_exits: HashMap<LoopId, ExactExit<'m>>,
+    /// Per loop (in id order): its header, and whether its buffers are
+    /// allocated once before its outermost loop (every loop of its chain
+    /// has a trip bound there) rather than grown by doubling.
+    loop_buffers: Vec<(Block<'m>, bool)>,
 }
 
 impl<'m> Plan<'m> {
@@ -107,7 +112,16 @@ impl<'m> Plan<'m> {
             blocks: HashMap::new(),
             came_from: HashMap::new(),
             exact_exits: HashMap::new(),
+            loop_buffers: Vec::new(),
         };
+        for l in loops.ids() {
+            let header = loops.get(l).header;
+            let chain = loops.chain(header);
+            let bounded = chain
+                .iter()
+                .all(|m| loops.trip_bound(cfg, *m, chain[0]).is_some());
+            plan.loop_buffers.push((header, bounded));
+        }
         for blk in prep.blocks() {
             if loops.header_of(blk).is_some() {
                 continue;
@@ -205,13 +219,23 @@ impl<'m> fmt::Display for Plan<'m> {
             };
             writeln!(f, "{}: {how}", v.to_ir())?;
         }
-        let mut exact: Vec<_> = self.exact_exits.keys().map(|l| l.0).collect();
-        exact.sort_unstable();
-        for l in exact {
-            writeln!(
-                f,
-                "loop {l}: exit iteration recomputed from its IV's start and limit"
-            )?;
+        for (l, (header, bounded)) in self.loop_buffers.iter().enumerate() {
+            let buffers = if *bounded {
+                "buffers allocated once before the loop nest"
+            } else {
+                "buffers grown by doubling (no trip bound before the loop nest)"
+            };
+            let exit = if self.exact_exits.contains_key(&LoopId(l)) {
+                "; exit iteration recomputed from its IV's start and limit"
+            } else {
+                ""
+            };
+            let first = header
+                .first_instruction()
+                .map(|i| i.as_value().to_ir())
+                .unwrap_or_default();
+            let first: String = first.trim().chars().take(48).collect();
+            writeln!(f, "loop {l} (header `{first}`...): {buffers}{exit}")?;
         }
         for v in &self.order {
             let Some(blk) = v.block_of() else { continue };
