@@ -59,6 +59,11 @@ double now_s(void);
  * the median over opt_samples (>= 5) samples, divided by the calls. */
 typedef void (*bench_fn)(void *ctx);
 double time_median(bench_fn fn, void *ctx);
+/* The same for n <= 8 functions at once (NULL entries skipped, out = -1),
+ * sampled in turn, round after round: a slower or faster period of the
+ * machine falls on every function alike (used for the primal and the
+ * compiler-based gradients, whose ratios are compared). */
+void time_interleaved(int n, const bench_fn *fns, void *ctx, double *out);
 
 extern double opt_min_sample; /* 0.1 s */
 extern int opt_samples;       /* 5 */

@@ -323,13 +323,21 @@ static void ba_size(int n, int m, int p) {
   if (ba_jacobian_enzyme)
     res->mem[TOOL_ENZYME] = peak_mb(b_enzyme, &s);
 
-  res->primal = time_median(b_primal, &s);
-  if (enz_missing)
-    result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build ba.c");
-  else
-    res->grad[TOOL_ENZ] = time_median(b_enz, &s);
-  if (ba_jacobian_enzyme)
-    res->grad[TOOL_ENZYME] = time_median(b_enzyme, &s);
+  {
+    /* primal, enz-rs, Enzyme: interleaved */
+    bench_fn fns[4] = {b_primal, enz_missing ? NULL : b_enz,
+                        ba_jacobian_enzyme ? b_enzyme : NULL, NULL};
+    double t[4];
+    time_interleaved(4, fns, &s, t);
+    res->primal = t[0];
+    if (enz_missing)
+      result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build ba.c");
+    else
+      res->grad[TOOL_ENZ] = t[1];
+    if (ba_jacobian_enzyme)
+      res->grad[TOOL_ENZYME] = t[2];
+
+  }
   res->grad[TOOL_ADOLC] = time_median(b_adolc, &s);
   res->grad[TOOL_ADOLC_RE] = time_median(b_adolc_re, &s);
   res->grad[TOOL_FD] = time_median(b_fd, &s);

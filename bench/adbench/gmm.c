@@ -436,19 +436,26 @@ static void gmm_size(int d, int k, int n) {
   res->mem[TOOL_HAND] = peak_mb(b_hand, &s);
 
   /* timings */
-  res->primal = time_median(b_primal, &s);
-  if (enz_missing)
-    result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build gmm.c");
-  else
-    res->grad[TOOL_ENZ] = time_median(b_enz, &s);
-  if (gmm_grad_enzyme)
-    res->grad[TOOL_ENZYME] = time_median(b_enzyme, &s);
+  {
+    /* primal, enz-rs, Enzyme, hand-written: interleaved */
+    bench_fn fns[4] = {b_primal, enz_missing ? NULL : b_enz,
+                        gmm_grad_enzyme ? b_enzyme : NULL, b_hand};
+    double t[4];
+    time_interleaved(4, fns, &s, t);
+    res->primal = t[0];
+    if (enz_missing)
+      result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build gmm.c");
+    else
+      res->grad[TOOL_ENZ] = t[1];
+    if (gmm_grad_enzyme)
+      res->grad[TOOL_ENZYME] = t[2];
+    res->grad[TOOL_HAND] = t[3];
+  }
   if (adolc_ok) {
     res->grad[TOOL_ADOLC] = time_median(b_adolc, &s);
     b_adolc(&s); /* the tape of this point */
     res->grad[TOOL_ADOLC_RE] = time_median(b_adolc_re, &s);
   }
-  res->grad[TOOL_HAND] = time_median(b_hand, &s);
   if (fd_cost <= FD_TIME_S)
     res->grad[TOOL_FD] = time_median(b_fd, &s);
 

@@ -110,6 +110,54 @@ double time_median(bench_fn fn, void *ctx) {
   return med / (double)reps;
 }
 
+/* Calls per sample of fn: warmed up, then scaled until one sample takes
+ * >= opt_min_sample; *first is that sample's time. */
+static long calibrate(bench_fn fn, void *ctx, double *first) {
+  long reps = 1;
+  double t = sample(fn, ctx, 1);
+  if (t < 1.0)
+    t = sample(fn, ctx, 1);
+  while (t < opt_min_sample) {
+    double f = t > 0 ? 1.25 * opt_min_sample / t : 100.0;
+    if (f > 100.0)
+      f = 100.0;
+    if (f < 2.0)
+      f = 2.0;
+    reps = (long)ceil((double)reps * f);
+    t = sample(fn, ctx, reps);
+  }
+  *first = t;
+  return reps;
+}
+
+void time_interleaved(int n, const bench_fn *fns, void *ctx, double *out) {
+  long reps[8];
+  double s[8][64];
+  int ns = opt_samples < 5 ? 5 : opt_samples;
+  if (ns > 64)
+    ns = 64;
+  if (n > 8)
+    n = 8;
+  for (int k = 0; k < n; k++)
+    if (fns[k])
+      reps[k] = calibrate(fns[k], ctx, &s[k][0]);
+  /* round r takes one sample of every function in turn */
+  for (int r = 1; r < ns; r++)
+    for (int k = 0; k < n; k++)
+      if (fns[k])
+        s[k][r] = sample(fns[k], ctx, reps[k]);
+  for (int k = 0; k < n; k++) {
+    if (!fns[k]) {
+      out[k] = -1;
+      continue;
+    }
+    qsort(s[k], (size_t)ns, sizeof s[k][0], cmp_double);
+    double med =
+        ns % 2 ? s[k][ns / 2] : 0.5 * (s[k][ns / 2 - 1] + s[k][ns / 2]);
+    out[k] = med / (double)reps[k];
+  }
+}
+
 /* ---- memory ------------------------------------------------------------ */
 
 int mem_ok = 1;

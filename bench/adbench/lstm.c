@@ -296,13 +296,21 @@ static void lstm_size(int l, int c, int b) {
   if (enzyme_ok)
     res->mem[TOOL_ENZYME] = peak_mb(b_enzyme, &s);
 
-  res->primal = time_median(b_primal, &s);
-  if (enz_missing)
-    result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build lstm.c");
-  else
-    res->grad[TOOL_ENZ] = time_median(b_enz, &s);
-  if (enzyme_ok)
-    res->grad[TOOL_ENZYME] = time_median(b_enzyme, &s);
+  {
+    /* primal, enz-rs, Enzyme: interleaved */
+    bench_fn fns[4] = {b_primal, enz_missing ? NULL : b_enz,
+                        enzyme_ok ? b_enzyme : NULL, NULL};
+    double t[4];
+    time_interleaved(4, fns, &s, t);
+    res->primal = t[0];
+    if (enz_missing)
+      result_skip(res, TOOL_ENZ, "FAIL: enz-rs could not build lstm.c");
+    else
+      res->grad[TOOL_ENZ] = t[1];
+    if (enzyme_ok)
+      res->grad[TOOL_ENZYME] = t[2];
+
+  }
   if (adolc_ok) {
     res->grad[TOOL_ADOLC] = time_median(b_adolc, &s);
     b_adolc(&s);
