@@ -114,12 +114,7 @@ impl<'m> Builder<'m> {
     /// `fadd reassoc a, b`: an addition that may be reassociated with
     /// others of its kind (so that a sum over a loop may be vectorized).
     pub fn fadd_reassoc(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
-        let v = self.fadd(a, b);
-        if unsafe { LLVMCanValueUseFastMathFlags(v.0) } != 0 {
-            // SAFETY: `v` is a floating-point operation (checked above).
-            unsafe { LLVMSetFastMathFlags(v.0, llvm_sys::LLVMFastMathAllowReassoc) };
-        }
-        v
+        self.fadd(a, b).allow_reassoc()
     }
 
     pub fn fsub(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {

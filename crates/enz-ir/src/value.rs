@@ -249,6 +249,25 @@ impl<'m> Value<'m> {
         unsafe { LLVMGetICmpPredicate(self.0) }
     }
 
+    /// Adds the `reassoc` and `nsz` fast-math flags to a floating-point
+    /// operation (what LLVM needs to treat it as associative, e.g. in a
+    /// vectorised sum; the builder may have folded it to a constant or an
+    /// operand: then nothing); returns `self`.
+    pub fn allow_reassoc(self) -> Value<'m> {
+        // SAFETY: the flags are only set on an instruction that can carry
+        // them (checked first).
+        unsafe {
+            if !LLVMIsAInstruction(self.0).is_null() && LLVMCanValueUseFastMathFlags(self.0) != 0 {
+                let old = LLVMGetFastMathFlags(self.0);
+                LLVMSetFastMathFlags(
+                    self.0,
+                    old | llvm_sys::LLVMFastMathAllowReassoc | llvm_sys::LLVMFastMathNoSignedZeros,
+                );
+            }
+        }
+        self
+    }
+
     /// Whether this is an `or disjoint` (no common bits: an addition).
     pub fn is_disjoint_or(self) -> bool {
         self.opcode() == Some(llvm_sys::LLVMOpcode::LLVMOr)

@@ -39,9 +39,11 @@ pub(crate) fn emit<'m>(b: &Builder<'m>, e: &Expr, o: &Operands<'m, '_>) -> Value
         Expr::RetAt(j) => o.rets[*j],
         Expr::DRetAt(j) => o.drets[*j],
         Expr::Const(v) => b.const_float(o.ty, *v),
-        Expr::Add(l, r) => b.fadd(emit(b, l, o), emit(b, r, o)),
-        Expr::Sub(l, r) => b.fsub(emit(b, l, o), emit(b, r, o)),
-        Expr::Mul(l, r) => b.fmul(emit(b, l, o), emit(b, r, o)),
+        // Derivative arithmetic may be reassociated (as Enzyme's is
+        // fast-math): a tangent or adjoint summed over terms vectorises.
+        Expr::Add(l, r) => b.fadd(emit(b, l, o), emit(b, r, o)).allow_reassoc(),
+        Expr::Sub(l, r) => b.fsub(emit(b, l, o), emit(b, r, o)).allow_reassoc(),
+        Expr::Mul(l, r) => b.fmul(emit(b, l, o), emit(b, r, o)).allow_reassoc(),
         Expr::Div(l, r) => b.fdiv(emit(b, l, o), emit(b, r, o)),
         Expr::Neg(a) => b.fneg(emit(b, a, o)),
         Expr::Math(f, args) => {
