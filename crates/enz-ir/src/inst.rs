@@ -188,8 +188,25 @@ impl<'m> Inst<'m> {
     /// A copy of this instruction, not yet inserted anywhere (insert it
     /// with `Builder::insert`), with the same operands.
     pub fn clone_instruction(self) -> Inst<'m> {
-        // SAFETY: `self` is an instruction.
-        Inst(Value::wrap(unsafe { LLVMInstructionClone(self.0 .0) }))
+        // SAFETY: `self` is an instruction; the clone is a new instruction
+        // whose metadata may be changed.
+        unsafe {
+            let c = LLVMInstructionClone(self.0 .0);
+            // An assignment-tracking ID (clang -g at -O1 and above) links an
+            // instruction to the #dbg_assign records of its own function:
+            // a clone in another function must not share it (the verifier
+            // refuses the module).
+            let name = "DIAssignID";
+            let kind = LLVMGetMDKindIDInContext(
+                self.context().0,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+            );
+            if !LLVMGetMetadata(c, kind).is_null() {
+                LLVMSetMetadata(c, kind, std::ptr::null_mut());
+            }
+            Inst(Value::wrap(c))
+        }
     }
 
     /// Adds the enum attribute `name` to a call site's function attributes.
