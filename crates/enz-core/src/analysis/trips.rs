@@ -260,25 +260,27 @@ impl<'m> LoopNest<'m> {
             LLVMOpcode::LLVMAnd => {
                 let mask = v.operand(1).const_int_sext()?;
                 let width = v.ty().int_width()?;
-                if (0..1 << 40).contains(&mask) {
-                    // A small mask (an unrolled loop's remainder count):
-                    // between 0 and the mask, whatever x is.
-                    return Some(vec![Spread {
-                        slack: mask as u64,
-                        ..Spread::default()
-                    }]);
-                }
                 // x & -2^k = x - (x mod 2^k): below x by less than 2^k.
-                // The same mask without the sign bit (the trip count of
-                // an unrolled loop) is that too when x >= 0; a negative x
-                // would make it at least 2^(width-2), a limit no loop
-                // that ends reaches.
+                // The same mask without the sign bit (`i & ~3` of an
+                // `i >= 0`, an unrolled loop's trip count) is that too when
+                // x >= 0; a negative x would make it at least 2^(width-2),
+                // a limit no loop that ends reaches.
                 let low = mask.trailing_zeros();
-                let all_above = mask >> low == -1;
-                let sign_cleared = width >= 2
+                let all_above = mask != 0 && mask >> low == -1;
+                let sign_cleared = (2..=64).contains(&width)
                     && low < width - 1
                     && mask as u64 == ((1u64 << (width - 1)) - 1) & !((1u64 << low) - 1);
-                if low == 0 || low > 40 || !(all_above || sign_cleared) {
+                if !(all_above || sign_cleared) {
+                    // A small mask (an unrolled loop's remainder count):
+                    // between 0 and the mask, whatever x is.
+                    return (0..1 << 16).contains(&mask).then(|| {
+                        vec![Spread {
+                            slack: mask as u64,
+                            ..Spread::default()
+                        }]
+                    });
+                }
+                if low == 0 || low > 40 {
                     return None;
                 }
                 let mut xs = rec(v.operand(0))?;
