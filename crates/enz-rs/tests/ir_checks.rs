@@ -279,10 +279,16 @@ fn address_of(inst: &str) -> String {
 /// Calls to functions that allocate a per-iteration cache, and
 /// variable-sized stack arrays.
 fn cache_allocations(f: &Func) -> Vec<&str> {
-    let mut found: Vec<&str> = ["@malloc(", "@calloc(", "@realloc(", "@__enz_cache_slot("]
-        .iter()
-        .flat_map(|callee| f.lines_with(callee))
-        .collect();
+    let mut found: Vec<&str> = [
+        "@malloc(",
+        "@calloc(",
+        "@realloc(",
+        "@__enz_cache_slot(",
+        "@__enz_cache_take(",
+    ]
+    .iter()
+    .flat_map(|callee| f.lines_with(callee))
+    .collect();
     found.extend(
         f.lines_with(" = alloca ")
             .into_iter()
@@ -297,7 +303,7 @@ fn cache_allocations(f: &Func) -> Vec<&str> {
 /// is computed inside the loop body) and at -O2.
 ///
 /// Fails if enz-rs caches a loop-invariant value per iteration (a `malloc`,
-/// `calloc`, `realloc` or `__enz_cache_slot` call, or a variable-sized
+/// `calloc`, `realloc`, `__enz_cache_slot` or `__enz_cache_take` call, or a variable-sized
 /// `alloca`, in `diffe_f`); the control fails if `diffe_g`, whose loop
 /// needs a different `s` every iteration, has none of those (then the
 /// check could not see a cache at all).
