@@ -8,8 +8,11 @@
  *     small triangular body that clang -O2 unrolls by 4: the unrolled
  *     loop's trip count is i & 0x7ffffffc)
  *     dy_out/dy_in = prod over the steps of (0.5 + 1 - tanh^2(y))
- * n = 0, 1, 5, 9, 17; checked against the analytic derivatives and
- * central differences.
+ *   h(y, n, m): y <- 0.5 y + tanh(y) for j = 0, 2, 4, ... < n, m times
+ *     (unrolled by 4 at -O2: the unrolled loop's limit, computed before
+ *     the nest, is garbage when n <= 0 and a guard skips the loop)
+ * n = 0, 1, 5, 9, 17 (h: also n = -1 and m = 0); checked against the
+ * analytic derivatives and central differences.
  * Build with -DNO_AD to replace the AD calls by the analytic derivative. */
 #include <math.h>
 #include "enzyme.h"
@@ -52,7 +55,28 @@ static double g_grad(double y, int n) {
   return d;
 }
 
-static int g_n;
+__attribute__((noinline)) static void h(double *y, int n, int m) {
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j += 2)
+      y[0] = 0.5 * y[0] + tanh(y[0]);
+}
+
+static double h_grad(double y, int n, int m) {
+  double d = 1.0;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < n; j += 2) {
+      double t = tanh(y);
+      d *= 1.5 - t * t;
+      y = 0.5 * y + t;
+    }
+  return d;
+}
+
+static int g_n, g_m;
+static double h_y(double y) {
+  h(&y, g_n, g_m);
+  return y;
+}
 static double f_x(double *x, int n) {
   (void)n;
   return f(x, g_n);
@@ -92,6 +116,20 @@ int main(void) {
 #endif
     check_close("dy vs analytic", dy, g_grad(0.7, n), TOL_AD);
     check_close("dy vs FD", dy, fd1(g_y, 0.7), TOL_FD);
+  }
+  const int hm[6][2] = {{0, 1}, {-1, 1}, {2, 0}, {1, 2}, {5, 3}, {9, 2}};
+  for (int t = 0; t < 6; t++) {
+    int n = hm[t][0], m = hm[t][1];
+    double y = 0.7, dy = 1.0;
+    check_at("h n=%d m=%d", n, m);
+#ifdef NO_AD
+    dy = h_grad(y, n, m);
+#else
+    __enzyme_autodiff_v((void *)h, enzyme_dup, &y, &dy, n, m);
+#endif
+    check_close("dy vs analytic", dy, h_grad(0.7, n, m), TOL_AD);
+    g_n = n, g_m = m;
+    check_close("dy vs FD", dy, fd1(h_y, 0.7), TOL_FD);
   }
   return check_report();
 }

@@ -78,14 +78,6 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMConstReal(ty.0, v) })
     }
 
-    /// The constant `[N x i8]` array holding `text` (no terminating NUL).
-    pub fn const_bytes(&self, text: &str) -> Value<'m> {
-        // SAFETY: the bytes are copied into a constant of this context.
-        Value::wrap(unsafe {
-            LLVMConstStringInContext2(self.ctx.0, text.as_ptr() as *const _, text.len(), 1)
-        })
-    }
-
     pub fn const_int(&self, ty: Ty<'m>, v: i64) -> Value<'m> {
         Value::wrap(unsafe { LLVMConstInt(ty.0, v as u64, 1) })
     }
@@ -310,6 +302,10 @@ impl<'m> Builder<'m> {
             return v;
         }
         Value::wrap(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })
+    }
+
+    pub fn and(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBuildAnd(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
     pub fn mul(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {

@@ -41,6 +41,13 @@ pub(crate) struct AffineExit<'m> {
     pub(crate) wraps: bool,
     /// The test is on the IV's next value (`iv + step`).
     pub(crate) on_next: bool,
+    /// An unsigned ordered comparison: the ends (sign-extended) may be
+    /// on either side, so the distance is taken both ways. Otherwise the
+    /// IV moves towards the limit: an end already past it (a loop a guard
+    /// skips, whose limit may be anything) counts 0.
+    pub(crate) unsigned_test: bool,
+    /// The IV's width in bits: a wrapping distance is modulo 2^width.
+    pub(crate) width: u32,
 }
 
 /// A value computable before a loop nest starts, up to a bounded error:
@@ -108,12 +115,19 @@ impl AffineExit<'_> {
             a
         };
         let diff = b.wrapping_sub(from);
+        let modulo = |d: u64| {
+            if self.width < 64 {
+                d & ((1u64 << self.width) - 1)
+            } else {
+                d
+            }
+        };
         let dist = if !self.wraps {
             diff.unsigned_abs()
         } else if self.step > 0 {
-            diff as u64
+            modulo(diff as u64)
         } else {
-            diff.wrapping_neg() as u64
+            modulo(diff.wrapping_neg() as u64)
         };
         dist / self.step.unsigned_abs().max(1) > 1 << 40
     }
@@ -200,12 +214,18 @@ impl<'m> LoopNest<'m> {
                     let wraps = ne && exact;
                     let usable = exact || !ne || single_exit;
                     if (a == iv.phi.as_value() || Some(a) == next) && bounded && usable {
+                        use LLVMIntPredicate::*;
                         let exit = AffineExit {
                             starts,
                             limits: limits.clone(),
                             step: iv.step,
                             wraps,
                             on_next: a != iv.phi.as_value(),
+                            unsigned_test: matches!(
+                                pred,
+                                LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE
+                            ),
+                            width: iv.phi.ty().int_width().unwrap_or(64),
                         };
                         if !exit.hopeless() {
                             exits.push(exit);

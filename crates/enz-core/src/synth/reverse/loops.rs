@@ -260,11 +260,25 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let diff = fb.sub(limit, start);
         let neg = fb.sub(fb.const_int(i64t, 0), diff);
         if e.wraps {
-            // Counting towards the limit, wrapping.
-            return Some(if e.step > 0 { diff } else { neg });
+            // Counting towards the limit, wrapping at the IV's width.
+            let d = if e.step > 0 { diff } else { neg };
+            if e.width < 64 {
+                let mask = fb.const_int(i64t, ((1u64 << e.width) - 1) as i64);
+                return Some(fb.and(d, mask));
+            }
+            return Some(d);
         }
-        let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, fb.const_int(i64t, 0));
-        let mut dist = fb.select(is_neg, neg, diff);
+        let zero = fb.const_int(i64t, 0);
+        let is_neg = fb.icmp(LLVMIntPredicate::LLVMIntSLT, diff, zero);
+        let mut dist = if e.unsigned_test {
+            fb.select(is_neg, neg, diff)
+        } else {
+            // Towards the limit in the step's direction; 0 when the start
+            // is already past it.
+            let toward = if e.step > 0 { diff } else { neg };
+            let past = fb.icmp(LLVMIntPredicate::LLVMIntSLT, toward, zero);
+            fb.select(past, zero, toward)
+        };
         // Ends known up to rounding, or moving with enclosing IVs (by at
         // most |step| per iteration of those loops).
         let slack = s.slack.checked_add(lim.slack)?;
