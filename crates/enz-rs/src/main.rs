@@ -40,7 +40,7 @@ struct Cli {
     /// Input module: LLVM bitcode or textual IR.
     input: PathBuf,
 
-    /// Output file.
+    /// Output file (`-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT",
           required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "print_plan", "read_check"])]
     output: Option<PathBuf>,
@@ -280,6 +280,20 @@ fn write_module(module: &Module, out: &Path, text: bool) -> Result<(), Diagnosti
             out.display()
         ))
     };
+    // `-o -`: standard output, the whole module at once.
+    if out == Path::new("-") {
+        use std::io::Write;
+        let bytes = if text {
+            module.print_to_string().to_bytes().to_vec()
+        } else {
+            module.write_bitcode_to_memory().as_slice().to_vec()
+        };
+        let mut stdout = std::io::stdout().lock();
+        return stdout
+            .write_all(&bytes)
+            .and_then(|()| stdout.flush())
+            .map_err(|e| fail("cannot write to standard output", &e));
+    }
     // A device or pipe (`-o /dev/null`, `-o /dev/stdout`) is written in
     // place: renaming a file over it would replace the device itself.
     if std::fs::metadata(out).is_ok_and(|m| !m.is_file() && !m.is_dir()) {

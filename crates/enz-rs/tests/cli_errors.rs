@@ -233,6 +233,50 @@ fn text_input_and_output() {
     );
 }
 
+/// `-o -` writes the module to standard output (text with `-S`, else
+/// bitcode) and no file named `-`. Fails if stdout is empty, is not the
+/// differentiated module, or a file `-` appears.
+#[test]
+fn dash_output_is_standard_output() {
+    let dir = tmpdir();
+    let input = inputs().join("square.ll");
+    let res = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .current_dir(dir.path())
+        .args([
+            input.as_os_str(),
+            "-S".as_ref(),
+            "-o".as_ref(),
+            "-".as_ref(),
+        ])
+        .output()
+        .expect("cannot run enz-rs");
+    assert!(
+        res.status.success(),
+        "enz-rs -o - failed: {}",
+        String::from_utf8_lossy(&res.stderr)
+    );
+    let text = String::from_utf8_lossy(&res.stdout);
+    assert!(
+        text.contains("@dsquare(") && !text.contains("@__enzyme_autodiff("),
+        "stdout is not the differentiated module:\n{text}"
+    );
+    assert!(
+        !dir.path().join("-").exists(),
+        "a file named `-` was written"
+    );
+    let res = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .current_dir(dir.path())
+        .args([input.as_os_str(), "-o".as_ref(), "-".as_ref()])
+        .output()
+        .expect("cannot run enz-rs");
+    assert!(res.status.success(), "enz-rs -o - (bitcode) failed");
+    assert!(
+        res.stdout.starts_with(b"BC\xc0\xde"),
+        "stdout is not bitcode ({} bytes)",
+        res.stdout.len()
+    );
+}
+
 /// An output that is not a regular file (here a FIFO; in practice
 /// `-o /dev/null`) is written in place, never replaced by a renamed
 /// temporary file. Fails if the FIFO is gone or became a regular file.
