@@ -84,7 +84,9 @@ static double sample(bench_fn fn, void *ctx, long reps) {
   return now_s() - t0;
 }
 
-double time_median(bench_fn fn, void *ctx) {
+/* Calls per sample of fn: warmed up, then scaled until one sample takes
+ * >= opt_min_sample; *first is that sample's time. */
+static long calibrate(bench_fn fn, void *ctx, double *first) {
   long reps = 1;
   double t = sample(fn, ctx, 1); /* warm-up (first touch of the caches) */
   if (t < 1.0) /* a slower call is its own warm-up: keep it as a sample */
@@ -98,6 +100,13 @@ double time_median(bench_fn fn, void *ctx) {
     reps = (long)ceil((double)reps * f);
     t = sample(fn, ctx, reps);
   }
+  *first = t;
+  return reps;
+}
+
+double time_median(bench_fn fn, void *ctx) {
+  double t;
+  long reps = calibrate(fn, ctx, &t);
   int ns = opt_samples < 5 ? 5 : opt_samples;
   double s[64];
   if (ns > 64)
@@ -110,25 +119,6 @@ double time_median(bench_fn fn, void *ctx) {
   return med / (double)reps;
 }
 
-/* Calls per sample of fn: warmed up, then scaled until one sample takes
- * >= opt_min_sample; *first is that sample's time. */
-static long calibrate(bench_fn fn, void *ctx, double *first) {
-  long reps = 1;
-  double t = sample(fn, ctx, 1);
-  if (t < 1.0)
-    t = sample(fn, ctx, 1);
-  while (t < opt_min_sample) {
-    double f = t > 0 ? 1.25 * opt_min_sample / t : 100.0;
-    if (f > 100.0)
-      f = 100.0;
-    if (f < 2.0)
-      f = 2.0;
-    reps = (long)ceil((double)reps * f);
-    t = sample(fn, ctx, reps);
-  }
-  *first = t;
-  return reps;
-}
 
 void time_interleaved(int n, const bench_fn *fns, void *ctx, double *out) {
   long reps[8];

@@ -167,21 +167,10 @@ impl<'m> LoopNest<'m> {
             if let Some(bits) = halving_iv_test(lp, c, stays_true) {
                 return Some(TripBound::Constant(u64::from(bits) + 2));
             }
-            for (swapped, (a, b)) in [
-                (false, (c.operand(0), c.operand(1))),
-                (true, (c.operand(1), c.operand(0))),
-            ] {
+            for (a, b, pred) in go_on_tests(c, stays_true) {
                 let Some(limits) = self.spread_of(b, l, outside, 0) else {
                     continue;
                 };
-                // The predicate under which the loop goes on, IV on the left.
-                let mut pred = c.icmp_predicate();
-                if !stays_true {
-                    pred = inverse(pred);
-                }
-                if swapped {
-                    pred = swap(pred);
-                }
                 for iv in &ivs {
                     if iv.gep_type.is_some() {
                         continue;
@@ -400,19 +389,9 @@ impl<'m> LoopNest<'m> {
                 .into_iter()
                 .find(|(_, blk)| *blk == lp.latch)
                 .map(|(v, _)| v)?;
-            for (swapped, (a, b)) in [
-                (false, (c.operand(0), c.operand(1))),
-                (true, (c.operand(1), c.operand(0))),
-            ] {
+            for (a, b, go_on) in go_on_tests(c, stays_true) {
                 if a != iv.phi.as_value() && a != next || !outside(b) {
                     continue;
-                }
-                let mut go_on = c.icmp_predicate();
-                if !stays_true {
-                    go_on = inverse(go_on);
-                }
-                if swapped {
-                    go_on = swap(go_on);
                 }
                 if !bounded_by(go_on, iv.step) {
                     continue;
@@ -437,6 +416,20 @@ fn push_alternative<'m>(xs: &mut Vec<Spread<'m>>, alt: Spread<'m>) -> Option<()>
         xs.push(alt);
     }
     (xs.len() <= MAX_ALTERNATIVES).then_some(())
+}
+
+/// The exit test `c` read both ways round, `(a, b, pred)`: the loop goes
+/// on while `a pred b` (`stays_true`: while `c` holds).
+fn go_on_tests<'m>(
+    c: Value<'m>,
+    stays_true: bool,
+) -> [(Value<'m>, Value<'m>, LLVMIntPredicate); 2] {
+    let mut pred = c.icmp_predicate();
+    if !stays_true {
+        pred = inverse(pred);
+    }
+    let (x, y) = (c.operand(0), c.operand(1));
+    [(x, y, pred), (y, x, swap(pred))]
 }
 
 /// Whether "go on while `iv pred limit`" stops an IV moving by `step`.
