@@ -22,6 +22,7 @@
 
 mod analysis;
 mod diag;
+mod explain;
 mod facts;
 mod gpu;
 mod inspect;
@@ -38,6 +39,7 @@ mod transaction;
 
 pub use analysis::calls::{AllocationLike, CustomRules};
 pub use diag::Diagnostic;
+pub use explain::{Allocation, CachedValue, Explanation, LoopPlan, Strategy};
 pub use facts::pointer_params_holding_no_floats;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};

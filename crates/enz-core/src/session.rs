@@ -240,6 +240,12 @@ impl<'m> Session<'m> {
         self.made
     }
 
+    /// What each derivative made so far does with its loops (`--explain`),
+    /// in the order they were made.
+    pub fn explanations(&self) -> &[crate::explain::Explanation] {
+        &self.registry.explanations
+    }
+
     /// Time spent in preprocessing and analyses so far.
     pub fn timings(&self) -> &Timings {
         &self.registry.timings

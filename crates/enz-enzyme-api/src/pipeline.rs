@@ -68,6 +68,9 @@ pub struct Report {
     pub instructions_after: usize,
     /// Time per stage.
     pub timings: Timings,
+    /// `--explain`: what each derivative does with its loops, as text, in
+    /// the order they were made.
+    pub explanations: Vec<String>,
     /// What may make a derivative other than the user meant, without
     /// stopping it (printed as warnings by the command line).
     pub warnings: Vec<String>,
@@ -208,6 +211,11 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     report.derivatives = session.derivatives();
     report.instructions_before = instructions_before;
     report.timings = session.timings().clone();
+    report.explanations = session
+        .explanations()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
     session.commit();
     // What is left of the synthesis clock once preprocessing and analyses,
     // which ran inside it, are taken out.

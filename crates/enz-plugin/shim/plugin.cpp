@@ -3,7 +3,9 @@
 // module to the Rust half, `enz_plugin_run` (src/lib.rs), which
 // differentiates it in place. Nothing else lives here.
 //
-//   opt:   -passes=enz-rs or enz-rs<no-inline;no-preopt;O0..O3>
+//   opt:   -passes=enz-rs or enz-rs<no-inline;no-preopt;explain;O0..O3>
+//          (`explain`, or ENZ_RS_EXPLAIN=1 for clang and lld: the plan of
+//          each derivative as a remark)
 //   clang: -fplugin (or -fpass-plugin): registered functions marked
 //          noinline at the start of the pipeline; the pass at the start of
 //          the module optimiser (after early simplification, before
@@ -14,6 +16,7 @@
 //   lld:   --load-pass-plugin: at the start of the full LTO pipeline
 
 #include "llvm-c/Types.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
@@ -27,8 +30,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 extern "C" {
-// Differentiates `m` in place. Returns 0 on success; otherwise the
-// diagnostics, to free with enz_plugin_free_message.
+// Differentiates `m` in place. Returns 0 on success (with the plans in
+// `message` when asked to explain them); otherwise 1 and the diagnostics.
+// A message is freed with enz_plugin_free_message.
 int enz_plugin_run(LLVMModuleRef m, const char *options, char **message);
 // Marks registered functions noinline; returns how many.
 int enz_plugin_prepare(LLVMModuleRef m);
@@ -50,6 +54,13 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
       m.getContext().emitError(message ? message : "enz-rs failed");
       enz_plugin_free_message(message);
       return llvm::PreservedAnalyses::all();
+    }
+    if (message) {
+      // The plans (`explain`): a remark, printed by opt and lld, and by
+      // clang with -Rremark-backend-plugin.
+      llvm::Twine text(message);
+      m.getContext().diagnose(llvm::DiagnosticInfoGeneric(text, llvm::DS_Remark));
+      enz_plugin_free_message(message);
     }
     return llvm::PreservedAnalyses::none();
   }

@@ -45,10 +45,14 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     }
 }
 
-/// What a pass parameter string says (`no-inline;no-preopt;O1`), and
-/// whether this is a ThinLTO back end (`thin-lto`, set by the shim).
-fn parse_options(s: &str) -> Result<(Options, bool), String> {
+/// What a pass parameter string says (`no-inline;no-preopt;explain;O1`):
+/// the options, whether this is a ThinLTO back end (`thin-lto`, set by the
+/// shim), and whether to explain the plans (`explain`, or the environment
+/// variable `ENZ_RS_EXPLAIN` set to anything but `0`, for clang and lld,
+/// whose pipelines take no parameters).
+fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
     let mut thin = false;
+    let mut explain = std::env::var_os("ENZ_RS_EXPLAIN").is_some_and(|v| !v.is_empty() && v != "0");
     let mut opts = Options {
         preopt: true,
         opt_level: 2,
@@ -65,25 +69,33 @@ fn parse_options(s: &str) -> Result<(Options, bool), String> {
             "O2" => opts.opt_level = 2,
             "O3" => opts.opt_level = 3,
             "thin-lto" => thin = true,
+            "explain" => explain = true,
             _ => {
                 return Err(format!(
-                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, O0, O1, O2, O3)"
+                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, O0, O1, O2, O3)"
                 ))
             }
         }
     }
-    Ok((opts, thin))
+    Ok((opts, thin, explain))
 }
 
-/// Differentiates the module behind `module` in place; the diagnostics of
-/// a failure, joined.
-fn run(module: *mut c_void, options: &str) -> Result<(), String> {
-    let (opts, thin) = parse_options(options)?;
+/// Differentiates the module behind `module` in place; the plans when
+/// asked to explain them, or the diagnostics of a failure, joined.
+fn run(module: *mut c_void, options: &str) -> Result<Option<String>, String> {
+    let (opts, thin, explain) = parse_options(options)?;
     // SAFETY: the shim passes the module the pass manager is running on,
     // alive and not touched by anything else during the call.
-    let result = unsafe {
-        enz_enzyme_api::Module::with_raw(module, |m| differentiate_module(m, &opts).map(|_| ()))
-    };
+    let result =
+        unsafe { enz_enzyme_api::Module::with_raw(module, |m| differentiate_module(m, &opts)) };
+    let result = result.map(|report| {
+        (explain && !report.explanations.is_empty()).then(|| {
+            format!(
+                "enz-rs: {}",
+                report.explanations.join("\nenz-rs: ").trim_end()
+            )
+        })
+    });
     result.map_err(|diags| {
         let mut text = diags
             .iter()
@@ -97,8 +109,10 @@ fn run(module: *mut c_void, options: &str) -> Result<(), String> {
     })
 }
 
-/// The pass's entry point, called by the shim: 0 on success, else 1 with
-/// `*message` set to a string to free with [`enz_plugin_free_message`].
+/// The pass's entry point, called by the shim: 0 on success (with
+/// `*message` set to the plans when asked to explain them, a remark),
+/// else 1 with `*message` set to the diagnostics (an error); a message is
+/// freed with [`enz_plugin_free_message`].
 ///
 /// # Safety
 /// `module` must be a live `LLVMModuleRef`, `options` a NUL-terminated
@@ -125,17 +139,16 @@ pub unsafe extern "C" fn enz_plugin_run(
             .unwrap_or_default();
         Err(format!("enz-rs: internal error (a bug in enz-rs): {what}"))
     });
-    match outcome {
-        Ok(()) => 0,
-        Err(text) => {
-            if !message.is_null() {
-                let c = CString::new(text.replace('\0', " ")).unwrap_or_default();
-                // SAFETY: `message` is writable (the shim's local).
-                unsafe { *message = c.into_raw() };
-            }
-            1
-        }
+    let (rc, text) = match outcome {
+        Ok(plans) => (0, plans),
+        Err(text) => (1, Some(text)),
+    };
+    if let Some(text) = text.filter(|_| !message.is_null()) {
+        let c = CString::new(text.replace('\0', " ")).unwrap_or_default();
+        // SAFETY: `message` is writable (the shim's local).
+        unsafe { *message = c.into_raw() };
     }
+    rc
 }
 
 /// The pipeline-start pass, called by the shim before clang's inliner:
@@ -178,8 +191,9 @@ mod tests {
 
     #[test]
     fn pass_parameters_set_the_options() {
-        let (o, thin) = parse_options("no-inline;O1").expect("valid");
+        let (o, thin, _) = parse_options("no-inline;O1").expect("valid");
         assert!(!o.inline && o.preopt && o.opt_level == 1 && !thin);
+        assert!(parse_options("explain;O3").expect("valid").2);
         assert!(parse_options("").expect("valid").0.inline);
         assert!(parse_options("O2;thin-lto").expect("valid").1);
         assert!(parse_options("fast").is_err());

@@ -42,7 +42,7 @@ struct Cli {
 
     /// Output file (`-`: standard output).
     #[arg(short = 'o', long = "output", value_name = "OUT",
-          required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "print_plan", "read_check"])]
+          required_unless_present_any = ["print_type_analysis", "print_activity", "print_abi", "print_plan", "read_check", "explain"])]
     output: Option<PathBuf>,
 
     /// Print the type analysis of function FN (after preprocessing); then
@@ -67,6 +67,14 @@ struct Cli {
     /// then exit, or with -o differentiate the module as usual.
     #[arg(long = "print-abi", value_name = "FN")]
     print_abi: Option<String>,
+
+    /// Differentiate, then print the plan of each derivative made: per
+    /// loop (with its source line, given debug info), the strategy, the
+    /// bytes cached per iteration and the recomputation factor. On stdout
+    /// (stderr when the module itself goes to stdout, `-o -`); without -o
+    /// nothing else is written.
+    #[arg(long = "explain")]
+    explain: bool,
 
     /// Write textual IR instead of bitcode.
     #[arg(short = 'S')]
@@ -187,9 +195,9 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     if let Some(f) = &cli.print_abi {
         say_out(&print_abi(ir_module, f).map_err(|d| vec![d])?);
     }
-    let Some(out) = &cli.output else {
+    if cli.output.is_none() && !cli.explain {
         return Ok(());
-    };
+    }
     let report = differentiate_module(ir_module, &opts).inspect_err(|errors| {
         // Debugging aid: the module that enz-rs itself made invalid.
         if let Some(path) = std::env::var_os("ENZ_DUMP_INVALID") {
@@ -204,6 +212,17 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     if cli.time {
         print_timings(&report, read_time);
     }
+    if cli.explain {
+        let text: String = report.explanations.join("\n");
+        if cli.output.as_deref() == Some(std::path::Path::new("-")) {
+            let _ = write!(std::io::stderr(), "{text}");
+        } else {
+            say_out(&text);
+        }
+    }
+    let Some(out) = &cli.output else {
+        return Ok(());
+    };
     if cli.emulate_host {
         let host = retarget_to_host(&module.print_to_string().to_string()).map_err(|d| vec![d])?;
         let buf = MemoryBuffer::create_from_memory_range_copy(host.as_bytes(), "emulate-host");

@@ -3,8 +3,9 @@
 //! fixture in `c_tests` (`::plugin` trials).
 //!
 //! - opt: `-passes=enz-rs` and `enz-rs<no-inline;O1>` on a fixture's IR,
-//!   then the program runs and reports its checks; an unknown parameter
-//!   is an error (exit 1) naming it;
+//!   then the program runs and reports its checks; `enz-rs<explain>`
+//!   reports each derivative's plan as a remark; an unknown parameter is
+//!   an error (exit 1) naming it;
 //! - full LTO with lld (`-Wl,--load-pass-plugin=`): a function defined in
 //!   another translation unit is differentiated at link time;
 //! - ThinLTO: each module alone, so the same program is refused with a
@@ -81,6 +82,21 @@ fn opt_runs_the_pass_with_its_parameters() {
         run(&mut link, "link").expect("links");
         checks_pass(&exe);
     }
+    // `explain`: the plan of each derivative as a remark.
+    let mut o = Command::new(&opt);
+    o.arg(format!("-load-pass-plugin={}", plugin().display()))
+        .arg("-passes=enz-rs<explain>")
+        .arg(&ll)
+        .arg("-o")
+        .arg(dir.path().join("explained.bc"));
+    let out = run(&mut o, "run opt with explain").expect("opt succeeds");
+    assert!(
+        out.stderr
+            .contains("remark: enz-rs: plan of the derivative of `")
+            && out.stderr.contains("gradient `diffe_call_nested_h`"),
+        "{}",
+        out.stderr
+    );
     let out = Command::new(&opt)
         .arg(format!("-load-pass-plugin={}", plugin().display()))
         .arg("-passes=enz-rs<fast>")

@@ -140,9 +140,53 @@ pub(crate) fn synthesize_forward<'m>(
     fw.finish();
     super::unwind::reattach_invokes(std::mem::take(&mut fw.detached));
     if fw.diags.is_empty() {
+        registry
+            .explanations
+            .push(forward_explanation(req, f, &cfg));
         Ok(())
     } else {
         Err(fw.diags)
+    }
+}
+
+/// `--explain` for a forward derivative: every loop runs once, with its
+/// tangents alongside (nothing is cached).
+fn forward_explanation<'m>(
+    req: &ForwardRequest<'m, '_>,
+    f: Function<'m>,
+    cfg: &Cfg<'m>,
+) -> crate::explain::Explanation {
+    use crate::explain::{Allocation, Explanation, LoopPlan, Strategy};
+    let loops = crate::analysis::loops::LoopNest::new(cfg)
+        .map(|nest| {
+            nest.ids()
+                .map(|l| {
+                    let lp = nest.get(l);
+                    LoopPlan {
+                        id: l.0,
+                        parent: lp.parent.map(|p| p.0),
+                        location: super::reverse::loop_location(lp),
+                        strategy: Strategy::Forward,
+                        cached: Vec::new(),
+                        recomputed: 0,
+                        reread: 0,
+                        allocation: Allocation::None,
+                        exit_recomputed: false,
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let lanes = if req.width > 1 {
+        format!(", {} tangents per value", req.width)
+    } else {
+        String::new()
+    };
+    Explanation {
+        function: req.name.to_string(),
+        made: format!("forward derivative `{}`{lanes}", f.name()),
+        loops,
+        slots: Vec::new(),
     }
 }
 

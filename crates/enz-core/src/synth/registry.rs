@@ -19,6 +19,8 @@ pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
 pub(crate) struct Registry<'m> {
     /// Time spent in preprocessing and analyses (synthesis adds to it).
     pub(crate) timings: crate::timing::Timings,
+    /// What `--explain` says about each derivative made, in order.
+    pub(crate) explanations: Vec<crate::explain::Explanation>,
     inline: bool,
     forward: HashMap<Request<'m>, Function<'m>>,
     pending_forward: Vec<Request<'m>>,
@@ -62,6 +64,7 @@ impl<'m> Registry<'m> {
             pending_forward: Vec::new(),
             custom,
             timings: crate::timing::Timings::default(),
+            explanations: Vec::new(),
             preopt: opts.preopt,
             inline: opts.inline,
             prepped: HashMap::new(),

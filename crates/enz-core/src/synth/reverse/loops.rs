@@ -47,7 +47,7 @@ pub(super) struct LoopState<'m> {
     /// When every iteration count of the loop and its parents is bounded
     /// before the outermost one starts: that bound on the positions, and
     /// the (forward) block ending in which the buffers are allocated once.
-    prealloc: Option<(Value<'m>, Block<'m>)>,
+    pub(super) prealloc: Option<(Value<'m>, Block<'m>)>,
     /// In a bounded nest, positions are laid out as a rectangle: `pos =
     /// pos_parent · trips + iv` (`base = 0` in the outermost loop), with
     /// `trips` this loop's bound (computed, in the forward sweep, in the
@@ -550,6 +550,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 st.set_alignment(heap_alignment(gv.ty(), gv.module()));
                 self.loop_buffers.insert(gv, buf);
                 self.buffers.push(buf);
+                self.explained_caches.push((Some(l), gv));
                 buf
             }
         };

@@ -19,6 +19,7 @@
 //! turns them into registers); reading one resets it to zero.
 
 mod calls;
+mod explain;
 mod lanes;
 mod loops;
 mod masked;
@@ -50,6 +51,7 @@ use crate::ir::{
 use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use crate::signature::{ArgActivity, Kind, Param, Signature};
+pub(super) use explain::loop_location;
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
 
@@ -261,6 +263,7 @@ pub(crate) fn synthesize<'m>(
     let mut r = Reverse::new(req, fns, facts);
     r.build(registry);
     if r.diags.is_empty() {
+        registry.explanations.push(r.explanation());
         Ok(r.tape.size())
     } else {
         Err(r.diags)
@@ -342,6 +345,11 @@ pub(super) struct Reverse<'m, 'a> {
     /// Loop buffers of forward values.
     loop_buffers: HashMap<Value<'m>, Buffer<'m>>,
     buffers: Vec<Buffer<'m>>,
+    /// For `--explain`: the forward values cached, with the loop whose
+    /// buffer holds each (None: a tape slot), and the primal values the
+    /// reverse sweep asked for.
+    explained_caches: Vec<(Option<LoopId>, Value<'m>)>,
+    explained_uses: HashSet<Value<'m>>,
     /// Whether this is GPU (NVPTX) code: many threads run the sweep.
     gpu: bool,
     /// GPU: per-thread sums of adjoints for addresses every thread shares
@@ -452,6 +460,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
             loop_states: HashMap::new(),
             loop_buffers: HashMap::new(),
             buffers: Vec::new(),
+            explained_caches: Vec::new(),
+            explained_uses: HashSet::new(),
             block_sums: Vec::new(),
             deferred_frees: Vec::new(),
             detached,

@@ -24,6 +24,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         };
         let blk = i.parent_block();
         let gv = self.map.inst(i);
+        self.explained_uses.insert(v);
         match self.facts.plan.value(v) {
             Availability::Direct => gv.as_value(),
             Availability::Affine(l, iv) => self.affine_value(l, iv, depth),
@@ -71,6 +72,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 fwd.position_after(gv.as_inst().expect("a cached value is an instruction"));
                 self.tape.store(&fwd, s, gv);
                 self.cache_slots.insert(gv, s);
+                self.explained_caches.push((None, gv));
                 s
             }
         };

@@ -1,0 +1,202 @@
+//! What `--explain` tells a user about each derivative: per loop, where it
+//! is in the source, what the reverse sweep does with the values it needs
+//! from it (cache them per iteration, recompute them, re-read them from
+//! memory), how many bytes that costs per iteration, how the caches are
+//! allocated, and how often the forward code runs. Made by synthesis from
+//! what it actually emitted (not from the plan alone: only the values the
+//! reverse sweep asked for count), read by the front ends as text.
+
+use std::fmt;
+
+/// The explanation of one derivative.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// The user's function.
+    pub function: String,
+    /// What was made: "gradient `diffe_f`", "augmented primal `augmented_f`
+    /// and reverse `reverse_f`", "forward derivative `fwddiffe_f`".
+    pub made: String,
+    /// Loops, outermost first (a child follows its parent).
+    pub loops: Vec<LoopPlan>,
+    /// Values cached outside any loop: one tape slot each.
+    pub slots: Vec<CachedValue>,
+}
+
+/// What the reverse sweep does with one loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopPlan {
+    /// The loop's number (as in `--print-plan`).
+    pub id: usize,
+    /// The enclosing loop's number.
+    pub parent: Option<usize>,
+    /// `file:line` of the loop, with debug info.
+    pub location: Option<String>,
+    /// The loop's strategy.
+    pub strategy: Strategy,
+    /// Values cached per iteration (their own, not inner loops').
+    pub cached: Vec<CachedValue>,
+    /// Values of the loop recomputed in the reverse sweep from their
+    /// operands (induction variables included).
+    pub recomputed: usize,
+    /// Loads of the loop re-read from unchanged memory.
+    pub reread: usize,
+    /// How the caches are allocated.
+    pub allocation: Allocation,
+    /// Whether the iteration the loop left in is recomputed from its
+    /// induction variable's start and limit (else cached per instance).
+    pub exit_recomputed: bool,
+}
+
+/// How the reverse sweep gets a loop's values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    /// Some values are cached per iteration; the rest are recomputed or
+    /// re-read. The forward code runs once.
+    Cache,
+    /// Nothing is cached: every value the reverse sweep needs is
+    /// recomputed or re-read. The forward code runs once.
+    Recompute,
+    /// Forward mode: tangents run alongside the primal; nothing cached.
+    Forward,
+}
+
+/// How a loop's caches are allocated.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Allocation {
+    /// Nothing to allocate.
+    None,
+    /// Once, before the outermost loop of the nest, from a bound on every
+    /// trip count of the nest (reused between calls).
+    Once,
+    /// On the thread's stack (GPU kernels), once before the nest.
+    Stack,
+    /// Grown by doubling as the loop runs: no trip bound is known before
+    /// the nest.
+    Doubling,
+}
+
+/// One cached value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedValue {
+    /// The instruction (as IR, shortened).
+    pub what: String,
+    /// Bytes per iteration (per call for a tape slot).
+    pub bytes: u64,
+    /// `file:line` of the instruction, with debug info.
+    pub location: Option<String>,
+}
+
+impl LoopPlan {
+    /// Bytes cached per iteration of the loop (its own values).
+    pub fn bytes_per_iteration(&self) -> u64 {
+        self.cached.iter().map(|c| c.bytes).sum()
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Strategy::Cache => "cache",
+            Strategy::Recompute => "recompute",
+            Strategy::Forward => "forward",
+        })
+    }
+}
+
+impl fmt::Display for Explanation {
+    /// The text `--explain` prints: a line for the derivative, one per loop
+    /// (indented by depth) and its cached values, and the tape slots.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "plan of the derivative of `{}`: {}",
+            self.function, self.made
+        )?;
+        if self.loops.is_empty() {
+            writeln!(f, "  no loops")?;
+        }
+        for lp in &self.loops {
+            let depth = self.depth(lp);
+            let pad = "  ".repeat(depth + 1);
+            write!(f, "{pad}loop {}", lp.id)?;
+            if let Some(loc) = &lp.location {
+                write!(f, " at {loc}")?;
+            }
+            if let Some(p) = lp.parent {
+                write!(f, " (in loop {p})")?;
+            }
+            write!(f, ": {}", lp.strategy)?;
+            match lp.strategy {
+                Strategy::Forward => {
+                    writeln!(
+                        f,
+                        ", tangents alongside the primal; nothing cached; recomputation factor 1"
+                    )?;
+                    continue;
+                }
+                Strategy::Cache | Strategy::Recompute => {}
+            }
+            write!(
+                f,
+                ", {} bytes cached per iteration ({} value{}), {} recomputed, {} re-read; recomputation factor 1 (the forward code runs once)",
+                lp.bytes_per_iteration(),
+                lp.cached.len(),
+                if lp.cached.len() == 1 { "" } else { "s" },
+                lp.recomputed,
+                lp.reread
+            )?;
+            match lp.allocation {
+                Allocation::None => {}
+                Allocation::Once => write!(f, "; caches allocated once before the loop nest")?,
+                Allocation::Stack => write!(f, "; caches on the thread's stack")?,
+                Allocation::Doubling => write!(
+                    f,
+                    "; caches grown by doubling (no trip bound before the loop nest)"
+                )?,
+            }
+            if lp.exit_recomputed {
+                write!(f, "; exit iteration recomputed")?;
+            }
+            writeln!(f)?;
+            for c in &lp.cached {
+                write_cached(f, &pad, c)?;
+            }
+        }
+        if !self.slots.is_empty() {
+            let bytes: u64 = self.slots.iter().map(|c| c.bytes).sum();
+            writeln!(
+                f,
+                "  outside loops: {} value{} cached on the tape ({bytes} bytes)",
+                self.slots.len(),
+                if self.slots.len() == 1 { "" } else { "s" }
+            )?;
+            for c in &self.slots {
+                write_cached(f, "  ", c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Explanation {
+    fn depth(&self, lp: &LoopPlan) -> usize {
+        let mut depth = 0;
+        let mut cur = lp.parent;
+        while let Some(p) = cur {
+            depth += 1;
+            cur = self.loops.iter().find(|l| l.id == p).and_then(|l| l.parent);
+            if depth > self.loops.len() {
+                break;
+            }
+        }
+        depth
+    }
+}
+
+fn write_cached(f: &mut fmt::Formatter<'_>, pad: &str, c: &CachedValue) -> fmt::Result {
+    write!(f, "{pad}  cached: {} ({} bytes)", c.what, c.bytes)?;
+    if let Some(loc) = &c.location {
+        write!(f, " at {loc}")?;
+    }
+    writeln!(f)
+}

@@ -1,0 +1,146 @@
+//! The `--explain` record of a reverse-mode derivative, made after
+//! emission from what the reverse sweep asked for and what was cached.
+
+use super::plan::Availability;
+use super::{Mode, Reverse};
+use crate::analysis::loops::LoopId;
+use crate::explain::{Allocation, CachedValue, Explanation, LoopPlan, Strategy};
+use crate::ir::Value;
+use std::collections::HashMap;
+
+/// The longest instruction text shown for a cached value.
+const SHOWN_CHARS: usize = 72;
+
+impl<'m, 'a> Reverse<'m, 'a> {
+    /// What this derivative does with each loop of the primal.
+    pub(super) fn explanation(&self) -> Explanation {
+        let made = match self.req.mode {
+            Mode::Combined if self.req.width > 1 => format!(
+                "vector gradient `{}` ({} reverse sweeps, one function)",
+                self.fns.forward.name(),
+                self.req.width
+            ),
+            Mode::Combined => format!(
+                "gradient `{}` (both sweeps in one function)",
+                self.fns.forward.name()
+            ),
+            Mode::Split => format!(
+                "augmented primal `{}` and reverse `{}` (the tape carries the cache)",
+                self.fns.forward.name(),
+                self.fns.reverse.name()
+            ),
+        };
+        // Cached forward values back to the primal instructions they clone
+        // (which keep their debug locations).
+        let primal_of: HashMap<Value<'m>, Value<'m>> = self
+            .req
+            .prep
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .map(|i| (self.map.get(i.as_value()), i.as_value()))
+            .collect();
+        let cached_value = |v: &Value<'m>| match primal_of.get(v) {
+            Some(p) => cached_value(*p, ""),
+            None => cached_value(*v, " (bookkeeping)"),
+        };
+        let loops = &self.facts.loops;
+        let mut order: Vec<LoopId> = loops.ids().collect();
+        // Parents before children, then in source order.
+        order.sort_by_key(|l| {
+            let chain = loops.chain(loops.get(*l).header);
+            (chain.iter().map(|c| c.0).collect::<Vec<_>>(), l.0)
+        });
+        let mut plans = Vec::new();
+        for l in order {
+            let lp = loops.get(l);
+            let location = loop_location(lp);
+            let cached: Vec<CachedValue> = self
+                .explained_caches
+                .iter()
+                .filter(|(at, _)| *at == Some(l))
+                .map(|(_, v)| cached_value(v))
+                .collect();
+            let (mut recomputed, mut reread) = (0, 0);
+            for v in &self.explained_uses {
+                let Some(b) = v.block_of() else { continue };
+                if loops.innermost(b) != Some(l) {
+                    continue;
+                }
+                match self.facts.plan.value(*v) {
+                    Availability::Recompute { reread: true } => reread += 1,
+                    Availability::Recompute { reread: false } | Availability::Affine(..) => {
+                        recomputed += 1
+                    }
+                    Availability::Direct | Availability::Cache(_) => {}
+                }
+            }
+            let allocation = if cached.is_empty() {
+                Allocation::None
+            } else {
+                match self.loop_states.get(&l).and_then(|s| s.prealloc) {
+                    Some(_) if self.gpu && self.req.mode == Mode::Combined => Allocation::Stack,
+                    Some(_) => Allocation::Once,
+                    None => Allocation::Doubling,
+                }
+            };
+            plans.push(LoopPlan {
+                id: l.0,
+                parent: lp.parent.map(|p| p.0),
+                location,
+                strategy: if cached.is_empty() {
+                    Strategy::Recompute
+                } else {
+                    Strategy::Cache
+                },
+                cached,
+                recomputed,
+                reread,
+                allocation,
+                exit_recomputed: self.facts.plan.exact_exit(l).is_some(),
+            });
+        }
+        let slots = self
+            .explained_caches
+            .iter()
+            .filter(|(at, _)| at.is_none())
+            .map(|(_, v)| cached_value(v))
+            .collect();
+        Explanation {
+            function: self.req.name.to_string(),
+            made,
+            loops: plans,
+            slots,
+        }
+    }
+}
+
+/// A forward value that is cached, as `--explain` shows it.
+fn cached_value(v: Value<'_>, note: &str) -> CachedValue {
+    let ir = v.to_ir();
+    let mut what: String = ir.trim().chars().take(SHOWN_CHARS).collect();
+    if ir.trim().chars().count() > SHOWN_CHARS {
+        what.push_str("...");
+    }
+    what.push_str(note);
+    CachedValue {
+        what,
+        bytes: v.ty().alloc_size(v.module()),
+        location: v.debug_location(),
+    }
+}
+
+/// The source line of a loop, given debug info: its latch's branch (the
+/// `for`/`while` line, where clang puts the increment and the test), else
+/// the first located instruction of the loop.
+pub(crate) fn loop_location(lp: &crate::analysis::loops::Loop<'_>) -> Option<String> {
+    lp.latch
+        .terminator()
+        .and_then(|t| t.as_value().debug_location())
+        .or_else(|| {
+            lp.ordered
+                .iter()
+                .flat_map(|b| b.instructions())
+                .find_map(|i| i.as_value().debug_location())
+        })
+}

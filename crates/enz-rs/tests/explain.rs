@@ -1,0 +1,227 @@
+//! `enz-rs --explain`: the plan of each derivative, per loop, on
+//! `tests/inputs/explain/explain.c` compiled with `-g` at -O0..-O3. Each
+//! function there has one kind of loop, and the test checks what the
+//! explanation says about it: the loop's source line, its strategy, the
+//! bytes it caches per iteration (the sum of the cached values it lists),
+//! how its caches are allocated; and that the explanation moves to stderr
+//! when the module goes to stdout.
+
+mod common;
+
+use common::{find_tool, run};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn source() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/explain/explain.c")
+}
+
+/// `explain.c` compiled with `-g -O<level>` to bitcode in `dir`.
+fn compile(dir: &Path, level: u8) -> PathBuf {
+    let bc = dir.join(format!("explain{level}.bc"));
+    let mut cc = Command::new(find_tool("ENZ_CLANG", "clang-22", "clang"));
+    cc.arg(format!("-O{level}"))
+        .args(["-g", "-c", "-emit-llvm"])
+        .arg(source())
+        .arg("-o")
+        .arg(&bc);
+    run(&mut cc, "compile explain.c").expect("compiles");
+    bc
+}
+
+/// The explanation of the derivative of `function` (of kind `made`, the
+/// start of its description) in `text`.
+fn section<'t>(text: &'t str, function: &str, made: &str) -> &'t str {
+    let head = format!("plan of the derivative of `{function}`: {made}");
+    let start = text
+        .find(&head)
+        .unwrap_or_else(|| panic!("no `{head}` in:\n{text}"));
+    let rest = &text[start + head.len()..];
+    let end = rest.find("plan of the derivative").unwrap_or(rest.len());
+    &text[start..start + head.len() + end]
+}
+
+/// The loops of a section at `explain.c:<line>`: each loop's line and the
+/// lines of the values it caches.
+fn loops_at(section: &str, line: u32) -> Vec<(String, Vec<String>)> {
+    let at = format!("explain.c:{line}:");
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    let mut current: Option<usize> = None;
+    for l in section.lines() {
+        let t = l.trim_start();
+        if t.starts_with("loop ") {
+            current = None;
+            if t.contains(&at) {
+                out.push((t.to_string(), Vec::new()));
+                current = Some(out.len() - 1);
+            }
+        } else if t.starts_with("cached: ") {
+            if let Some(k) = current {
+                out[k].1.push(t.to_string());
+            }
+        } else if t.starts_with("outside loops") {
+            current = None;
+        }
+    }
+    assert!(!out.is_empty(), "no loop at {at} in:\n{section}");
+    out
+}
+
+/// `N bytes cached per iteration` of a loop line.
+fn bytes_per_iteration(line: &str) -> u64 {
+    let i = line
+        .find(" bytes cached per iteration")
+        .expect("bytes per iteration");
+    let digits: String = line[..i]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().expect("a number")
+}
+
+/// The bytes a `cached: ... (N bytes)` line lists.
+fn cached_bytes(line: &str) -> u64 {
+    let open = line.rfind(" bytes)").expect("bytes");
+    let start = line[..open].rfind('(').expect("(") + 1;
+    line[start..open].parse().expect("a number")
+}
+
+/// Checks the bytes per iteration of each loop against the values listed.
+fn consistent(loops: &[(String, Vec<String>)]) {
+    for (head, cached) in loops {
+        let listed: u64 = cached.iter().map(|c| cached_bytes(c)).sum();
+        assert_eq!(bytes_per_iteration(head), listed, "{head}\n{cached:?}");
+    }
+}
+
+fn explain(bc: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(bc)
+        .arg("--explain")
+        .args(extra)
+        .output()
+        .expect("enz-rs runs")
+}
+
+#[test]
+fn explain_names_each_loop_its_line_strategy_and_bytes() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for level in 0..=3u8 {
+        let bc = compile(dir.path(), level);
+        let out = explain(&bc, &[]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "-O{level}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ctx = |what: &str| format!("-O{level}: {what}\n{text}");
+
+        // The elementwise chain caches exp(x[i]) (log's derivative needs
+        // 1 + exp(x[i]), recomputed from it), 8 bytes per iteration.
+        let chain = section(&text, "chain", "gradient `diffe_chain`");
+        let loops = loops_at(chain, 10);
+        consistent(&loops);
+        for (head, cached) in &loops {
+            assert!(
+                head.contains(": cache, 8 bytes cached per iteration (1 value)"),
+                "{}",
+                ctx(head)
+            );
+            assert!(
+                head.contains("caches allocated once before the loop nest"),
+                "{}",
+                ctx(head)
+            );
+            assert!(head.contains("recomputation factor 1"), "{}", ctx(head));
+            assert!(
+                cached[0].contains("@exp(") && cached[0].contains("explain.c:11:"),
+                "{}",
+                ctx(head)
+            );
+        }
+
+        // The sum of squares caches nothing and re-reads x[i].
+        let sumsq = section(&text, "sumsq", "gradient `diffe_sumsq`");
+        let loops = loops_at(sumsq, 17);
+        consistent(&loops);
+        assert!(
+            loops
+                .iter()
+                .all(|(h, _)| h.contains(": recompute, 0 bytes cached per iteration (0 values)")),
+            "{}",
+            ctx(sumsq)
+        );
+        assert!(
+            loops.iter().any(|(h, _)| !h.contains(", 0 re-read")),
+            "{}",
+            ctx(sumsq)
+        );
+
+        // The nest: the inner loop (in loop 0) caches the sin argument's
+        // running value; the triangular bound is known before the nest.
+        let nest = section(&text, "nest", "gradient `diffe_nest`");
+        consistent(&loops_at(nest, 26));
+        let inner = loops_at(nest, 27);
+        consistent(&inner);
+        for (head, cached) in &inner {
+            assert!(head.contains("(in loop 0): cache, "), "{}", ctx(head));
+            assert!(bytes_per_iteration(head) >= 8, "{}", ctx(head));
+            assert!(
+                head.contains("caches allocated once before the loop nest"),
+                "{}",
+                ctx(head)
+            );
+            assert!(
+                cached.iter().all(|c| c.contains("explain.c:28:")),
+                "{}",
+                ctx(head)
+            );
+        }
+
+        // A data-dependent trip count: caches grow.
+        let until = section(&text, "until", "gradient `diffe_until`");
+        let loops = loops_at(until, 36);
+        consistent(&loops);
+        for (head, cached) in &loops {
+            assert!(head.contains(": cache, "), "{}", ctx(head));
+            assert!(head.contains("caches grown by doubling"), "{}", ctx(head));
+            assert!(cached.iter().any(|c| c.contains("@cos(")), "{}", ctx(head));
+        }
+
+        // Forward mode caches nothing.
+        let fwd = section(&text, "sumsq", "forward derivative `fwddiffe_sumsq`");
+        for (head, _) in loops_at(fwd, 17) {
+            assert!(
+                head.contains(": forward, tangents alongside the primal; nothing cached"),
+                "{}",
+                ctx(&head)
+            );
+        }
+    }
+}
+
+#[test]
+fn explain_goes_to_stderr_when_the_module_goes_to_stdout() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let bc = compile(dir.path(), 1);
+    let out = explain(&bc, &["-o", "-"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.starts_with(b"BC"), "stdout is not bitcode");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("plan of the derivative of `chain`"), "{err}");
+    // With a file: the explanation on stdout, the module in the file.
+    let file = dir.path().join("out.bc");
+    let out = explain(&bc, &["-o", file.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("plan of the derivative of `until`"));
+    assert!(std::fs::read(&file).unwrap().starts_with(b"BC"));
+}
