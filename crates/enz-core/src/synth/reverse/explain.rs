@@ -6,12 +6,31 @@ use super::{Mode, Reverse};
 use crate::analysis::loops::LoopId;
 use crate::explain::{Allocation, CachedValue, Explanation, LoopPlan, Strategy};
 use crate::ir::Value;
-use std::collections::HashMap;
 
 /// The longest instruction text shown for a cached value.
 const SHOWN_CHARS: usize = 72;
 
 impl<'m, 'a> Reverse<'m, 'a> {
+    /// Records forward value `gv`, just cached in loop `l`'s buffer (None:
+    /// a tape slot), for `--explain`: described now, through the primal
+    /// instruction it clones (which keeps its debug location).
+    pub(super) fn explain_cache(&mut self, l: Option<LoopId>, gv: Value<'m>) {
+        let (prep, map) = (self.req.prep, &self.map);
+        let primal_of = self.primal_of.get_or_insert_with(|| {
+            prep.blocks()
+                .into_iter()
+                .flat_map(|b| b.instructions())
+                .map(|i| (map.get(i.as_value()), i.as_value()))
+                .collect()
+        });
+        let bytes = gv.ty().alloc_size(gv.module());
+        let described = match primal_of.get(&gv) {
+            Some(p) if p.ty() == gv.ty() => cached_value(*p, bytes, ""),
+            _ => cached_value(gv, bytes, " (bookkeeping)"),
+        };
+        self.explained_caches.push((l, described));
+    }
+
     /// What this derivative does with each loop of the primal.
     pub(super) fn explanation(&self) -> Explanation {
         let made = match self.req.mode {
@@ -30,20 +49,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 self.fns.reverse.name()
             ),
         };
-        // Cached forward values back to the primal instructions they clone
-        // (which keep their debug locations).
-        let primal_of: HashMap<Value<'m>, Value<'m>> = self
-            .req
-            .prep
-            .blocks()
-            .into_iter()
-            .flat_map(|b| b.instructions())
-            .map(|i| (self.map.get(i.as_value()), i.as_value()))
-            .collect();
-        let cached_value = |v: &Value<'m>| match primal_of.get(v) {
-            Some(p) => cached_value(*p, ""),
-            None => cached_value(*v, " (bookkeeping)"),
-        };
         let loops = &self.facts.loops;
         let mut order: Vec<LoopId> = loops.ids().collect();
         // Parents before children, then in source order.
@@ -59,7 +64,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 .explained_caches
                 .iter()
                 .filter(|(at, _)| *at == Some(l))
-                .map(|(_, v)| cached_value(v))
+                .map(|(_, c)| c.clone())
                 .collect();
             let (mut recomputed, mut reread) = (0, 0);
             for v in &self.explained_uses {
@@ -104,7 +109,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .explained_caches
             .iter()
             .filter(|(at, _)| at.is_none())
-            .map(|(_, v)| cached_value(v))
+            .map(|(_, c)| c.clone())
             .collect();
         Explanation {
             function: self.req.name.to_string(),
@@ -116,7 +121,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 }
 
 /// A forward value that is cached, as `--explain` shows it.
-fn cached_value(v: Value<'_>, note: &str) -> CachedValue {
+fn cached_value(v: Value<'_>, bytes: u64, note: &str) -> CachedValue {
     let ir = v.to_ir();
     let mut what: String = ir.trim().chars().take(SHOWN_CHARS).collect();
     if ir.trim().chars().count() > SHOWN_CHARS {
@@ -125,7 +130,7 @@ fn cached_value(v: Value<'_>, note: &str) -> CachedValue {
     what.push_str(note);
     CachedValue {
         what,
-        bytes: v.ty().alloc_size(v.module()),
+        bytes,
         location: v.debug_location(),
     }
 }

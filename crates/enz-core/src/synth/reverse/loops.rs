@@ -550,7 +550,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 st.set_alignment(heap_alignment(gv.ty(), gv.module()));
                 self.loop_buffers.insert(gv, buf);
                 self.buffers.push(buf);
-                self.explained_caches.push((Some(l), gv));
+                self.explain_cache(Some(l), gv);
                 buf
             }
         };

@@ -345,10 +345,13 @@ pub(super) struct Reverse<'m, 'a> {
     /// Loop buffers of forward values.
     loop_buffers: HashMap<Value<'m>, Buffer<'m>>,
     buffers: Vec<Buffer<'m>>,
-    /// For `--explain`: the forward values cached, with the loop whose
-    /// buffer holds each (None: a tape slot), and the primal values the
-    /// reverse sweep asked for.
-    explained_caches: Vec<(Option<LoopId>, Value<'m>)>,
+    /// For `--explain`: the values cached, with the loop whose buffer
+    /// holds each (None: a tape slot), described when cached (a forward
+    /// value may be replaced later); forward values back to the primal
+    /// instructions they clone (made at the first cache); and the primal
+    /// values the reverse sweep asked for.
+    explained_caches: Vec<(Option<LoopId>, crate::explain::CachedValue)>,
+    primal_of: Option<HashMap<Value<'m>, Value<'m>>>,
     explained_uses: HashSet<Value<'m>>,
     /// Whether this is GPU (NVPTX) code: many threads run the sweep.
     gpu: bool,
@@ -461,6 +464,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             loop_buffers: HashMap::new(),
             buffers: Vec::new(),
             explained_caches: Vec::new(),
+            primal_of: None,
             explained_uses: HashSet::new(),
             block_sums: Vec::new(),
             deferred_frees: Vec::new(),

@@ -72,7 +72,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 fwd.position_after(gv.as_inst().expect("a cached value is an instruction"));
                 self.tape.store(&fwd, s, gv);
                 self.cache_slots.insert(gv, s);
-                self.explained_caches.push((None, gv));
+                self.explain_cache(None, gv);
                 s
             }
         };
