@@ -181,6 +181,7 @@ fn differentiate(
     let opts = Options {
         opt_level,
         keep_module_on_error: false,
+        cache_budget_mb: None,
         ..Options::default()
     };
     let report =

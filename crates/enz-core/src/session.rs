@@ -29,6 +29,10 @@ pub struct SessionOptions {
     /// Inline calls to the module's functions into the clone (the fast
     /// path); without it every callee gets its own derivative.
     pub inline: bool,
+    /// The bytes one gradient call's loop caches may hold: loops that
+    /// qualify are checkpointed (`synth/checkpoint.rs`) so that their
+    /// caches stay within it. None: no bound, every loop caches.
+    pub cache_budget: Option<u64>,
 }
 
 /// What the user declared about the module's functions and globals (read
@@ -79,7 +83,10 @@ impl<'m> Session<'m> {
             return Ok(*g);
         }
         let name = req.function.name();
-        let prep = self.registry.prep(req.function).map_err(|d| vec![d])?;
+        let prep = self
+            .registry
+            .prep_for_gradient(req.function)
+            .map_err(|d| vec![d])?;
         let (kind, width) = match req.mode {
             Mode::CombinedVector { width } => (Kind::VectorGradient { width }, width),
             _ => (Kind::Gradient, 1),
@@ -185,6 +192,11 @@ impl<'m> Session<'m> {
                         self.tape_sizes.insert(key, size);
                         self.made += 1;
                     }
+                    Err(mut d) => diags.append(&mut d),
+                }
+            } else if let Some((key, fns, outlined, budget)) = registry.take_pending_checkpoint() {
+                match crate::synth::checkpoint::synthesize(&key, fns, &outlined, budget, registry) {
+                    Ok(()) => self.made += 1,
                     Err(mut d) => diags.append(&mut d),
                 }
             } else if let Some((key, f)) = registry.take_pending_forward() {

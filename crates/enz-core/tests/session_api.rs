@@ -34,6 +34,7 @@ fn canonical_derivatives_have_the_promised_signatures() {
     let opts = SessionOptions {
         preopt: true,
         inline: true,
+        cache_budget: None,
     };
     let mut session = Session::new(opts, UserFacts::default());
 

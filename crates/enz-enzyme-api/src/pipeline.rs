@@ -41,6 +41,10 @@ pub struct Options {
     /// then run twice). A caller that discards the module on error (the
     /// CLI) turns this off.
     pub keep_module_on_error: bool,
+    /// `--cache-budget MB`: the memory, in MiB, that one gradient call's
+    /// loop caches may hold; qualifying loops are checkpointed to stay
+    /// within it. None: unbounded.
+    pub cache_budget_mb: Option<u64>,
 }
 
 impl Default for Options {
@@ -51,6 +55,7 @@ impl Default for Options {
             inline: true,
             trace_functions: None,
             keep_module_on_error: true,
+            cache_budget_mb: None,
         }
     }
 }
@@ -146,6 +151,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     let session_opts = SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
+        cache_budget: opts.cache_budget_mb.map(|mb| mb.saturating_mul(1 << 20)),
     };
     let mut session = Session::new(session_opts, facts);
     let synthesis_start = std::time::Instant::now();

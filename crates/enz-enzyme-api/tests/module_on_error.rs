@@ -90,6 +90,7 @@ fn without_the_copy_a_failure_may_change_the_module() {
     // the test above can fail.)
     let opts = Options {
         keep_module_on_error: false,
+        cache_budget_mb: None,
         ..Options::default()
     };
     let (before, after, ok) = run(GOOD_AND_BAD, &opts);
@@ -107,6 +108,7 @@ define double @grad_square(double %x) {
 "#;
     let direct = Options {
         keep_module_on_error: false,
+        cache_budget_mb: None,
         ..Options::default()
     };
     let (_, with_copy, ok1) = run(good, &Options::default());

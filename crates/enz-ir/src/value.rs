@@ -440,6 +440,12 @@ impl<'m> Block<'m> {
     pub fn parent(self) -> Function<'m> {
         Function(Value::wrap(unsafe { LLVMGetBasicBlockParent(self.0) }))
     }
+
+    /// Removes this block, which must be empty and no longer a branch
+    /// target, from its function and deletes it.
+    pub fn delete(self) {
+        unsafe { LLVMDeleteBasicBlock(self.0) }
+    }
 }
 
 // ---- helpers for type analysis (read-only queries) ----

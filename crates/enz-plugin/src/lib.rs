@@ -45,21 +45,29 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     }
 }
 
-/// What a pass parameter string says (`no-inline;no-preopt;explain;O1`):
-/// the options, whether this is a ThinLTO back end (`thin-lto`, set by the
-/// shim), and whether to explain the plans (`explain`, or the environment
-/// variable `ENZ_RS_EXPLAIN` set to anything but `0`, for clang and lld,
-/// whose pipelines take no parameters).
+/// What a pass parameter string says (`no-inline;no-preopt;explain;O1;
+/// cache-budget=MB`): the options, whether this is a ThinLTO back end
+/// (`thin-lto`, set by the shim), and whether to explain the plans
+/// (`explain`). For clang and lld, whose pipelines take no parameters, the
+/// environment says the same: `ENZ_RS_EXPLAIN` set to anything but `0`,
+/// `ENZ_RS_CACHE_BUDGET=MB`.
 fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
     let mut thin = false;
     let mut explain = std::env::var_os("ENZ_RS_EXPLAIN").is_some_and(|v| !v.is_empty() && v != "0");
+    let budget = std::env::var("ENZ_RS_CACHE_BUDGET").ok();
     let mut opts = Options {
         preopt: true,
         opt_level: 2,
         inline: true,
         trace_functions: None,
         keep_module_on_error: false,
+        cache_budget_mb: None,
     };
+    if let Some(mb) = budget.as_deref().filter(|v| !v.is_empty()) {
+        opts.cache_budget_mb = Some(mb.parse().map_err(|_| {
+            format!("enz-rs: ENZ_RS_CACHE_BUDGET=`{mb}`: the cache budget is a whole number of MiB")
+        })?);
+    }
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
         match word {
             "no-inline" => opts.inline = false,
@@ -70,9 +78,15 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             "O3" => opts.opt_level = 3,
             "thin-lto" => thin = true,
             "explain" => explain = true,
+            _ if word.starts_with("cache-budget=") => {
+                let mb = &word["cache-budget=".len()..];
+                opts.cache_budget_mb = Some(mb.parse().map_err(|_| {
+                    format!("enz-rs: `{word}`: the cache budget is a whole number of MiB")
+                })?);
+            }
             _ => {
                 return Err(format!(
-                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, O0, O1, O2, O3)"
+                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB, O0, O1, O2, O3)"
                 ))
             }
         }

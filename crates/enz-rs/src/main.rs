@@ -76,6 +76,14 @@ struct Cli {
     #[arg(long = "explain")]
     explain: bool,
 
+    /// Bound the memory one gradient call's loop caches may hold, in MiB:
+    /// a loop whose caches could exceed it (a time-stepping loop over a
+    /// state in memory) is checkpointed: its state is saved every k
+    /// iterations, k chosen at run time from the budget, and each segment
+    /// is run again in the reverse sweep. Without it every loop caches.
+    #[arg(long = "cache-budget", value_name = "MB")]
+    cache_budget: Option<u64>,
+
     /// Write textual IR instead of bitcode.
     #[arg(short = 'S')]
     text: bool,
@@ -182,6 +190,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             .then_some(|line: &str| eprintln!("{line}")),
         // The module is thrown away on error: no need to try on a copy.
         keep_module_on_error: false,
+        cache_budget_mb: cli.cache_budget,
     };
     if let Some(f) = &cli.print_type_analysis {
         say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);

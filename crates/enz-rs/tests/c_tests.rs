@@ -139,6 +139,16 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
+/// Extra enz-rs arguments from `// enz-args: ...` lines of a fixture
+/// (the plugin route gets `--cache-budget N` as `ENZ_RS_CACHE_BUDGET`).
+fn fixture_enz_args(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// enz-args:"))
+        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
+        .collect()
+}
+
 /// Extra compiler flags from `// enz-cflags: ...` lines of a fixture.
 fn fixture_cflags(source: &str) -> Vec<String> {
     source
@@ -208,8 +218,13 @@ fn run_steps(
     run(&mut cc, "compile the fixture")?;
 
     // 2. differentiate
+    let fixture_args = fixture_enz_args(source);
     let mut enz = Command::new(&tools.enz_rs);
-    enz.arg(&in_bc).arg("-o").arg(&out_bc).args(enz_args);
+    enz.arg(&in_bc)
+        .arg("-o")
+        .arg(&out_bc)
+        .args(&fixture_args)
+        .args(enz_args);
     run(&mut enz, "run enz-rs")?;
     if !out_bc.is_file() {
         return Err(format!(
@@ -224,7 +239,7 @@ fn run_steps(
     if level == "O2" && enz_args.is_empty() {
         let again = dir.join("again.bc");
         let mut enz2 = Command::new(&tools.enz_rs);
-        enz2.arg(&in_bc).arg("-o").arg(&again);
+        enz2.arg(&in_bc).arg("-o").arg(&again).args(&fixture_args);
         run(&mut enz2, "run enz-rs a second time")?;
         let (a, b) = (std::fs::read(&out_bc), std::fs::read(&again));
         if a.is_err() || a.ok() != b.ok() {
@@ -287,6 +302,12 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
             cc.arg("-I").arg(inc);
         }
         cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
+        let args = fixture_enz_args(source);
+        if let Some(k) = args.iter().position(|a| a == "--cache-budget") {
+            if let Some(mb) = args.get(k + 1) {
+                cc.env("ENZ_RS_CACHE_BUDGET", mb);
+            }
+        }
         run(&mut cc, "compile with the plugin")?;
         no_api_symbol_in(tools, &exe, &cc)?;
         run_program(&exe)

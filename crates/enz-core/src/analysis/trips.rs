@@ -356,8 +356,9 @@ pub(crate) struct ExactExit<'m> {
 
 impl<'m> LoopNest<'m> {
     /// The exact exit of `l`, if its trip count follows from values defined
-    /// outside it (see [`ExactExit`]): `!=` with a step of 1 or -1, or an
-    /// ordered comparison in the direction of the step.
+    /// outside it (see [`ExactExit`]): `!=` (the loop's only exit: the
+    /// distance is a multiple of the step, else the primal never ends), or
+    /// an ordered comparison in the direction of the step.
     pub(crate) fn exact_exit(&self, l: LoopId) -> Option<ExactExit<'m>> {
         let lp = self.get(l);
         let exiting: Vec<Block> = lp
@@ -393,7 +394,10 @@ impl<'m> LoopNest<'m> {
                 if a != iv.phi.as_value() && a != next || !outside(b) {
                     continue;
                 }
-                if !bounded_by(go_on, iv.step) {
+                // The only exit: an IV that skipped a `!=` limit would
+                // loop forever in the primal too, so any step is exact.
+                let ne = go_on == LLVMIntPredicate::LLVMIntNE && iv.step != 0;
+                if !bounded_by(go_on, iv.step) && !ne {
                     continue;
                 }
                 return Some(ExactExit {

@@ -39,54 +39,15 @@ impl<'m> Rereadable<'m> {
         // Each write: the instruction and the objects it may write.
         let mut written: Vec<(Inst, HashSet<Value>)> = Vec::new();
         for i in &insts {
-            match i.opcode() {
-                Some(LLVMOpcode::LLVMStore) => written.push((*i, roots(i.operand(1)))),
-                Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
-                    written.push((*i, roots(i.operand(0))))
-                }
-                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
-                    if deferred_frees.contains(i)
-                        || i.called_function().is_some_and(|f| f.writes_no_memory())
-                    {
-                        continue;
-                    }
-                    match calls.classify(i.as_value(), Direction::Reverse) {
-                        CallKind::Memory(m)
-                            if m.transfers()
-                                || m.frees()
-                                || m == MemFn::Memset
-                                || m.allocates_through().is_some() =>
-                        {
-                            written.push((*i, roots(i.operand(0))));
-                        }
-                        CallKind::Masked(m) if !m.reads() => {
-                            written.push((*i, roots(i.operand(1))));
-                        }
-                        // Relinks the nodes its pointers reach.
-                        CallKind::Structure => {
-                            for k in 0..i.call_num_args() {
-                                if i.operand(k).ty().kind() == crate::ir::TyKind::Pointer {
-                                    written.push((*i, roots(i.operand(k))));
-                                }
-                            }
-                        }
-                        // frexp's exponent, modf's integer part.
-                        CallKind::Math(f) => {
-                            if let Some((p, _)) = math_written_pointer(*i, f) {
-                                written.push((*i, roots(p)));
-                            }
-                        }
-                        CallKind::Memory(_)
-                        | CallKind::Masked(_)
-                        | CallKind::KnownInactive
-                        | CallKind::Barrier => {}
-                        CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {}
-                        // An unknown call (a user-inactive one too) may write
-                        // anything: nothing is re-read.
-                        _ => return Rereadable::default(),
-                    }
-                }
-                _ => {}
+            if deferred_frees.contains(i) {
+                continue;
+            }
+            match written_by(*i, || calls.classify(i.as_value(), Direction::Reverse)) {
+                Written::Nothing => {}
+                Written::Objects(objs) => written.push((*i, objs)),
+                // An unknown call (a user-inactive one too) may write
+                // anything: nothing is re-read.
+                Written::Anything => return Rereadable::default(),
             }
         }
         let order = Order::new(func);
@@ -107,6 +68,68 @@ impl<'m> Rereadable<'m> {
     pub(crate) fn contains(&self, load: Value<'m>) -> bool {
         self.loads.contains(&load)
     }
+}
+
+/// What one instruction may write.
+pub(crate) enum Written<'m> {
+    Nothing,
+    /// Memory in these underlying objects.
+    Objects(HashSet<Value<'m>>),
+    /// Anything (an unknown call).
+    Anything,
+}
+
+/// What instruction `i` may write; `kind` classifies it if it is a call.
+pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -> Written<'m> {
+    match i.opcode() {
+        Some(LLVMOpcode::LLVMStore) => Written::Objects(roots(i.operand(1))),
+        Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
+            Written::Objects(roots(i.operand(0)))
+        }
+        Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
+            if i.called_function().is_some_and(|f| f.writes_no_memory()) {
+                return Written::Nothing;
+            }
+            match kind() {
+                CallKind::Memory(m)
+                    if m.transfers()
+                        || m.frees()
+                        || m == MemFn::Memset
+                        || m.allocates_through().is_some() =>
+                {
+                    Written::Objects(roots(i.operand(0)))
+                }
+                CallKind::Masked(m) if !m.reads() => Written::Objects(roots(i.operand(1))),
+                // Relinks the nodes its pointers reach.
+                CallKind::Structure => Written::Objects(
+                    (0..i.call_num_args())
+                        .map(|k| i.operand(k))
+                        .filter(|a| a.ty().kind() == crate::ir::TyKind::Pointer)
+                        .flat_map(roots)
+                        .collect(),
+                ),
+                // frexp's exponent, modf's integer part.
+                CallKind::Math(f) => match math_written_pointer(i, f) {
+                    Some((p, _)) => Written::Objects(roots(p)),
+                    None => Written::Nothing,
+                },
+                CallKind::Memory(_)
+                | CallKind::Masked(_)
+                | CallKind::KnownInactive
+                | CallKind::Barrier => Written::Nothing,
+                CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {
+                    Written::Nothing
+                }
+                _ => Written::Anything,
+            }
+        }
+        _ => Written::Nothing,
+    }
+}
+
+/// Whether what pointer `p` points into may be among `objects`.
+pub(crate) fn may_point_into<'m>(p: Value<'m>, objects: &HashSet<Value<'m>>) -> bool {
+    may_alias(&roots(p), objects)
 }
 
 /// Execution order between instructions of one function, from block

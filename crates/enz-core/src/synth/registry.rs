@@ -19,6 +19,14 @@ pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
 pub(crate) struct Registry<'m> {
     /// Time spent in preprocessing and analyses (synthesis adds to it).
     pub(crate) timings: crate::timing::Timings,
+    /// The cache budget (bytes): loops that qualify are checkpointed in
+    /// the functions gradients are asked for.
+    cache_budget: Option<u64>,
+    /// Preprocessed clones with their checkpointed loops outlined (for
+    /// combined-mode gradients), and the outlined loops by driver.
+    prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
+    checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
+    pending_checkpoint: Vec<Request<'m>>,
     /// What `--explain` says about each derivative made, in order.
     pub(crate) explanations: Vec<crate::explain::Explanation>,
     inline: bool,
@@ -65,6 +73,10 @@ impl<'m> Registry<'m> {
             custom,
             timings: crate::timing::Timings::default(),
             explanations: Vec::new(),
+            cache_budget: opts.cache_budget,
+            prepped_checkpointed: HashMap::new(),
+            checkpointed: HashMap::new(),
+            pending_checkpoint: Vec::new(),
             preopt: opts.preopt,
             inline: opts.inline,
             prepped: HashMap::new(),
@@ -190,6 +202,61 @@ impl<'m> Registry<'m> {
         Ok(p)
     }
 
+    /// The preprocessed clone of `f` for a combined-mode gradient: with a
+    /// cache budget (and not on a GPU), a clone of its own whose loops
+    /// that qualify (`analysis::checkpoint`) are outlined to be
+    /// checkpointed; else [`Registry::prep`]'s.
+    pub(crate) fn prep_for_gradient(
+        &mut self,
+        f: Function<'m>,
+    ) -> Result<Function<'m>, Diagnostic> {
+        if self.cache_budget.is_none() || crate::synth::gpu::is_gpu_module(f) {
+            return self.prep(f);
+        }
+        if let Some(p) = self.prepped_checkpointed.get(&f) {
+            return Ok(*p);
+        }
+        let keep: HashSet<Function> = self
+            .inactive_fns
+            .iter()
+            .chain(self.custom.keys())
+            .copied()
+            .collect();
+        let (preopt, inline) = (self.preopt, self.inline);
+        let p = crate::timing::timed(&mut self.timings.preprocess, || {
+            preprocess(f, preopt, inline, &keep)
+        })
+        .map_err(|d| d.in_function(f.name()))?;
+        self.prepped_checkpointed.insert(f, p);
+        let outlined = super::checkpoint::outline::outline_checkpointed(p, self.call_facts())
+            .map_err(|e| {
+                Diagnostic::internal(format_args!(
+                    "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
+                ))
+                .in_function(f.name())
+            })?;
+        for o in outlined {
+            self.checkpointed.insert(o.driver, o);
+        }
+        Ok(p)
+    }
+
+    /// The next checkpointed loop driver whose derivative is still to be
+    /// built, with its outlining and the cache budget.
+    pub(crate) fn take_pending_checkpoint(
+        &mut self,
+    ) -> Option<(
+        Request<'m>,
+        Derivative<'m>,
+        super::checkpoint::outline::Outlined<'m>,
+        u64,
+    )> {
+        let k = self.pending_checkpoint.pop()?;
+        let d = self.split[&k];
+        let o = self.checkpointed[&k.function];
+        Some((k, d, o, self.cache_budget.unwrap_or(u64::MAX)))
+    }
+
     /// The augmented primal and reverse function for `key` (a
     /// [`Mode::Split`] request), declared now and synthesised later (see
     /// [`Registry::take_pending`]).
@@ -203,6 +270,12 @@ impl<'m> Registry<'m> {
         if let Some((aug, rev)) = self.custom_gradient(key.function) {
             let d = super::custom::gradient_adapters(key, aug, rev)?;
             self.split.insert(key.clone(), d);
+            return Ok(d);
+        }
+        if self.checkpointed.contains_key(&key.function) {
+            let d = super::checkpoint::declare(key);
+            self.split.insert(key.clone(), d);
+            self.pending_checkpoint.push(key.clone());
             return Ok(d);
         }
         let prep = self.prep(key.function)?;
@@ -338,10 +411,19 @@ impl<'m> Registry<'m> {
 
     /// Deletes the preprocessed clones (they are only synthesis input).
     pub(crate) fn delete_clones(&mut self) {
-        for p in self.prepped.values() {
+        for p in self
+            .prepped
+            .values()
+            .chain(self.prepped_checkpointed.values())
+        {
             p.delete_function();
         }
         self.prepped.clear();
+        self.prepped_checkpointed.clear();
+        // Only the clones called the drivers of outlined loops.
+        for o in self.checkpointed.values() {
+            o.driver.delete_function();
+        }
     }
 
     /// Deletes every derivative made so far (after a failure).
@@ -359,5 +441,11 @@ impl<'m> Registry<'m> {
             f.delete_function();
         }
         self.forward.clear();
+        // The bodies and ranges of outlined loops, which only their
+        // (deleted) derivatives called.
+        for o in std::mem::take(&mut self.checkpointed).into_values() {
+            o.body.delete_function();
+            o.ranges.delete_function();
+        }
     }
 }

@@ -99,6 +99,32 @@ pub(crate) fn spare_block<'m>(b: &Builder<'m>, name: &str) -> Global<'m> {
     g
 }
 
+/// The name of [`cache_bytes`]'s counter.
+const CACHE_BYTES: &str = "__enz_cache_bytes";
+
+/// `__enz_cache_bytes`, a thread-local count of the bytes the loop caches
+/// of derivatives have asked for (added to by `__enz_cache_take` and by
+/// the growth of a doubling buffer, never decreased): a checkpointed loop
+/// measures an iteration's caches by its difference.
+pub(crate) fn cache_bytes<'m>(b: &Builder<'m>) -> Value<'m> {
+    let module = b.insert_block().parent().global_parent();
+    if let Some(g) = crate::ir::named_global(module, CACHE_BYTES) {
+        return g.as_value();
+    }
+    let i64t = Ty::int(b.ctx(), 64);
+    let g = add_internal_global(module, CACHE_BYTES, i64t, 0, b.const_int(i64t, 0), 8);
+    g.set_thread_local();
+    g.as_value()
+}
+
+/// Adds `bytes` to [`cache_bytes`]'s counter.
+pub(crate) fn count_cache_bytes<'m>(b: &Builder<'m>, bytes: Value<'m>) {
+    let counter = cache_bytes(b);
+    let i64t = Ty::int(b.ctx(), 64);
+    let now = b.load(i64t, counter);
+    b.store(b.add(now, bytes), counter);
+}
+
 /// Calls `__enz_cache_take(spare, bytes)`: a block of at least `bytes`
 /// bytes: the spare block when it is large enough (the spare is then
 /// empty), else a new one from `malloc`.
@@ -124,6 +150,7 @@ pub(crate) fn cache_take<'m>(b: &Builder<'m>, spare: Value<'m>, bytes: Value<'m>
             let fresh = f.append_block("fresh");
             let fb = Builder::new(ctx);
             fb.position_at_end(entry);
+            count_cache_bytes(&fb, bytes);
             let kept = fb.load(ptr, spare);
             let kept_bytes = fb.load(i64t, fb.byte_gep(spare, 8));
             let some = fb.icmp(LLVMIntPredicate::LLVMIntNE, kept, fb.zero(ptr));

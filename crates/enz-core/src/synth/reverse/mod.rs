@@ -52,6 +52,7 @@ use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use crate::signature::{ArgActivity, Kind, Param, Signature};
 pub(super) use explain::loop_location;
+pub(crate) use loops::exit_iteration;
 use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
 

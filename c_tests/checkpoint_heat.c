@@ -1,0 +1,111 @@
+/* checkpoint_heat.c: a time-stepping loop checkpointed under a cache
+ * budget (enz-rs --cache-budget 1: one MiB for the caches of one gradient
+ * call). A nonlinear heat equation, explicit Euler, updated in place
+ * through a scratch row, T steps over n cells with fixed ends:
+ *   v_i = u_i + c (u_{i-1} - 2 u_i + u_{i+1}) - d u_i^3,  u_i <- v_i
+ *   f(u0) = sum_i w_i sin(u_T,i)
+ * An iteration caches about 4 doubles per cell, so at n = 2000 a segment
+ * of the time loop is 16 steps and T = 60 is 4 segments (the last
+ * partial); T = 1 and T = 0 are one and no step.
+ * df/du0 is checked against a hand-written reverse sweep over the stored
+ * trajectory and against central differences (a sample of cells).
+ * Build with -DNO_AD to replace the AD call by the hand-written sweep. */
+// enz-args: --cache-budget 1
+#include <math.h>
+#include <stdlib.h>
+#include "enzyme.h"
+#include "check.h"
+
+void __enzyme_autodiff_v(void *, ...);
+
+#define N 2000
+
+__attribute__((noinline)) static double f(double *u, double *tmp, int n, int T,
+                                          double c, double d) {
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      tmp[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - d * u[i] * u[i] * u[i];
+    for (int i = 1; i < n - 1; i++)
+      u[i] = tmp[i];
+  }
+  double s = 0.0;
+  for (int i = 0; i < n; i++)
+    s += (1.0 + 0.001 * i) * sin(u[i]);
+  return s;
+}
+
+/* The reverse sweep by hand, over the stored trajectory. */
+static void f_grad(const double *u0, int n, int T, double c, double d, double *g) {
+  double *traj = malloc(sizeof(double) * (size_t)n * (size_t)(T + 1));
+  double *h = malloc(sizeof(double) * (size_t)n);
+  for (int i = 0; i < n; i++)
+    traj[i] = u0[i];
+  for (int t = 0; t < T; t++) {
+    const double *u = traj + (size_t)t * n;
+    double *v = traj + (size_t)(t + 1) * n;
+    v[0] = u[0], v[n - 1] = u[n - 1];
+    for (int i = 1; i < n - 1; i++)
+      v[i] = u[i] + c * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - d * u[i] * u[i] * u[i];
+  }
+  for (int i = 0; i < n; i++)
+    g[i] = (1.0 + 0.001 * i) * cos(traj[(size_t)T * n + i]);
+  for (int t = T - 1; t >= 0; t--) {
+    const double *u = traj + (size_t)t * n;
+    h[0] = g[0], h[n - 1] = g[n - 1];
+    for (int i = 1; i < n - 1; i++)
+      h[i] = 0.0;
+    for (int i = 1; i < n - 1; i++) {
+      h[i - 1] += c * g[i];
+      h[i] += (1.0 - 2.0 * c - 3.0 * d * u[i] * u[i]) * g[i];
+      h[i + 1] += c * g[i];
+    }
+    for (int i = 0; i < n; i++)
+      g[i] = h[i];
+  }
+  free(traj);
+  free(h);
+}
+
+static int g_T;
+static double u_fd[N], tmp_fd[N];
+static double f_of(const double *u0, int n) {
+  for (int i = 0; i < n; i++)
+    u_fd[i] = u0[i];
+  return f(u_fd, tmp_fd, n, g_T, 0.2, 0.05);
+}
+
+int main(void) {
+  static double u0[N], u[N], du[N], tmp[N], dtmp[N], want[N];
+  const int Ts[4] = {60, 17, 1, 0};
+  for (int k = 0; k < 4; k++) {
+    int T = Ts[k];
+    for (int i = 0; i < N; i++) {
+      u0[i] = 0.5 + 0.3 * sin(0.01 * i);
+      u[i] = u0[i], du[i] = 0.0, tmp[i] = 0.0, dtmp[i] = 0.0;
+    }
+    f_grad(u0, N, T, 0.2, 0.05, want);
+    check_at("T=%d", T);
+#ifdef NO_AD
+    for (int i = 0; i < N; i++)
+      du[i] = want[i];
+#else
+    __enzyme_autodiff_v((void *)f, enzyme_dup, u, du, enzyme_dup, tmp, dtmp,
+                        enzyme_const, N, enzyme_const, T, enzyme_const, 0.2,
+                        enzyme_const, 0.05);
+#endif
+    check_close_arr("du vs hand-written reverse", du, want, N, TOL_AD);
+    g_T = T;
+    for (int i = 0; i < N; i += 199) {
+      double x[N];
+      for (int j = 0; j < N; j++)
+        x[j] = u0[j];
+      double h = FD_REL * (1.0 + fabs(x[i]));
+      x[i] = u0[i] + h;
+      double hi = f_of(x, N);
+      x[i] = u0[i] - h;
+      double lo = f_of(x, N);
+      check_close("du vs FD", du[i], (hi - lo) / (2.0 * h), TOL_FD);
+    }
+  }
+  return check_report();
+}

@@ -1,0 +1,384 @@
+//! Checkpointed loops: a loop whose caches could outgrow the cache budget
+//! (`--cache-budget`) runs plainly in the forward sweep, saving its state
+//! every k iterations, and each segment of k iterations runs again,
+//! recording, just before its reverse; memory then holds one segment's
+//! caches and the saved states instead of every iteration's caches.
+//!
+//! The loop was outlined (`outline.rs`) into `body` (one iteration),
+//! `driver` (the loop calling it) and `ranges` (the bytes it may write).
+//! The derivative of `driver`, built here, is the augmented primal and
+//! reverse pair any call of it gets in reverse mode:
+//!
+//! ```text
+//!   augmented_driver(args, shadows) -> {tape}
+//!     save the state (the ranges' bytes); one iteration through the
+//!     body's augmented primal, measuring the bytes its caches take
+//!     (`runtime::cache_bytes`), then released; k = max(1, budget / 2 /
+//!     those bytes); then the body, plainly, saving the state before
+//!     every iteration that is a multiple of k
+//!   reverse_driver(args, shadows, tape) -> {adjoints}
+//!     for each segment, last first: restore its state, run its
+//!     iterations through the body's augmented primal (keeping their
+//!     tapes), then its reverse, last iteration first
+//! ```
+//!
+//! Each iteration thus runs three times in all (plain, recording, and its
+//! reverse), against two without checkpointing: the recomputation factor
+//! is 2 for the forward code.
+
+pub(crate) mod outline;
+
+use super::registry::Registry;
+use super::reverse::new_function;
+use super::runtime;
+use crate::diag::Diagnostic;
+use crate::ir::{Builder, Function, LLVMIntPredicate, Ty, Value};
+use crate::names::REALLOC;
+use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
+use outline::Outlined;
+
+/// The fields of the tape `augmented_driver` returns.
+const TAPE_ITERATIONS: u64 = 0;
+const TAPE_SEGMENT: u64 = 8;
+const TAPE_SAVED: u64 = 16;
+const TAPE_BYTES: u64 = 24;
+
+/// Builds the augmented primal and reverse functions `fns` of the driver
+/// of `outlined` for split request `key`, with a cache budget of `budget`
+/// bytes.
+pub(crate) fn synthesize<'m>(
+    key: &Request<'m>,
+    fns: super::reverse::Derivative<'m>,
+    outlined: &Outlined<'m>,
+    budget: u64,
+    registry: &mut Registry<'m>,
+) -> Result<(), Vec<Diagnostic>> {
+    let body_key = Request {
+        function: outlined.body,
+        args: key.args.clone(),
+        ret_active: false,
+        ret_shadowed: false,
+        mode: Mode::Split,
+    };
+    let body = registry.split(&body_key).map_err(|d| vec![d])?;
+    let release = registry.release(&body_key).map_err(|d| vec![d])?;
+    let parts = Parts {
+        outlined,
+        aug_sig: body_key.signature(Kind::Augmented),
+        rev_sig: body_key.signature(Kind::Reverse),
+        aug_body: body.forward,
+        rev_body: body.reverse,
+        release,
+        budget,
+    };
+    parts.augmented(fns.forward, &key.signature(Kind::Augmented));
+    parts.reverse(fns.reverse, &key.signature(Kind::Reverse));
+    Ok(())
+}
+
+/// Declares the derivative functions of a driver (named after it).
+pub(crate) fn declare<'m>(key: &Request<'m>) -> super::reverse::Derivative<'m> {
+    let d = key.function;
+    let name = d.name();
+    let forward = new_function(
+        d,
+        &format!("augmented_{name}"),
+        key.signature(Kind::Augmented).function_type(),
+    );
+    let reverse = new_function(
+        d,
+        &format!("reverse_{name}"),
+        key.signature(Kind::Reverse).function_type(),
+    );
+    super::reverse::Derivative { forward, reverse }
+}
+
+struct Parts<'m, 'a> {
+    outlined: &'a Outlined<'m>,
+    aug_sig: Signature<'m>,
+    rev_sig: Signature<'m>,
+    aug_body: Function<'m>,
+    rev_body: Function<'m>,
+    release: Function<'m>,
+    budget: u64,
+}
+
+/// The ranges the loop may write, computed by `ranges`: their starts and
+/// lengths, and their total.
+struct Ranges<'m> {
+    starts: Vec<Value<'m>>,
+    lengths: Vec<Value<'m>>,
+    total: Value<'m>,
+}
+
+impl<'m, 'a> Parts<'m, 'a> {
+    /// The primal arguments (the driver's and the body's parameters).
+    fn primal_args(sig: &Signature<'m>, f: Function<'m>) -> Vec<Value<'m>> {
+        sig.params()
+            .iter()
+            .zip(f.params())
+            .filter(|((p, _), _)| matches!(p, Param::Primal(_)))
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    /// Primal arguments and shadows (without the tape), in signature order.
+    fn args_and_shadows(sig: &Signature<'m>, f: Function<'m>) -> Vec<Value<'m>> {
+        sig.params()
+            .iter()
+            .zip(f.params())
+            .filter(|((p, _), _)| matches!(p, Param::Primal(_) | Param::Shadow { .. }))
+            .map(|(_, v)| v)
+            .collect()
+    }
+
+    fn ranges(&self, b: &Builder<'m>, primal: &[Value<'m>]) -> Ranges<'m> {
+        let ctx = b.ctx();
+        let ptr = Ty::ptr(ctx);
+        let i64t = Ty::int(ctx, 64);
+        let n = self.outlined.count;
+        let out = b.alloca(ptr.array(u64::from(2 * n)), "ranges");
+        let mut args = primal.to_vec();
+        args.push(out);
+        let f = self.outlined.ranges;
+        b.call(f.function_type(), f, &args);
+        let mut starts = Vec::new();
+        let mut lengths = Vec::new();
+        let mut total = b.const_int(i64t, 0);
+        for r in 0..n {
+            let at = |k: u32| b.gep(ptr, out, &[b.const_int(i64t, i64::from(k))]);
+            let lo = b.load(ptr, at(2 * r));
+            let hi = b.load(ptr, at(2 * r + 1));
+            let len = b.sub(b.ptr_to_int(hi, i64t), b.ptr_to_int(lo, i64t));
+            total = b.add(total, len);
+            starts.push(lo);
+            lengths.push(len);
+        }
+        Ranges {
+            starts,
+            lengths,
+            total,
+        }
+    }
+
+    /// Copies the ranges' bytes to (`save`) or from the saved state at
+    /// `at`.
+    fn copy(b: &Builder<'m>, r: &Ranges<'m>, at: Value<'m>, save: bool) {
+        let i8t = Ty::int(b.ctx(), 8);
+        let mut off = b.const_int(Ty::int(b.ctx(), 64), 0);
+        for (lo, len) in r.starts.iter().zip(&r.lengths) {
+            let there = b.gep(i8t, at, &[off]);
+            if save {
+                b.memcpy(there, *lo, *len);
+            } else {
+                b.memcpy(*lo, there, *len);
+            }
+            off = b.add(off, *len);
+        }
+    }
+
+    /// The field `field` of the struct `agg` a call returned (per `sig`).
+    fn field(b: &Builder<'m>, sig: &Signature<'m>, agg: Value<'m>, field: Field) -> Value<'m> {
+        let k = sig
+            .fields()
+            .iter()
+            .position(|(f, _)| *f == field)
+            .expect("the signature has the field");
+        b.extract_value(agg, k as u32)
+    }
+
+    fn augmented(&self, f: Function<'m>, sig: &Signature<'m>) {
+        use LLVMIntPredicate::*;
+        let ctx = f.context();
+        let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
+        let b = Builder::new(ctx);
+        let entry = f.append_block("entry");
+        let iterate = f.append_block("iterate");
+        let save = f.append_block("save");
+        let run = f.append_block("run");
+        let done = f.append_block("done");
+        b.position_at_end(entry);
+        let primal = Self::primal_args(sig, f);
+        let all = Self::args_and_shadows(sig, f);
+        let c = |v: i64| b.const_int(i64t, v);
+        let ranges = self.ranges(&b, &primal);
+        // The state before iteration 0, with room for 4 such.
+        let room0 = c(4);
+        let saved0 = b.malloc(b.mul(ranges.total, room0)).as_value();
+        Self::copy(&b, &ranges, saved0, true);
+        // Iteration 0 recorded, to measure what an iteration caches.
+        let counter = runtime::cache_bytes(&b);
+        let before = b.load(i64t, counter);
+        let first = b.call(self.aug_body.function_type(), self.aug_body, &all);
+        let after = b.load(i64t, counter);
+        let tape0 = Self::field(&b, &self.aug_sig, first.as_value(), Field::Tape);
+        let go_on0 = Self::field(&b, &self.aug_sig, first.as_value(), Field::Return);
+        let mut rel_args = all.clone();
+        rel_args.push(tape0);
+        b.call(self.release.function_type(), self.release, &rel_args);
+        // Tape and bookkeeping of an iteration: at least 64 bytes.
+        let per = b.add(b.sub(after, before), c(64));
+        let half = c((self.budget / 2).min(i64::MAX as u64) as i64);
+        let k = b.udiv(half, per);
+        let k = b.select(b.icmp(LLVMIntEQ, k, c(0)), c(1), k);
+        b.cond_br(go_on0, iterate, done);
+
+        b.position_at_end(iterate);
+        let t = b.phi(i64t, "t");
+        let room = b.phi(i64t, "room");
+        let saved = b.phi(ptr, "saved");
+        let q = b.udiv(t.as_value(), k);
+        let boundary = b.icmp(LLVMIntEQ, b.mul(q, k), t.as_value());
+        b.cond_br(boundary, save, run);
+
+        b.position_at_end(save);
+        let need = b.add(q, c(1));
+        let full = b.icmp(LLVMIntUGT, need, room.as_value());
+        let twice = b.mul(room.as_value(), c(2));
+        let room2 = b.select(full, twice, room.as_value());
+        let rty = Ty::function(ptr, &[ptr, i64t], false);
+        let grown = b.call_named(
+            REALLOC,
+            rty,
+            &[saved.as_value(), b.mul(room2, ranges.total)],
+        );
+        let at = b.gep(Ty::int(ctx, 8), grown.as_value(), &[b.mul(q, ranges.total)]);
+        Self::copy(&b, &ranges, at, true);
+        b.br(run);
+
+        b.position_at_end(run);
+        let room3 = b.phi(i64t, "room");
+        room3.add_incoming(room.as_value(), iterate);
+        room3.add_incoming(room2, save);
+        let saved3 = b.phi(ptr, "saved");
+        saved3.add_incoming(saved.as_value(), iterate);
+        saved3.add_incoming(grown.as_value(), save);
+        let go_on = b.call(
+            self.outlined.body.function_type(),
+            self.outlined.body,
+            &primal,
+        );
+        let next = b.add(t.as_value(), c(1));
+        b.cond_br(go_on.as_value(), iterate, done);
+        t.add_incoming(c(1), entry);
+        t.add_incoming(next, run);
+        room.add_incoming(room0, entry);
+        room.add_incoming(room3.as_value(), run);
+        saved.add_incoming(saved0, entry);
+        saved.add_incoming(saved3.as_value(), run);
+
+        b.position_at_end(done);
+        let n = b.phi(i64t, "iterations");
+        n.add_incoming(c(1), entry);
+        n.add_incoming(next, run);
+        let saved_end = b.phi(ptr, "saved");
+        saved_end.add_incoming(saved0, entry);
+        saved_end.add_incoming(saved3.as_value(), run);
+        let tape = b.malloc(c(32)).as_value();
+        b.store(n.as_value(), b.byte_gep(tape, TAPE_ITERATIONS));
+        b.store(k, b.byte_gep(tape, TAPE_SEGMENT));
+        b.store(saved_end.as_value(), b.byte_gep(tape, TAPE_SAVED));
+        b.store(ranges.total, b.byte_gep(tape, TAPE_BYTES));
+        let ret_ty = sig.return_type();
+        let r = b.insert_value(b.poison(ret_ty), tape, 0);
+        b.ret(Some(r));
+    }
+
+    fn reverse(&self, f: Function<'m>, sig: &Signature<'m>) {
+        use LLVMIntPredicate::*;
+        let ctx = f.context();
+        let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
+        let b = Builder::new(ctx);
+        let entry = f.append_block("entry");
+        let segment = f.append_block("segment");
+        let record = f.append_block("record");
+        let back = f.append_block("reverse");
+        let next = f.append_block("next");
+        let done = f.append_block("done");
+        b.position_at_end(entry);
+        let c = |v: i64| b.const_int(i64t, v);
+        let primal = Self::primal_args(sig, f);
+        let all = Self::args_and_shadows(sig, f);
+        let tape = *f.params().last().expect("the tape parameter");
+        let iterations = b.load(i64t, b.byte_gep(tape, TAPE_ITERATIONS));
+        let k = b.load(i64t, b.byte_gep(tape, TAPE_SEGMENT));
+        let saved = b.load(ptr, b.byte_gep(tape, TAPE_SAVED));
+        let ranges = self.ranges(&b, &primal);
+        let segments = b.udiv(b.add(iterations, b.sub(k, c(1))), k);
+        let tapes = b.malloc(b.mul(k, c(8))).as_value();
+        // The adjoints of the `out` arguments, summed over iterations.
+        let sums: Vec<(Field, Value<'m>)> = sig
+            .fields()
+            .iter()
+            .map(|(fld, ty)| {
+                let slot = b.alloca(*ty, "sum");
+                b.store(b.zero(*ty), slot);
+                (*fld, slot)
+            })
+            .collect();
+        let last = b.sub(segments, c(1));
+        b.br(segment);
+
+        b.position_at_end(segment);
+        let s = b.phi(i64t, "segment");
+        s.add_incoming(last, entry);
+        let at = b.gep(Ty::int(ctx, 8), saved, &[b.mul(s.as_value(), ranges.total)]);
+        Self::copy(&b, &ranges, at, false);
+        let t0 = b.mul(s.as_value(), k);
+        let left = b.sub(iterations, t0);
+        let len = b.select(b.icmp(LLVMIntULT, left, k), left, k);
+        b.br(record);
+
+        b.position_at_end(record);
+        let j = b.phi(i64t, "j");
+        j.add_incoming(c(0), segment);
+        let r = b.call(self.aug_body.function_type(), self.aug_body, &all);
+        let tape_j = Self::field(&b, &self.aug_sig, r.as_value(), Field::Tape);
+        b.store(tape_j, b.gep(ptr, tapes, &[j.as_value()]));
+        let j1 = b.add(j.as_value(), c(1));
+        j.add_incoming(j1, record);
+        b.cond_br(b.icmp(LLVMIntULT, j1, len), record, back);
+
+        b.position_at_end(back);
+        let jr = b.phi(i64t, "j");
+        jr.add_incoming(len, record);
+        let jm = b.sub(jr.as_value(), c(1));
+        let mut rargs = all.clone();
+        rargs.push(b.load(ptr, b.gep(ptr, tapes, &[jm])));
+        let a = b.call(self.rev_body.function_type(), self.rev_body, &rargs);
+        for (fld, slot) in &sums {
+            let ty = sig
+                .fields()
+                .iter()
+                .find(|(g, _)| g == fld)
+                .map(|(_, t)| *t)
+                .expect("a field");
+            let v = Self::field(&b, &self.rev_sig, a.as_value(), *fld);
+            let sum = b.fadd(b.load(ty, *slot), v);
+            b.store(sum, *slot);
+        }
+        jr.add_incoming(jm, back);
+        b.cond_br(b.icmp(LLVMIntEQ, jm, c(0)), next, back);
+
+        b.position_at_end(next);
+        s.add_incoming(b.sub(s.as_value(), c(1)), next);
+        b.cond_br(b.icmp(LLVMIntEQ, s.as_value(), c(0)), done, segment);
+
+        b.position_at_end(done);
+        b.free(tapes);
+        b.free(saved);
+        b.free(tape);
+        if sums.is_empty() {
+            b.ret(None);
+        } else {
+            let ret_ty = sig.return_type();
+            let mut r = b.poison(ret_ty);
+            for (k, (fld, slot)) in sums.iter().enumerate() {
+                let ty = sig.fields()[k].1;
+                debug_assert!(sig.fields()[k].0 == *fld);
+                r = b.insert_value(r, b.load(ty, *slot), k as u32);
+            }
+            b.ret(Some(r));
+        }
+    }
+}

@@ -1,0 +1,532 @@
+//! Outlining a loop to checkpoint (see `analysis/checkpoint.rs`) out of
+//! the preprocessed function, into three internal functions over the
+//! loop's inputs (the values it uses from before it, in a fixed order) and
+//! its state (a struct in memory: the header phis, then the values the
+//! loop leaves with):
+//!
+//! ```text
+//!   body(inputs..., state) -> i1       one iteration: the header phis are
+//!                                      loaded from the state, the next
+//!                                      values stored back (true: go on),
+//!                                      or the exit values stored (false)
+//!   driver(inputs..., state)           calls body until it says stop
+//!   ranges(inputs..., state, out)      the byte ranges the loop may write
+//!                                      (`out[2r]`, `out[2r+1]`: start and
+//!                                      end of range r; range 0 is the
+//!                                      state), computed before it runs
+//! ```
+//!
+//! The preheader then stores the initial values in a stack slot for the
+//! state, calls the driver and branches to the exit, whose phis become
+//! loads from the state. The driver is differentiated by
+//! `synth/checkpoint.rs`; the body like any function.
+
+use crate::analysis::checkpoint::{Candidate, Cond, StoreRange, TripFacts};
+use crate::analysis::loops::LoopNest;
+use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
+use std::collections::{HashMap, HashSet};
+
+/// The functions a loop was outlined into.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Outlined<'m> {
+    pub(crate) driver: Function<'m>,
+    pub(crate) body: Function<'m>,
+    pub(crate) ranges: Function<'m>,
+    /// How many ranges `ranges` writes (the state's included).
+    pub(crate) count: u32,
+}
+
+/// Outlines the loop of `cand` out of `f` (see the module comment); `n`
+/// numbers the loops outlined from `f`.
+pub(crate) fn outline<'m>(
+    f: Function<'m>,
+    loops: &LoopNest<'m>,
+    cand: &Candidate<'m>,
+    n: usize,
+) -> Outlined<'m> {
+    let ctx = f.context();
+    let lp = loops.get(cand.lp);
+    let (header, latch, pre, exit) = (lp.header, lp.latch, lp.preheader, cand.exit);
+    let inside = |b: Block<'m>| lp.blocks.contains(&b);
+    let mut blocks: Vec<Block> = vec![header];
+    blocks.extend(lp.ordered.iter().copied().filter(|b| *b != header));
+    let header_phis: Vec<Inst> = phis(header);
+    let exit_phis: Vec<Inst> = phis(exit);
+
+    // The inputs: values from before the loop that it uses.
+    let mut inputs: Vec<Value> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut input = |v: Value<'m>| {
+        let outer = v.is_argument() || v.as_inst().is_some_and(|i| !inside(i.parent_block()));
+        if outer && !v.is_block_value() && seen.insert(v) {
+            inputs.push(v);
+        }
+    };
+    for b in &blocks {
+        for i in b.instructions() {
+            if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
+                for (v, from) in i.incoming() {
+                    if inside(from) {
+                        input(v);
+                    }
+                }
+            } else {
+                for k in 0..i.num_operands() {
+                    input(i.operand(k));
+                }
+            }
+        }
+    }
+    for p in &exit_phis {
+        for (v, _) in p.incoming() {
+            input(v);
+        }
+    }
+
+    let mut fields: Vec<Ty> = header_phis.iter().map(|p| p.ty()).collect();
+    fields.extend(exit_phis.iter().map(|p| p.ty()));
+    let state_ty = Ty::literal_struct(ctx, &fields);
+    let ptr = Ty::ptr(ctx);
+    let i1 = Ty::int(ctx, 1);
+    let i32t = Ty::int(ctx, 32);
+    let mut params: Vec<Ty> = inputs.iter().map(|v| v.ty()).collect();
+    params.push(ptr);
+    let module = f.global_parent();
+    let base = format!("{}.checkpoint{n}", f.name());
+    let new_fn = |suffix: &str, ret: Ty<'m>, extra: &[Ty<'m>]| {
+        let mut ps = params.clone();
+        ps.extend_from_slice(extra);
+        let g = add_internal_function(
+            module,
+            &format!("{base}.{suffix}"),
+            Ty::function(ret, &ps, false),
+        );
+        f.copy_function_attributes_to(g, |_| false);
+        g.add_function_attribute("noinline");
+        g
+    };
+    let body = new_fn("body", i1, &[]);
+    let driver = new_fn("driver", Ty::void(ctx), &[]);
+    let ranges = new_fn("ranges", Ty::void(ctx), &[ptr]);
+    let field = |b: &Builder<'m>, state: Value<'m>, k: usize| {
+        b.gep(
+            state_ty,
+            state,
+            &[b.const_int(i32t, 0), b.const_int(i32t, k as i64)],
+        )
+    };
+
+    // body: the loop's blocks, the header phis loaded from the state.
+    let bp = body.params();
+    let state = bp[inputs.len()];
+    let mut map: HashMap<Value<'m>, Value<'m>> = HashMap::new();
+    for (k, v) in inputs.iter().enumerate() {
+        map.insert(*v, bp[k]);
+    }
+    let mut bmap: HashMap<Block<'m>, Block<'m>> = HashMap::new();
+    for b in &blocks {
+        bmap.insert(*b, body.append_block(&b.name()));
+    }
+    let bb = Builder::new(ctx);
+    let mut cloned: Vec<(Inst, Inst)> = Vec::new();
+    for b in &blocks {
+        bb.position_at_end(bmap[b]);
+        for i in b.instructions() {
+            let is_phi = i.opcode() == Some(LLVMOpcode::LLVMPHI);
+            let c = if is_phi && *b == header {
+                let k = header_phis
+                    .iter()
+                    .position(|p| *p == i)
+                    .expect("a header phi");
+                let addr = field(&bb, state, k);
+                let v = bb.load(i.ty(), addr);
+                map.insert(i.as_value(), v);
+                continue;
+            } else if is_phi {
+                bb.phi(i.ty(), &i.name())
+            } else {
+                let c = i.clone_instruction();
+                bb.insert(c);
+                if !i.name().is_empty() {
+                    c.set_name(&i.name());
+                }
+                c
+            };
+            c.clear_debug_loc();
+            map.insert(i.as_value(), c.as_value());
+            cloned.push((i, c));
+        }
+    }
+    let get = |v: Value<'m>| map.get(&v).copied().unwrap_or(v);
+    // The edges leaving an iteration: the back edge stores the next values
+    // and says go on; the exit stores what the loop leaves with.
+    let go_on = body.append_block("next");
+    bb.position_at_end(go_on);
+    for (k, p) in header_phis.iter().enumerate() {
+        let next = p
+            .incoming()
+            .into_iter()
+            .find(|(_, from)| *from == latch)
+            .map(|(v, _)| v)
+            .expect("a latch value");
+        bb.store(get(next), field(&bb, state, k));
+    }
+    bb.ret(Some(bb.const_int(i1, 1)));
+    let stop = body.append_block("stop");
+    bb.position_at_end(stop);
+    for (j, p) in exit_phis.iter().enumerate() {
+        let v = p
+            .incoming()
+            .into_iter()
+            .find(|(_, from)| *from == latch)
+            .map(|(v, _)| v)
+            .expect("the exit is entered from the latch");
+        bb.store(get(v), field(&bb, state, header_phis.len() + j));
+    }
+    bb.ret(Some(bb.const_int(i1, 0)));
+    for (orig, c) in &cloned {
+        if orig.opcode() == Some(LLVMOpcode::LLVMPHI) {
+            for (v, from) in orig.incoming() {
+                c.add_incoming(get(v), bmap[&from]);
+            }
+            continue;
+        }
+        for k in 0..orig.num_operands() {
+            let op = orig.operand(k);
+            if op.is_block_value() {
+                let target = Block::from_value(op);
+                let to = if target == exit {
+                    stop
+                } else if target == header && orig.parent_block() == latch {
+                    go_on
+                } else {
+                    bmap[&target]
+                };
+                c.set_operand(k, to.as_value());
+            } else {
+                let m = get(op);
+                if m != op {
+                    c.set_operand(k, m);
+                }
+            }
+        }
+    }
+
+    // driver: call the body until it says stop.
+    let dp = driver.params();
+    let entry = driver.append_block("entry");
+    let again = driver.append_block("iteration");
+    let done = driver.append_block("done");
+    bb.position_at_end(entry);
+    bb.br(again);
+    bb.position_at_end(again);
+    let more = bb.call(body.function_type(), body, &dp);
+    bb.cond_br(more.as_value(), again, done);
+    bb.position_at_end(done);
+    bb.ret(None);
+
+    // ranges: what the loop may write, from its inputs.
+    let count = build_ranges(ranges, &inputs, state_ty, cand, &inside);
+
+    // The loop in `f`: the state in a stack slot, the driver called from
+    // the preheader, the exit's phis loaded from the state.
+    let fb = Builder::new(ctx);
+    let first = f.entry_block().first_instruction().expect("an entry");
+    fb.position_before(first);
+    let slot = fb.alloca(state_ty, &format!("{base}.state"));
+    let term = pre.terminator().expect("a preheader branch");
+    fb.position_before(term);
+    for (k, p) in header_phis.iter().enumerate() {
+        let init = p
+            .incoming()
+            .into_iter()
+            .find(|(_, from)| *from == pre)
+            .map(|(v, _)| v)
+            .expect("a preheader value");
+        fb.store(init, field(&fb, slot, k));
+    }
+    let mut args = inputs.clone();
+    args.push(slot);
+    let call = fb.call(driver.function_type(), driver, &args);
+    call.copy_debug_loc(term);
+    fb.br(exit);
+    term.erase();
+    let after = exit.first_non_phi().expect("an exit block terminator");
+    fb.position_before(after);
+    for (j, p) in exit_phis.iter().enumerate() {
+        let v = fb.load(p.ty(), field(&fb, slot, header_phis.len() + j));
+        p.replace_all_uses_with(v);
+        p.erase();
+    }
+    // The loop's blocks go.
+    for b in &blocks {
+        for i in b.instructions() {
+            if i.as_value().has_uses() {
+                i.replace_all_uses_with(fb.poison(i.ty()));
+            }
+        }
+    }
+    for b in &blocks {
+        for i in b.instructions().into_iter().rev() {
+            i.erase();
+        }
+    }
+    for b in &blocks {
+        b.delete();
+    }
+    Outlined {
+        driver,
+        body,
+        ranges,
+        count,
+    }
+}
+
+fn phis<'m>(b: Block<'m>) -> Vec<Inst<'m>> {
+    b.instructions()
+        .into_iter()
+        .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
+        .collect()
+}
+
+/// Fills in `ranges(inputs..., state, out)`: range 0 is the state; then
+/// one per store and root. Returns how many.
+fn build_ranges<'m>(
+    ranges: Function<'m>,
+    inputs: &[Value<'m>],
+    state_ty: Ty<'m>,
+    cand: &Candidate<'m>,
+    inside: &dyn Fn(Block<'m>) -> bool,
+) -> u32 {
+    let ctx = ranges.context();
+    let ps = ranges.params();
+    let (state, out) = (ps[inputs.len()], ps[inputs.len() + 1]);
+    let b = Builder::new(ctx);
+    b.position_at_end(ranges.append_block("entry"));
+    let i64t = Ty::int(ctx, 64);
+    let i8t = Ty::int(ctx, 8);
+    let ptr = Ty::ptr(ctx);
+    let mut r = Recompute {
+        b: &b,
+        map: inputs.iter().copied().zip(ps.iter().copied()).collect(),
+        inside,
+        choices: &cand.choices,
+        finals: &cand.finals,
+    };
+    let mut count = 0u32;
+    let mut put = |b: &Builder<'m>, lo: Value<'m>, hi: Value<'m>| {
+        let at = |k: u32| b.gep(ptr, out, &[b.const_int(i64t, i64::from(k))]);
+        b.store(lo, at(2 * count));
+        b.store(hi, at(2 * count + 1));
+        count += 1;
+    };
+    let size = state_ty.alloc_size(ranges.global_parent());
+    put(
+        &b,
+        state,
+        b.gep(i8t, state, &[b.const_int(i64t, size as i64)]),
+    );
+    for st in &cand.stores {
+        let (lo, hi) = store_offsets(&mut r, st);
+        for root in &st.roots {
+            let root = r.value(*root);
+            put(&b, b.gep(i8t, root, &[lo]), b.gep(i8t, root, &[hi]));
+        }
+    }
+    b.ret(None);
+    count
+}
+
+/// The byte offsets `[lo, hi)` from its roots a store writes over the
+/// loop (both 0 when it never runs).
+fn store_offsets<'m>(r: &mut Recompute<'m, '_>, st: &StoreRange<'m>) -> (Value<'m>, Value<'m>) {
+    use crate::ir::LLVMIntPredicate::*;
+    let b = r.b;
+    let i64t = Ty::int(b.ctx(), 64);
+    let c = |v: i64| b.const_int(i64t, v);
+    let mut at = c(st.konst);
+    for (v, scale) in &st.inv {
+        let v = b.sext(r.value(*v), i64t);
+        at = b.add(at, b.mul(v, c(*scale)));
+    }
+    let (mut lo, mut hi) = (at, b.add(at, c(st.size as i64)));
+    let mut runs = b.const_int(Ty::int(b.ctx(), 1), 1);
+    for t in &st.loops {
+        let n = r.iterations(t);
+        runs = b.select(
+            b.icmp(LLVMIntEQ, n, c(0)),
+            b.const_int(Ty::int(b.ctx(), 1), 0),
+            runs,
+        );
+        let Some((_, per)) = st.per_iteration.iter().find(|(l, _)| *l == t.lp) else {
+            continue;
+        };
+        let span = b.mul(b.sub(n, c(1)), c(*per));
+        if *per < 0 {
+            lo = b.add(lo, span);
+        } else {
+            hi = b.add(hi, span);
+        }
+    }
+    (b.select(runs, lo, c(0)), b.select(runs, hi, c(0)))
+}
+
+/// Values of the loop known before it, computed again in `ranges`.
+struct Recompute<'m, 'a> {
+    b: &'a Builder<'m>,
+    map: HashMap<Value<'m>, Value<'m>>,
+    inside: &'a dyn Fn(Block<'m>) -> bool,
+    choices: &'a HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>,
+    finals: &'a HashMap<Value<'m>, crate::analysis::checkpoint::Final<'m>>,
+}
+
+impl<'m, 'a> Recompute<'m, 'a> {
+    /// `v` (an input, a constant, or pure arithmetic on them inside the
+    /// loop: `analysis::checkpoint::known_before`) in `ranges`.
+    fn value(&mut self, v: Value<'m>) -> Value<'m> {
+        if let Some(m) = self.map.get(&v) {
+            return *m;
+        }
+        let Some(i) = v.as_inst() else {
+            return v;
+        };
+        if let Some(f) = self.finals.get(&v).copied() {
+            // start + step·(n - 1 + extra), n the loop's iterations.
+            let n = self.trips(&f.exit);
+            let b = self.b;
+            let ty = v.ty();
+            let i64t = Ty::int(b.ctx(), 64);
+            let steps = b.add(n, b.const_int(i64t, f.extra - 1));
+            let start = self.value(f.start);
+            let moved = b.mul(b.int_cast(steps, ty), b.const_int(ty, f.step));
+            let m = b.add(start, moved);
+            self.map.insert(v, m);
+            return m;
+        }
+        if let Some(x) = crate::analysis::checkpoint::single_incoming(v) {
+            let m = self.value(x);
+            self.map.insert(v, m);
+            return m;
+        }
+        if let Some(choice) = self.choices.get(&v) {
+            // The value of the first edge whose condition holds (the
+            // last one needs none: one of them entered the join).
+            let (last, _) = choice.last().expect("a phi has incoming values");
+            let mut m = self.value(*last);
+            for (x, c) in choice.iter().rev().skip(1) {
+                let x = self.value(*x);
+                let c = self.condition(c);
+                m = self.b.select(c, x, m);
+            }
+            self.map.insert(v, m);
+            return m;
+        }
+        debug_assert!((self.inside)(i.parent_block()));
+        let ops: Vec<Value> = (0..i.num_operands())
+            .map(|k| self.value(i.operand(k)))
+            .collect();
+        let c = i.clone_instruction();
+        self.b.insert(c);
+        c.clear_debug_loc();
+        for (k, o) in ops.into_iter().enumerate() {
+            c.set_operand(k as u32, o);
+        }
+        self.map.insert(v, c.as_value());
+        c.as_value()
+    }
+
+    /// How many times the loop of `t` runs its body per entry of its
+    /// parent: 0 when its guard says it is skipped, else the iterations up
+    /// to and including the one its exact exit leaves in.
+    fn iterations(&mut self, t: &TripFacts<'m>) -> Value<'m> {
+        let n = self.trips(&t.exit);
+        let b = self.b;
+        let i64t = Ty::int(b.ctx(), 64);
+        let entered = self.condition(&t.guard);
+        b.select(entered, n, b.const_int(i64t, 0))
+    }
+
+    /// The iterations of a loop with exact exit `x`, once entered.
+    fn trips(&mut self, x: &crate::analysis::trips::ExactExit<'m>) -> Value<'m> {
+        let start = self.value(x.start);
+        let limit = self.value(x.limit);
+        let b = self.b;
+        let i64t = Ty::int(b.ctx(), 64);
+        let k = crate::synth::reverse::exit_iteration(b, x, start, limit);
+        b.add(k, b.const_int(i64t, 1))
+    }
+
+    /// Condition `c` as an i1.
+    fn condition(&mut self, c: &Cond<'m>) -> Value<'m> {
+        let b = self.b;
+        let i1 = Ty::int(b.ctx(), 1);
+        match c {
+            Cond::True => b.const_int(i1, 1),
+            Cond::Is(v, taken) => {
+                let v = self.value(*v);
+                if *taken {
+                    v
+                } else {
+                    b.select(v, b.const_int(i1, 0), b.const_int(i1, 1))
+                }
+            }
+            Cond::All(cs) => {
+                let mut acc = b.const_int(i1, 1);
+                for c in cs {
+                    let x = self.condition(c);
+                    acc = b.select(acc, x, b.const_int(i1, 0));
+                }
+                acc
+            }
+            Cond::Any(cs) => {
+                let mut acc = b.const_int(i1, 0);
+                for c in cs {
+                    let x = self.condition(c);
+                    acc = b.select(acc, b.const_int(i1, 1), x);
+                }
+                acc
+            }
+        }
+    }
+}
+
+/// Outlines every loop of preprocessed function `f` that can be
+/// checkpointed (`analysis::checkpoint`), after rotating its loops (so
+/// that each leaves from its latch, the form the analysis accepts; clang
+/// emits the `for` test at the top at -O0).
+pub(crate) fn outline_checkpointed<'m>(
+    f: Function<'m>,
+    facts: crate::analysis::calls::CallFacts<'m, '_>,
+) -> Result<Vec<Outlined<'m>>, String> {
+    use crate::analysis::calls::{CallKinds, Direction};
+    use crate::analysis::cfg::Cfg;
+    crate::ir::run_function_passes(f, "loop(loop-rotate),simplifycfg,loop-simplify,lcssa")?;
+    let mut out = Vec::new();
+    // One at a time: outlining changes the function the analyses saw.
+    loop {
+        let cfg = Cfg::new(f);
+        let Ok(loops) = LoopNest::new(&cfg) else {
+            return Ok(out);
+        };
+        let kinds = CallKinds::of(f, facts, Direction::Reverse);
+        let found = crate::analysis::checkpoint::candidates(&cfg, &loops, &kinds);
+        if std::env::var_os("ENZ_DEBUG_CHECKPOINT").is_some_and(|v| v == "2") {
+            eprintln!("{}", f.as_value().to_ir_full());
+        }
+        if std::env::var_os("ENZ_DEBUG_CHECKPOINT").is_some() {
+            for (l, c) in &found {
+                if let Err(why) = c {
+                    eprintln!(
+                        "enz-rs: loop {} of {} not checkpointed: {why}",
+                        l.0,
+                        f.name()
+                    );
+                }
+            }
+        }
+        let Some(cand) = found.iter().find_map(|(_, c)| c.as_ref().ok()) else {
+            return Ok(out);
+        };
+        out.push(outline(f, &loops, cand, out.len()));
+    }
+}
