@@ -20,6 +20,9 @@ pub struct Explanation {
     pub loops: Vec<LoopPlan>,
     /// Values cached outside any loop: one tape slot each.
     pub slots: Vec<CachedValue>,
+    /// Further lines: why a loop was not checkpointed under a cache
+    /// budget.
+    pub notes: Vec<String>,
 }
 
 /// What the reverse sweep does with one loop.
@@ -58,6 +61,16 @@ pub enum Strategy {
     Recompute,
     /// Forward mode: tangents run alongside the primal; nothing cached.
     Forward,
+    /// Checkpointed under a cache budget of this many bytes: the loop's
+    /// state (the memory it writes, `ranges` byte ranges computed before
+    /// it) is saved every k iterations, k chosen at run time, and each
+    /// segment runs again, recording, before its reverse.
+    Checkpoint {
+        /// The cache budget.
+        budget: u64,
+        /// How many byte ranges its state is (its state struct included).
+        ranges: u32,
+    },
 }
 
 /// How a loop's caches are allocated.
@@ -99,6 +112,7 @@ impl fmt::Display for Strategy {
             Strategy::Cache => "cache",
             Strategy::Recompute => "recompute",
             Strategy::Forward => "forward",
+            Strategy::Checkpoint { .. } => "checkpoint",
         })
     }
 }
@@ -134,6 +148,15 @@ impl fmt::Display for Explanation {
                     )?;
                     continue;
                 }
+                Strategy::Checkpoint { budget, ranges } => {
+                    writeln!(
+                        f,
+                        ", under a cache budget of {} MiB: its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations, k = half the budget over the bytes one iteration caches (measured at run time), and each segment of k iterations runs again, recording, before its reverse; recomputation factor 2; the iterations' caches: the next plan",
+                        budget >> 20,
+                        if ranges == 1 { "" } else { "s" },
+                    )?;
+                    continue;
+                }
                 Strategy::Cache | Strategy::Recompute => {}
             }
             write!(
@@ -161,6 +184,9 @@ impl fmt::Display for Explanation {
             for c in &lp.cached {
                 write_cached(f, &pad, c)?;
             }
+        }
+        for n in &self.notes {
+            writeln!(f, "  {n}")?;
         }
         if !self.slots.is_empty() {
             let bytes: u64 = self.slots.iter().map(|c| c.bytes).sum();

@@ -24,12 +24,13 @@
 //! - nothing after the loop may write memory the loop reads (the segments
 //!   run again after it, and must read what they read the first time).
 
-use super::calls::{CallKind, CallKinds};
+use super::calls::{math_written_pointer, CallKind, CallKinds};
 use super::cfg::Cfg;
 use super::loops::{AffineIv, LoopId, LoopNest};
 use super::trips::ExactExit;
 use super::writes::{may_point_into, written_by, Written};
 use crate::ir::{Block, Inst, LLVMOpcode, Value};
+use crate::names::is_libm_without_side_effects;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -47,6 +48,9 @@ pub(crate) struct Candidate<'m> {
     /// loop: an IV's last value (`start + step·(n - 1)`, or `n` steps for
     /// its next value) after the `n` iterations of its exact exit.
     pub(crate) finals: HashMap<Value<'m>, Final<'m>>,
+    /// The pointers from before the loop that its pointer state (header
+    /// phis, values it leaves with) may be.
+    pub(crate) pointer_roots: Vec<Value<'m>>,
 }
 
 /// See [`Candidate::finals`].
@@ -139,8 +143,8 @@ impl<'m> Linear<'m> {
     }
 }
 
-/// The outermost loops of a function, each a candidate for
-/// checkpointing or the reason it is not one.
+/// The outermost loops of a function that contain a loop, each a
+/// candidate for checkpointing or the reason it is not one.
 pub(crate) fn candidates<'m>(
     cfg: &Cfg<'m>,
     loops: &LoopNest<'m>,
@@ -149,6 +153,7 @@ pub(crate) fn candidates<'m>(
     loops
         .ids()
         .filter(|l| loops.get(*l).parent.is_none())
+        .filter(|l| loops.ids().any(|m| loops.get(m).parent == Some(*l)))
         .map(|l| {
             let f = Finder {
                 choices: RefCell::default(),
@@ -187,15 +192,15 @@ impl<'a, 'm> Finder<'a, 'm> {
         {
             return Err("it contains no loop".into());
         }
-        // Leaves only from its latch, to one block.
+        // Leaves to one block.
         let mut exit = None;
         for b in &lp.ordered {
             for s in b.successors() {
                 if self.contains(s) {
                     continue;
                 }
-                if *b != lp.latch || exit.is_some_and(|e| e != s) {
-                    return Err("it leaves other than from its latch to one block".into());
+                if exit.is_some_and(|e| e != s) {
+                    return Err("it leaves to more than one block".into());
                 }
                 exit = Some(s);
             }
@@ -242,8 +247,12 @@ impl<'a, 'm> Finder<'a, 'm> {
                         loads.push(i.operand(0));
                     }
                     LLVMOpcode::LLVMCall => {
-                        let pure_math = matches!(self.kinds.get(v), CallKind::Math(_))
-                            && i.called_function().is_some_and(|f| f.writes_no_memory());
+                        // A math function writing at most errno.
+                        let pure_math = match self.kinds.get(v) {
+                            CallKind::Math(f) => math_written_pointer(i, f).is_none(),
+                            CallKind::External(g) => is_libm_without_side_effects(&g.name()),
+                            _ => false,
+                        };
                         let intrinsic = i
                             .called_function()
                             .is_some_and(|f| f.intrinsic_id() != 0 && f.writes_no_memory());
@@ -264,6 +273,50 @@ impl<'a, 'm> Finder<'a, 'm> {
                     | LLVMOpcode::LLVMUnreachable
                     | LLVMOpcode::LLVMRet => return Err(format!("it has {}", v.to_ir())),
                     _ => {}
+                }
+            }
+        }
+        // Pointers carried across iterations or left with are one of the
+        // pointers from before the loop (so that their shadows follow from
+        // them when a segment runs again).
+        let mut pointer_roots: Vec<Value<'m>> = Vec::new();
+        let header = lp.header;
+        let mut carried: Vec<Value<'m>> = header
+            .instructions()
+            .into_iter()
+            .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
+            .map(|i| i.as_value())
+            .collect();
+        for p in exit.instructions() {
+            if p.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                break;
+            }
+            carried.extend(p.incoming().into_iter().map(|(v, _)| v));
+        }
+        for v in carried {
+            if v.ty().kind() != crate::ir::TyKind::Pointer {
+                continue;
+            }
+            let roots = match v.as_inst() {
+                Some(i) if self.contains(i.parent_block()) => {
+                    if i.parent_block() != header || i.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                        return Err(format!(
+                            "a pointer it carries or leaves with is not one from before it: {}",
+                            v.to_ir()
+                        ));
+                    }
+                    self.cycled_roots(i).ok_or_else(|| {
+                        format!(
+                            "a pointer it carries is not one from before it: {}",
+                            v.to_ir()
+                        )
+                    })?
+                }
+                _ => vec![v],
+            };
+            for r in roots {
+                if !pointer_roots.contains(&r) {
+                    pointer_roots.push(r);
                 }
             }
         }
@@ -296,6 +349,7 @@ impl<'a, 'm> Finder<'a, 'm> {
             stores,
             choices: self.choices.take(),
             finals: self.finals.take(),
+            pointer_roots,
         })
     }
 
@@ -344,11 +398,8 @@ impl<'a, 'm> Finder<'a, 'm> {
             });
             inner_block = self.loops.get(parent).header;
         }
-        // In the time loop itself: every iteration.
-        if !self
-            .cfg
-            .dominates(inner_block, self.loops.get(self.lp).latch)
-        {
+        // In the time loop itself: every iteration, the last included.
+        if !self.every_iteration(inner_block) {
             return Err("it does not run in every iteration of the time loop");
         }
         let (roots, lin) = self
@@ -383,7 +434,12 @@ impl<'a, 'm> Finder<'a, 'm> {
         if depth > 48 || !rl.blocks.contains(&b) {
             return None;
         }
-        if b == rl.header || self.cfg.dominates(b, rl.latch) {
+        let always = if region == self.lp {
+            self.every_iteration(b)
+        } else {
+            self.cfg.dominates(b, rl.latch)
+        };
+        if b == rl.header || always {
             return Some(Cond::True);
         }
         let preds = self.cfg.unique_preds(b);
@@ -457,6 +513,16 @@ impl<'a, 'm> Finder<'a, 'm> {
             });
         }
         None
+    }
+
+    /// Whether block `b` of the time loop runs in every iteration, the
+    /// last one too: it dominates the latch and every block leaving.
+    fn every_iteration(&self, b: Block<'m>) -> bool {
+        let lp = self.loops.get(self.lp);
+        self.cfg.dominates(b, lp.latch)
+            && lp.ordered.iter().all(|x| {
+                x.successors().iter().all(|s| self.contains(*s)) || self.cfg.dominates(b, *x)
+            })
     }
 
     /// When block `p` branches to `b` (given that `p` runs).

@@ -187,6 +187,7 @@ fn forward_explanation<'m>(
         made: format!("forward derivative `{}`{lanes}", f.name()),
         loops,
         slots: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

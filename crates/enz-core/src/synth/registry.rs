@@ -26,6 +26,8 @@ pub(crate) struct Registry<'m> {
     /// combined-mode gradients), and the outlined loops by driver.
     prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
     checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
+    /// Per checkpointing clone: why its loops were not checkpointed.
+    pub(crate) checkpoint_notes: HashMap<Function<'m>, Vec<String>>,
     pending_checkpoint: Vec<Request<'m>>,
     /// What `--explain` says about each derivative made, in order.
     pub(crate) explanations: Vec<crate::explain::Explanation>,
@@ -76,6 +78,7 @@ impl<'m> Registry<'m> {
             cache_budget: opts.cache_budget,
             prepped_checkpointed: HashMap::new(),
             checkpointed: HashMap::new(),
+            checkpoint_notes: HashMap::new(),
             pending_checkpoint: Vec::new(),
             preopt: opts.preopt,
             inline: opts.inline,
@@ -228,16 +231,20 @@ impl<'m> Registry<'m> {
         })
         .map_err(|d| d.in_function(f.name()))?;
         self.prepped_checkpointed.insert(f, p);
-        let outlined = super::checkpoint::outline::outline_checkpointed(p, self.call_facts())
-            .map_err(|e| {
-                Diagnostic::internal(format_args!(
-                    "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
-                ))
-                .in_function(f.name())
-            })?;
-        for o in outlined {
+        let (outlined, notes) =
+            super::checkpoint::outline::outline_checkpointed(p, self.call_facts()).map_err(
+                |e| {
+                    Diagnostic::internal(format_args!(
+                        "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
+                    ))
+                    .in_function(f.name())
+                },
+            )?;
+        for mut o in outlined {
+            o.function = f.name();
             self.checkpointed.insert(o.driver, o);
         }
+        self.checkpoint_notes.insert(p, notes);
         Ok(p)
     }
 
@@ -253,7 +260,7 @@ impl<'m> Registry<'m> {
     )> {
         let k = self.pending_checkpoint.pop()?;
         let d = self.split[&k];
-        let o = self.checkpointed[&k.function];
+        let o = self.checkpointed[&k.function].clone();
         Some((k, d, o, self.cache_budget.unwrap_or(u64::MAX)))
     }
 

@@ -32,6 +32,7 @@ use super::registry::Registry;
 use super::reverse::new_function;
 use super::runtime;
 use crate::diag::Diagnostic;
+use crate::explain::{Allocation, Explanation, LoopPlan, Strategy};
 use crate::ir::{Builder, Function, LLVMIntPredicate, Ty, Value};
 use crate::names::REALLOC;
 use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
@@ -73,6 +74,30 @@ pub(crate) fn synthesize<'m>(
     };
     parts.augmented(fns.forward, &key.signature(Kind::Augmented));
     parts.reverse(fns.reverse, &key.signature(Kind::Reverse));
+    registry.explanations.push(Explanation {
+        function: outlined.function.clone(),
+        made: format!(
+            "augmented primal `{}` and reverse `{}` of a checkpointed loop",
+            fns.forward.name(),
+            fns.reverse.name()
+        ),
+        loops: vec![LoopPlan {
+            id: 0,
+            parent: None,
+            location: outlined.location.clone(),
+            strategy: Strategy::Checkpoint {
+                budget,
+                ranges: outlined.count,
+            },
+            cached: Vec::new(),
+            recomputed: 0,
+            reread: 0,
+            allocation: Allocation::None,
+            exit_recomputed: false,
+        }],
+        slots: Vec::new(),
+        notes: Vec::new(),
+    });
     Ok(())
 }
 
@@ -177,6 +202,62 @@ impl<'m, 'a> Parts<'m, 'a> {
         }
     }
 
+    /// Sets the pointer fields of the state's shadow from the state: the
+    /// shadow of the input each pointer equals (null if none, or if that
+    /// input has no shadow). The body keeps them in step when it records;
+    /// the plain run and a restored state need them set.
+    fn sync_shadow_pointers(&self, b: &Builder<'m>, sig: &Signature<'m>, f: Function<'m>) {
+        use LLVMIntPredicate::*;
+        let ps = f.params();
+        let param = |want: Param| {
+            sig.params()
+                .iter()
+                .zip(&ps)
+                .find(|((p, _), _)| *p == want)
+                .map(|(_, v)| *v)
+        };
+        let primal_count = sig
+            .params()
+            .iter()
+            .filter(|(p, _)| matches!(p, Param::Primal(_)))
+            .count();
+        let state_index = primal_count - 1;
+        let (Some(state), Some(d_state)) = (
+            param(Param::Primal(state_index)),
+            param(Param::Shadow {
+                of: state_index,
+                lane: 0,
+            }),
+        ) else {
+            return;
+        };
+        let ctx = f.context();
+        let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+        let ty = self.outlined.state_ty;
+        for k in &self.outlined.pointer_fields {
+            let at = |base: Value<'m>| {
+                b.gep(
+                    ty,
+                    base,
+                    &[b.const_int(i32t, 0), b.const_int(i32t, i64::from(*k))],
+                )
+            };
+            let p = b.load(ptr, at(state));
+            let mut s = b.zero(ptr);
+            for r in &self.outlined.pointer_inputs {
+                let (Some(root), shadow) = (
+                    param(Param::Primal(*r)),
+                    param(Param::Shadow { of: *r, lane: 0 }),
+                ) else {
+                    continue;
+                };
+                let shadow = shadow.unwrap_or_else(|| b.zero(ptr));
+                s = b.select(b.icmp(LLVMIntEQ, p, root), shadow, s);
+            }
+            b.store(s, at(d_state));
+        }
+    }
+
     /// The field `field` of the struct `agg` a call returned (per `sig`).
     fn field(b: &Builder<'m>, sig: &Signature<'m>, agg: Value<'m>, field: Field) -> Value<'m> {
         let k = sig
@@ -274,6 +355,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         let saved_end = b.phi(ptr, "saved");
         saved_end.add_incoming(saved0, entry);
         saved_end.add_incoming(saved3.as_value(), run);
+        self.sync_shadow_pointers(&b, sig, f);
         let tape = b.malloc(c(32)).as_value();
         b.store(n.as_value(), b.byte_gep(tape, TAPE_ITERATIONS));
         b.store(k, b.byte_gep(tape, TAPE_SEGMENT));
@@ -324,6 +406,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         s.add_incoming(last, entry);
         let at = b.gep(Ty::int(ctx, 8), saved, &[b.mul(s.as_value(), ranges.total)]);
         Self::copy(&b, &ranges, at, false);
+        self.sync_shadow_pointers(&b, sig, f);
         let t0 = b.mul(s.as_value(), k);
         let left = b.sub(iterations, t0);
         let len = b.select(b.icmp(LLVMIntULT, left, k), left, k);

@@ -27,13 +27,23 @@ use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcod
 use std::collections::{HashMap, HashSet};
 
 /// The functions a loop was outlined into.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Outlined<'m> {
     pub(crate) driver: Function<'m>,
     pub(crate) body: Function<'m>,
     pub(crate) ranges: Function<'m>,
     /// How many ranges `ranges` writes (the state's included).
     pub(crate) count: u32,
+    /// `file:line` of the loop, with debug info.
+    pub(crate) location: Option<String>,
+    /// The user's function it was outlined from (set by the registry).
+    pub(crate) function: String,
+    /// The state's type; its pointer fields, and the inputs (by index)
+    /// those pointers may be: a pointer field's shadow is the shadow of
+    /// the input it equals.
+    pub(crate) state_ty: Ty<'m>,
+    pub(crate) pointer_fields: Vec<u32>,
+    pub(crate) pointer_inputs: Vec<usize>,
 }
 
 /// Outlines the loop of `cand` out of `f` (see the module comment); `n`
@@ -46,6 +56,7 @@ pub(crate) fn outline<'m>(
 ) -> Outlined<'m> {
     let ctx = f.context();
     let lp = loops.get(cand.lp);
+    let location = crate::synth::reverse::loop_location(lp);
     let (header, latch, pre, exit) = (lp.header, lp.latch, lp.preheader, cand.exit);
     let inside = |b: Block<'m>| lp.blocks.contains(&b);
     let mut blocks: Vec<Block> = vec![header];
@@ -82,6 +93,29 @@ pub(crate) fn outline<'m>(
             input(v);
         }
     }
+    // And the values from before the loop that `ranges` computes from
+    // (the pointers a header phi starts with, among them).
+    let mut leaves = Vec::new();
+    for st in &cand.stores {
+        for r in &st.roots {
+            range_leaves(cand, *r, &inside, &mut leaves);
+        }
+        for (v, _) in &st.inv {
+            range_leaves(cand, *v, &inside, &mut leaves);
+        }
+        for t in &st.loops {
+            for v in [t.exit.start, t.exit.limit] {
+                range_leaves(cand, v, &inside, &mut leaves);
+            }
+            cond_leaves(cand, &t.guard, &inside, &mut leaves);
+        }
+    }
+    for v in &cand.pointer_roots {
+        range_leaves(cand, *v, &inside, &mut leaves);
+    }
+    for v in leaves {
+        input(v);
+    }
 
     let mut fields: Vec<Ty> = header_phis.iter().map(|p| p.ty()).collect();
     fields.extend(exit_phis.iter().map(|p| p.ty()));
@@ -92,7 +126,9 @@ pub(crate) fn outline<'m>(
     let mut params: Vec<Ty> = inputs.iter().map(|v| v.ty()).collect();
     params.push(ptr);
     let module = f.global_parent();
-    let base = format!("{}.checkpoint{n}", f.name());
+    let name = f.name();
+    let user = name.strip_prefix("preprocess_").unwrap_or(&name);
+    let base = format!("{user}.checkpoint{n}");
     let new_fn = |suffix: &str, ret: Ty<'m>, extra: &[Ty<'m>]| {
         let mut ps = params.clone();
         ps.extend_from_slice(extra);
@@ -172,18 +208,24 @@ pub(crate) fn outline<'m>(
         bb.store(get(next), field(&bb, state, k));
     }
     bb.ret(Some(bb.const_int(i1, 1)));
-    let stop = body.append_block("stop");
-    bb.position_at_end(stop);
-    for (j, p) in exit_phis.iter().enumerate() {
-        let v = p
-            .incoming()
-            .into_iter()
-            .find(|(_, from)| *from == latch)
-            .map(|(v, _)| v)
-            .expect("the exit is entered from the latch");
-        bb.store(get(v), field(&bb, state, header_phis.len() + j));
+    // One block per edge leaving the loop, storing what the loop leaves
+    // with from that block.
+    let mut stops: HashMap<Block<'m>, Block<'m>> = HashMap::new();
+    for from in blocks.iter().filter(|b| b.successors().contains(&exit)) {
+        let stop = body.append_block("stop");
+        bb.position_at_end(stop);
+        for (j, p) in exit_phis.iter().enumerate() {
+            let v = p
+                .incoming()
+                .into_iter()
+                .find(|(_, b)| b == from)
+                .map(|(v, _)| v)
+                .expect("an exit phi has a value from each block leaving");
+            bb.store(get(v), field(&bb, state, header_phis.len() + j));
+        }
+        bb.ret(Some(bb.const_int(i1, 0)));
+        stops.insert(*from, stop);
     }
-    bb.ret(Some(bb.const_int(i1, 0)));
     for (orig, c) in &cloned {
         if orig.opcode() == Some(LLVMOpcode::LLVMPHI) {
             for (v, from) in orig.incoming() {
@@ -196,7 +238,7 @@ pub(crate) fn outline<'m>(
             if op.is_block_value() {
                 let target = Block::from_value(op);
                 let to = if target == exit {
-                    stop
+                    stops[&orig.parent_block()]
                 } else if target == header && orig.parent_block() == latch {
                     go_on
                 } else {
@@ -279,6 +321,20 @@ pub(crate) fn outline<'m>(
         body,
         ranges,
         count,
+        location,
+        function: f.name(),
+        state_ty,
+        pointer_fields: fields
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.kind() == crate::ir::TyKind::Pointer)
+            .map(|(k, _)| k as u32)
+            .collect(),
+        pointer_inputs: cand
+            .pointer_roots
+            .iter()
+            .filter_map(|r| inputs.iter().position(|x| x == r))
+            .collect(),
     }
 }
 
@@ -493,11 +549,12 @@ impl<'m, 'a> Recompute<'m, 'a> {
 /// Outlines every loop of preprocessed function `f` that can be
 /// checkpointed (`analysis::checkpoint`), after rotating its loops (so
 /// that each leaves from its latch, the form the analysis accepts; clang
-/// emits the `for` test at the top at -O0).
+/// emits the `for` test at the top at -O0). Also says why each other
+/// outermost loop containing a loop is not checkpointed.
 pub(crate) fn outline_checkpointed<'m>(
     f: Function<'m>,
     facts: crate::analysis::calls::CallFacts<'m, '_>,
-) -> Result<Vec<Outlined<'m>>, String> {
+) -> Result<(Vec<Outlined<'m>>, Vec<String>), String> {
     use crate::analysis::calls::{CallKinds, Direction};
     use crate::analysis::cfg::Cfg;
     crate::ir::run_function_passes(f, "loop(loop-rotate),simplifycfg,loop-simplify,lcssa")?;
@@ -506,27 +563,73 @@ pub(crate) fn outline_checkpointed<'m>(
     loop {
         let cfg = Cfg::new(f);
         let Ok(loops) = LoopNest::new(&cfg) else {
-            return Ok(out);
+            return Ok((out, Vec::new()));
         };
         let kinds = CallKinds::of(f, facts, Direction::Reverse);
         let found = crate::analysis::checkpoint::candidates(&cfg, &loops, &kinds);
-        if std::env::var_os("ENZ_DEBUG_CHECKPOINT").is_some_and(|v| v == "2") {
-            eprintln!("{}", f.as_value().to_ir_full());
-        }
-        if std::env::var_os("ENZ_DEBUG_CHECKPOINT").is_some() {
-            for (l, c) in &found {
-                if let Err(why) = c {
-                    eprintln!(
-                        "enz-rs: loop {} of {} not checkpointed: {why}",
-                        l.0,
-                        f.name()
-                    );
-                }
-            }
-        }
         let Some(cand) = found.iter().find_map(|(_, c)| c.as_ref().ok()) else {
-            return Ok(out);
+            let notes = found
+                .iter()
+                .filter_map(|(l, c)| {
+                    let why = c.as_ref().err()?;
+                    let at = crate::synth::reverse::loop_location(loops.get(*l))
+                        .map(|a| format!(" at {a}"))
+                        .unwrap_or_default();
+                    Some(format!("loop {}{at} is not checkpointed: {why}", l.0))
+                })
+                .collect();
+            return Ok((out, notes));
         };
         out.push(outline(f, &loops, cand, out.len()));
+    }
+}
+
+/// The values from outside the loop (arguments, instructions before it)
+/// that computing `v` again in `ranges` reads (see [`Recompute::value`]).
+fn range_leaves<'m>(
+    cand: &Candidate<'m>,
+    v: Value<'m>,
+    inside: &dyn Fn(Block<'m>) -> bool,
+    out: &mut Vec<Value<'m>>,
+) {
+    let mut seen = HashSet::new();
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || v.is_constant() || v.is_block_value() {
+            continue;
+        }
+        let Some(i) = v.as_inst().filter(|i| inside(i.parent_block())) else {
+            out.push(v);
+            continue;
+        };
+        if let Some(f) = cand.finals.get(&v) {
+            work.extend([f.start, f.exit.start, f.exit.limit]);
+        } else if let Some(x) = crate::analysis::checkpoint::single_incoming(v) {
+            work.push(x);
+        } else if let Some(choice) = cand.choices.get(&v) {
+            for (x, c) in choice {
+                work.push(*x);
+                cond_leaves(cand, c, inside, out);
+            }
+        } else {
+            work.extend((0..i.num_operands()).map(|k| i.operand(k)));
+        }
+    }
+}
+
+fn cond_leaves<'m>(
+    cand: &Candidate<'m>,
+    c: &Cond<'m>,
+    inside: &dyn Fn(Block<'m>) -> bool,
+    out: &mut Vec<Value<'m>>,
+) {
+    match c {
+        Cond::True => {}
+        Cond::Is(v, _) => range_leaves(cand, *v, inside, out),
+        Cond::All(cs) | Cond::Any(cs) => {
+            for c in cs {
+                cond_leaves(cand, c, inside, out);
+            }
+        }
     }
 }

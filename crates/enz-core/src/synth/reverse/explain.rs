@@ -46,7 +46,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Mode::Split => format!(
                 "augmented primal `{}` and reverse `{}` (the tape carries the cache)",
                 self.fns.forward.name(),
-                self.fns.reverse.name()
+                self.reverse_name
             ),
         };
         let loops = &self.facts.loops;
@@ -116,6 +116,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             made,
             loops: plans,
             slots,
+            notes: Vec::new(),
         }
     }
 }

@@ -264,7 +264,13 @@ pub(crate) fn synthesize<'m>(
     let mut r = Reverse::new(req, fns, facts);
     r.build(registry);
     if r.diags.is_empty() {
-        registry.explanations.push(r.explanation());
+        let mut e = r.explanation();
+        e.notes = registry
+            .checkpoint_notes
+            .get(&req.prep)
+            .cloned()
+            .unwrap_or_default();
+        registry.explanations.push(e);
         Ok(r.tape.size())
     } else {
         Err(r.diags)
@@ -354,6 +360,9 @@ pub(super) struct Reverse<'m, 'a> {
     explained_caches: Vec<(Option<LoopId>, crate::explain::CachedValue)>,
     primal_of: Option<HashMap<Value<'m>, Value<'m>>>,
     explained_uses: HashSet<Value<'m>>,
+    /// The reverse function's name (`fns.reverse` is the release
+    /// function while that is built).
+    reverse_name: String,
     /// Whether this is GPU (NVPTX) code: many threads run the sweep.
     gpu: bool,
     /// GPU: per-thread sums of adjoints for addresses every thread shares
@@ -467,6 +476,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             explained_caches: Vec::new(),
             primal_of: None,
             explained_uses: HashSet::new(),
+            reverse_name: fns.reverse.name(),
             block_sums: Vec::new(),
             deferred_frees: Vec::new(),
             detached,
