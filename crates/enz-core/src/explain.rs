@@ -151,7 +151,7 @@ impl fmt::Display for Explanation {
                 Strategy::Checkpoint { budget, ranges } => {
                     writeln!(
                         f,
-                        ", under a cache budget of {} MiB: its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations, k = half the budget over the bytes one iteration caches (measured at run time), and each segment of k iterations runs again, recording, before its reverse; recomputation factor 2; the iterations' caches: the next plan",
+                        ", under a cache budget of {} MiB: the first k iterations are recorded, k = half the budget over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in half the budget, else 2; the iterations' caches: the next plan",
                         budget >> 20,
                         if ranges == 1 { "" } else { "s" },
                     )?;

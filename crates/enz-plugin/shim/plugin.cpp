@@ -24,6 +24,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 #include <string>
 
@@ -48,7 +49,8 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
 
   llvm::PreservedAnalyses run(llvm::Module &m, llvm::ModuleAnalysisManager &) {
     char *message = nullptr;
-    int rc = enz_plugin_run(llvm::wrap(&m), options.c_str(), &message);
+    std::string all = options + from_environment();
+    int rc = enz_plugin_run(llvm::wrap(&m), all.c_str(), &message);
     if (rc != 0) {
       // clang reports it as an error and fails the compile; opt exits 1.
       m.getContext().emitError(message ? message : "enz-rs failed");
@@ -66,6 +68,20 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
   }
 
   static bool isRequired() { return true; }
+
+  // What clang and lld, whose pipelines take no parameters, are told
+  // through the environment: ENZ_RS_EXPLAIN (anything but empty or "0")
+  // adds `explain`, ENZ_RS_CACHE_BUDGET=MB `cache-budget=MB`.
+  static std::string from_environment() {
+    std::string extra;
+    const char *explain = std::getenv("ENZ_RS_EXPLAIN");
+    if (explain && *explain && std::string(explain) != "0")
+      extra += ";explain";
+    const char *budget = std::getenv("ENZ_RS_CACHE_BUDGET");
+    if (budget && *budget)
+      extra += std::string(";cache-budget=") + budget;
+    return extra;
+  }
 };
 
 // Before clang's inliner: functions with a registered derivative,

@@ -49,12 +49,11 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 /// cache-budget=MB`): the options, whether this is a ThinLTO back end
 /// (`thin-lto`, set by the shim), and whether to explain the plans
 /// (`explain`). For clang and lld, whose pipelines take no parameters, the
-/// environment says the same: `ENZ_RS_EXPLAIN` set to anything but `0`,
-/// `ENZ_RS_CACHE_BUDGET=MB`.
+/// shim adds `explain` and `cache-budget=MB` from the environment
+/// (`ENZ_RS_EXPLAIN`, `ENZ_RS_CACHE_BUDGET`).
 fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
     let mut thin = false;
-    let mut explain = std::env::var_os("ENZ_RS_EXPLAIN").is_some_and(|v| !v.is_empty() && v != "0");
-    let budget = std::env::var("ENZ_RS_CACHE_BUDGET").ok();
+    let mut explain = false;
     let mut opts = Options {
         preopt: true,
         opt_level: 2,
@@ -63,11 +62,6 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         keep_module_on_error: false,
         cache_budget_mb: None,
     };
-    if let Some(mb) = budget.as_deref().filter(|v| !v.is_empty()) {
-        opts.cache_budget_mb = Some(mb.parse().map_err(|_| {
-            format!("enz-rs: ENZ_RS_CACHE_BUDGET=`{mb}`: the cache budget is a whole number of MiB")
-        })?);
-    }
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
         match word {
             "no-inline" => opts.inline = false,

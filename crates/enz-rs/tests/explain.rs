@@ -225,3 +225,46 @@ fn explain_goes_to_stderr_when_the_module_goes_to_stdout() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("plan of the derivative of `until`"));
     assert!(std::fs::read(&file).unwrap().starts_with(b"BC"));
 }
+
+/// With `--cache-budget 1`: the time loop of `heat` is checkpointed (its
+/// line, the budget, recomputation factor 1 or 2 as documented), its
+/// body's derivative follows with the inner loops' caches, and the loop of
+/// `scattered`, which writes through an index array, is said not to be,
+/// and why; at -O0..-O3.
+#[test]
+fn explain_says_which_loops_are_checkpointed_and_why_not() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for level in 0..=3u8 {
+        let bc = compile(dir.path(), level);
+        let out = explain(&bc, &["--cache-budget", "1"]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "-O{level}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ctx = |what: &str| format!("-O{level}: {what}\n{text}");
+        let driver = section(
+            &text,
+            "heat",
+            "augmented primal `augmented_heat.checkpoint0.driver` and reverse `reverse_heat.checkpoint0.driver`",
+        );
+        let (head, _) = &loops_at(driver, 57)[0];
+        for words in [
+            ": checkpoint, under a cache budget of 1 MiB",
+            "the first k iterations are recorded",
+            "recomputation factor 1 when the loop fits in half the budget, else 2",
+        ] {
+            assert!(head.contains(words), "{}", ctx(head));
+        }
+        let body = section(&text, "heat.checkpoint0.body", "augmented primal");
+        assert!(body.contains("bytes cached per iteration"), "{}", ctx(body));
+        let scattered = section(&text, "scattered", "gradient `diffe_scattered`");
+        assert!(
+            scattered.lines().any(|l| l.contains("explain.c:66:")
+                && l.contains("is not checkpointed: the bytes this store writes are not known before the loop")),
+            "{}",
+            ctx(scattered)
+        );
+    }
+}

@@ -253,9 +253,15 @@ impl<'a, 'm> Finder<'a, 'm> {
                             CallKind::External(g) => is_libm_without_side_effects(&g.name()),
                             _ => false,
                         };
-                        let intrinsic = i
-                            .called_function()
-                            .is_some_and(|f| f.intrinsic_id() != 0 && f.writes_no_memory());
+                        // Intrinsics that write nothing, or only state the
+                        // optimiser's facts.
+                        let intrinsic = i.called_function().is_some_and(|f| {
+                            let name = f.name();
+                            f.intrinsic_id() != 0
+                                && (f.writes_no_memory()
+                                    || name == "llvm.assume"
+                                    || name == "llvm.experimental.noalias.scope.decl")
+                        });
                         if !(pure_math || intrinsic) {
                             return Err(format!("it makes a call: {}", v.to_ir()));
                         }

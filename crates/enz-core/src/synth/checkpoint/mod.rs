@@ -11,20 +11,25 @@
 //!
 //! ```text
 //!   augmented_driver(args, shadows) -> {tape}
-//!     save the state (the ranges' bytes); one iteration through the
-//!     body's augmented primal, measuring the bytes its caches take
-//!     (`runtime::cache_bytes`), then released; k = max(1, budget / 2 /
-//!     those bytes); then the body, plainly, saving the state before
-//!     every iteration that is a multiple of k
+//!     iteration 0 through the body's augmented primal, measuring the
+//!     bytes its caches take (`runtime::cache_bytes`); k = max(1,
+//!     budget / 2 / those bytes); the rest of the first segment (k
+//!     iterations) recorded too, keeping their tapes; then the body,
+//!     plainly, saving the state (the ranges' bytes) before every
+//!     iteration that starts a segment
 //!   reverse_driver(args, shadows, tape) -> {adjoints}
-//!     for each segment, last first: restore its state, run its
-//!     iterations through the body's augmented primal (keeping their
-//!     tapes), then its reverse, last iteration first
+//!     for each segment, last first: restore its state and run its
+//!     iterations again through the body's augmented primal (keeping
+//!     their tapes), except the first, recorded already; then its
+//!     reverse, last iteration first
 //! ```
 //!
-//! Each iteration thus runs three times in all (plain, recording, and its
-//! reverse), against two without checkpointing: the recomputation factor
-//! is 2 for the forward code.
+//! A loop whose caches fit in half the budget is thus recorded once, as
+//! without checkpointing (one segment; the decision is made at run time,
+//! from the actual trip count and bytes); past that, each later iteration
+//! runs three times in all (plain, recording, and its reverse) against
+//! two: a recomputation factor of 2 for the forward code. The recorded
+//! first segment and one segment run again hold at most the budget.
 
 pub(crate) mod outline;
 
@@ -43,6 +48,7 @@ const TAPE_ITERATIONS: u64 = 0;
 const TAPE_SEGMENT: u64 = 8;
 const TAPE_SAVED: u64 = 16;
 const TAPE_BYTES: u64 = 24;
+const TAPE_FIRST: u64 = 32;
 
 /// Builds the augmented primal and reverse functions `fns` of the driver
 /// of `outlined` for split request `key`, with a cache budget of `budget`
@@ -62,14 +68,12 @@ pub(crate) fn synthesize<'m>(
         mode: Mode::Split,
     };
     let body = registry.split(&body_key).map_err(|d| vec![d])?;
-    let release = registry.release(&body_key).map_err(|d| vec![d])?;
     let parts = Parts {
         outlined,
         aug_sig: body_key.signature(Kind::Augmented),
         rev_sig: body_key.signature(Kind::Reverse),
         aug_body: body.forward,
         rev_body: body.reverse,
-        release,
         budget,
     };
     parts.augmented(fns.forward, &key.signature(Kind::Augmented));
@@ -124,7 +128,6 @@ struct Parts<'m, 'a> {
     rev_sig: Signature<'m>,
     aug_body: Function<'m>,
     rev_body: Function<'m>,
-    release: Function<'m>,
     budget: u64,
 }
 
@@ -274,6 +277,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
         let b = Builder::new(ctx);
         let entry = f.append_block("entry");
+        let record = f.append_block("record");
         let iterate = f.append_block("iterate");
         let save = f.append_block("save");
         let run = f.append_block("run");
@@ -283,27 +287,48 @@ impl<'m, 'a> Parts<'m, 'a> {
         let all = Self::args_and_shadows(sig, f);
         let c = |v: i64| b.const_int(i64t, v);
         let ranges = self.ranges(&b, &primal);
-        // The state before iteration 0, with room for 4 such.
-        let room0 = c(4);
-        let saved0 = b.malloc(b.mul(ranges.total, room0)).as_value();
-        Self::copy(&b, &ranges, saved0, true);
-        // Iteration 0 recorded, to measure what an iteration caches.
+        // Iteration 0 recorded, measuring what an iteration caches.
         let counter = runtime::cache_bytes(&b);
         let before = b.load(i64t, counter);
         let first = b.call(self.aug_body.function_type(), self.aug_body, &all);
         let after = b.load(i64t, counter);
         let tape0 = Self::field(&b, &self.aug_sig, first.as_value(), Field::Tape);
         let go_on0 = Self::field(&b, &self.aug_sig, first.as_value(), Field::Return);
-        let mut rel_args = all.clone();
-        rel_args.push(tape0);
-        b.call(self.release.function_type(), self.release, &rel_args);
         // Tape and bookkeeping of an iteration: at least 64 bytes.
         let per = b.add(b.sub(after, before), c(64));
         let half = c((self.budget / 2).min(i64::MAX as u64) as i64);
         let k = b.udiv(half, per);
         let k = b.select(b.icmp(LLVMIntEQ, k, c(0)), c(1), k);
+        let tapes = b.malloc(b.mul(k, c(8))).as_value();
+        b.store(tape0, tapes);
+        let more0 = b.icmp(LLVMIntULT, c(1), k);
+        // Go on recording while the first segment lasts, then plainly.
+        let to_record = b.select(go_on0, more0, b.const_int(Ty::int(ctx, 1), 0));
+        let rec_or_plain = f.append_block("after_first");
+        b.cond_br(to_record, record, rec_or_plain);
+        b.position_at_end(rec_or_plain);
         b.cond_br(go_on0, iterate, done);
 
+        // Recording, iterations 1..k of the first segment.
+        b.position_at_end(record);
+        let tr = b.phi(i64t, "t");
+        let r = b.call(self.aug_body.function_type(), self.aug_body, &all);
+        let tape_t = Self::field(&b, &self.aug_sig, r.as_value(), Field::Tape);
+        let go_on_r = Self::field(&b, &self.aug_sig, r.as_value(), Field::Return);
+        b.store(tape_t, b.gep(ptr, tapes, &[tr.as_value()]));
+        let tr1 = b.add(tr.as_value(), c(1));
+        let in_first = b.icmp(LLVMIntULT, tr1, k);
+        let again = b.select(go_on_r, in_first, b.const_int(Ty::int(ctx, 1), 0));
+        let leave_rec = f.append_block("after_record");
+        b.cond_br(again, record, leave_rec);
+        tr.add_incoming(c(1), entry);
+        tr.add_incoming(tr1, record);
+        b.position_at_end(leave_rec);
+        b.cond_br(go_on_r, iterate, done);
+
+        // Plainly, saving the state before every iteration that starts a
+        // segment (at index s of the saved states; the first segment was
+        // recorded and is not saved).
         b.position_at_end(iterate);
         let t = b.phi(i64t, "t");
         let room = b.phi(i64t, "room");
@@ -315,7 +340,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         b.position_at_end(save);
         let need = b.add(q, c(1));
         let full = b.icmp(LLVMIntUGT, need, room.as_value());
-        let twice = b.mul(room.as_value(), c(2));
+        let twice = b.mul(b.add(room.as_value(), c(2)), c(2));
         let room2 = b.select(full, twice, room.as_value());
         let rty = Ty::function(ptr, &[ptr, i64t], false);
         let grown = b.call_named(
@@ -341,26 +366,32 @@ impl<'m, 'a> Parts<'m, 'a> {
         );
         let next = b.add(t.as_value(), c(1));
         b.cond_br(go_on.as_value(), iterate, done);
-        t.add_incoming(c(1), entry);
+        t.add_incoming(c(1), rec_or_plain);
+        t.add_incoming(tr1, leave_rec);
         t.add_incoming(next, run);
-        room.add_incoming(room0, entry);
+        room.add_incoming(c(0), rec_or_plain);
+        room.add_incoming(c(0), leave_rec);
         room.add_incoming(room3.as_value(), run);
-        saved.add_incoming(saved0, entry);
+        saved.add_incoming(b.zero(ptr), rec_or_plain);
+        saved.add_incoming(b.zero(ptr), leave_rec);
         saved.add_incoming(saved3.as_value(), run);
 
         b.position_at_end(done);
         let n = b.phi(i64t, "iterations");
-        n.add_incoming(c(1), entry);
+        n.add_incoming(c(1), rec_or_plain);
+        n.add_incoming(tr1, leave_rec);
         n.add_incoming(next, run);
         let saved_end = b.phi(ptr, "saved");
-        saved_end.add_incoming(saved0, entry);
+        saved_end.add_incoming(b.zero(ptr), rec_or_plain);
+        saved_end.add_incoming(b.zero(ptr), leave_rec);
         saved_end.add_incoming(saved3.as_value(), run);
         self.sync_shadow_pointers(&b, sig, f);
-        let tape = b.malloc(c(32)).as_value();
+        let tape = b.malloc(c(40)).as_value();
         b.store(n.as_value(), b.byte_gep(tape, TAPE_ITERATIONS));
         b.store(k, b.byte_gep(tape, TAPE_SEGMENT));
         b.store(saved_end.as_value(), b.byte_gep(tape, TAPE_SAVED));
         b.store(ranges.total, b.byte_gep(tape, TAPE_BYTES));
+        b.store(tapes, b.byte_gep(tape, TAPE_FIRST));
         let ret_ty = sig.return_type();
         let r = b.insert_value(b.poison(ret_ty), tape, 0);
         b.ret(Some(r));
@@ -373,6 +404,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         let b = Builder::new(ctx);
         let entry = f.append_block("entry");
         let segment = f.append_block("segment");
+        let again = f.append_block("again");
         let record = f.append_block("record");
         let back = f.append_block("reverse");
         let next = f.append_block("next");
@@ -385,8 +417,10 @@ impl<'m, 'a> Parts<'m, 'a> {
         let iterations = b.load(i64t, b.byte_gep(tape, TAPE_ITERATIONS));
         let k = b.load(i64t, b.byte_gep(tape, TAPE_SEGMENT));
         let saved = b.load(ptr, b.byte_gep(tape, TAPE_SAVED));
+        let first = b.load(ptr, b.byte_gep(tape, TAPE_FIRST));
         let ranges = self.ranges(&b, &primal);
         let segments = b.udiv(b.add(iterations, b.sub(k, c(1))), k);
+        // Segments after the first run again into these tapes.
         let tapes = b.malloc(b.mul(k, c(8))).as_value();
         // The adjoints of the `out` arguments, summed over iterations.
         let sums: Vec<(Field, Value<'m>)> = sig
@@ -401,20 +435,27 @@ impl<'m, 'a> Parts<'m, 'a> {
         let last = b.sub(segments, c(1));
         b.br(segment);
 
+        // Segment s: the first was recorded by the forward sweep; a later
+        // one starts from its saved state and runs again.
         b.position_at_end(segment);
         let s = b.phi(i64t, "segment");
         s.add_incoming(last, entry);
-        let at = b.gep(Ty::int(ctx, 8), saved, &[b.mul(s.as_value(), ranges.total)]);
-        Self::copy(&b, &ranges, at, false);
-        self.sync_shadow_pointers(&b, sig, f);
         let t0 = b.mul(s.as_value(), k);
         let left = b.sub(iterations, t0);
         let len = b.select(b.icmp(LLVMIntULT, left, k), left, k);
+        let is_first = b.icmp(LLVMIntEQ, s.as_value(), c(0));
+        let these = b.select(is_first, first, tapes);
+        b.cond_br(is_first, back, again);
+
+        b.position_at_end(again);
+        let at = b.gep(Ty::int(ctx, 8), saved, &[b.mul(s.as_value(), ranges.total)]);
+        Self::copy(&b, &ranges, at, false);
+        self.sync_shadow_pointers(&b, sig, f);
         b.br(record);
 
         b.position_at_end(record);
         let j = b.phi(i64t, "j");
-        j.add_incoming(c(0), segment);
+        j.add_incoming(c(0), again);
         let r = b.call(self.aug_body.function_type(), self.aug_body, &all);
         let tape_j = Self::field(&b, &self.aug_sig, r.as_value(), Field::Tape);
         b.store(tape_j, b.gep(ptr, tapes, &[j.as_value()]));
@@ -424,10 +465,11 @@ impl<'m, 'a> Parts<'m, 'a> {
 
         b.position_at_end(back);
         let jr = b.phi(i64t, "j");
+        jr.add_incoming(len, segment);
         jr.add_incoming(len, record);
         let jm = b.sub(jr.as_value(), c(1));
         let mut rargs = all.clone();
-        rargs.push(b.load(ptr, b.gep(ptr, tapes, &[jm])));
+        rargs.push(b.load(ptr, b.gep(ptr, these, &[jm])));
         let a = b.call(self.rev_body.function_type(), self.rev_body, &rargs);
         for (fld, slot) in &sums {
             let ty = sig
@@ -445,10 +487,11 @@ impl<'m, 'a> Parts<'m, 'a> {
 
         b.position_at_end(next);
         s.add_incoming(b.sub(s.as_value(), c(1)), next);
-        b.cond_br(b.icmp(LLVMIntEQ, s.as_value(), c(0)), done, segment);
+        b.cond_br(is_first, done, segment);
 
         b.position_at_end(done);
         b.free(tapes);
+        b.free(first);
         b.free(saved);
         b.free(tape);
         if sums.is_empty() {

@@ -27,6 +27,8 @@ mod math_calls;
 mod math_rules;
 mod memory;
 pub(crate) mod plan;
+pub(crate) use plan::combined_plan;
+use plan::{deferrable_frees, loop_nest};
 mod release;
 mod values;
 
@@ -37,7 +39,7 @@ use super::rules::{lookup, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
 use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
-use crate::analysis::calls::{CallFacts, CallKind, CallKinds, Direction};
+use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::gpu::GpuAccesses;
 use crate::analysis::loops::{LoopId, LoopNest};
@@ -48,7 +50,6 @@ use crate::ir::LLVMOpcode;
 use crate::ir::{
     add_internal_function, clone_body, Block, Builder, Function, Inst, Ty, Value, ValueMap,
 };
-use crate::names::MemFn;
 use crate::preprocess::copy_derivative_attributes;
 use crate::signature::{ArgActivity, Kind, Param, Signature};
 pub(super) use explain::loop_location;
@@ -138,71 +139,6 @@ pub(crate) fn new_function<'m>(like: Function<'m>, name: &str, fty: Ty<'m>) -> F
     let f = add_internal_function(like.global_parent(), name, fty);
     copy_derivative_attributes(like, f);
     f
-}
-
-/// The loop nest of a function, or the diagnostic for a loop enz-rs cannot
-/// differentiate.
-fn loop_nest<'m>(cfg: &Cfg<'m>, name: &str) -> Result<LoopNest<'m>, Vec<Diagnostic>> {
-    LoopNest::new(cfg).map_err(|e| {
-        let at = e
-            .header
-            .first_non_phi()
-            .or(e.header.terminator())
-            .expect("terminator");
-        vec![
-            Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
-                .in_function(name)
-                .at(at),
-        ]
-    })
-}
-
-/// The frees that run on every path, outside loops, which can wait until
-/// the reverse sweep is done (combined mode): then the memory they free may
-/// be re-read rather than cached.
-fn deferrable_frees<'m>(
-    prep: Function<'m>,
-    mode: Mode,
-    cfg: &Cfg<'m>,
-    loops: &LoopNest<'m>,
-    calls: CallFacts<'m, '_>,
-) -> HashSet<Value<'m>> {
-    if mode != Mode::Combined {
-        return HashSet::new();
-    }
-    prep.blocks()
-        .into_iter()
-        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
-        .flat_map(|b| b.instructions())
-        .filter(|i| {
-            i.opcode() == Some(LLVMOpcode::LLVMCall)
-                && matches!(
-                    calls.classify(i.as_value(), Direction::Reverse),
-                    CallKind::Memory(MemFn::Free | MemFn::Delete)
-                )
-        })
-        .map(Inst::as_value)
-        .collect()
-}
-
-/// The plan of the combined-mode gradient of `prep` (for `--print-plan`):
-/// the same analyses and decisions as [`synthesize`], without emitting.
-pub(crate) fn combined_plan<'m>(
-    prep: Function<'m>,
-    name: &str,
-    calls: CallFacts<'m, '_>,
-) -> Result<plan::Plan<'m>, Vec<Diagnostic>> {
-    let cfg = Cfg::new(prep);
-    let loops = loop_nest(&cfg, name)?;
-    let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
-    let rereadable = Rereadable::analyse(prep, &frees, calls);
-    Ok(plan::Plan::new(
-        prep,
-        Mode::Combined,
-        &cfg,
-        &loops,
-        &rereadable,
-    ))
 }
 
 /// Fills in the body of a derivative whose functions already exist (so

@@ -32,13 +32,18 @@
 //! is cut by caching the value at the cut instead.
 
 use super::Mode;
+use crate::analysis::calls::{CallFacts, CallKind, Direction};
 use crate::analysis::cfg::{Cfg, DecidingBranch};
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::trips::ExactExit;
 use crate::analysis::writes::Rereadable;
+use crate::diag::Diagnostic;
+use crate::ir::Inst;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
+use crate::names::MemFn;
 use crate::names::SHOULD_RECOMPUTE;
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 
 /// How deep recomputation may recurse before caching instead.
@@ -253,6 +258,65 @@ impl<'m> fmt::Display for Plan<'m> {
         }
         Ok(())
     }
+}
+
+/// The loop nest of a function, or the diagnostic for a loop enz-rs cannot
+/// differentiate.
+pub(super) fn loop_nest<'m>(cfg: &Cfg<'m>, name: &str) -> Result<LoopNest<'m>, Vec<Diagnostic>> {
+    LoopNest::new(cfg).map_err(|e| {
+        let at = e
+            .header
+            .first_non_phi()
+            .or(e.header.terminator())
+            .expect("terminator");
+        vec![
+            Diagnostic::new(format!("cannot differentiate this loop: {}", e.reason))
+                .in_function(name)
+                .at(at),
+        ]
+    })
+}
+
+/// The frees that run on every path, outside loops, which can wait until
+/// the reverse sweep is done (combined mode): then the memory they free may
+/// be re-read rather than cached.
+pub(super) fn deferrable_frees<'m>(
+    prep: Function<'m>,
+    mode: Mode,
+    cfg: &Cfg<'m>,
+    loops: &LoopNest<'m>,
+    calls: CallFacts<'m, '_>,
+) -> HashSet<Value<'m>> {
+    if mode != Mode::Combined {
+        return HashSet::new();
+    }
+    prep.blocks()
+        .into_iter()
+        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
+        .flat_map(|b| b.instructions())
+        .filter(|i| {
+            i.opcode() == Some(LLVMOpcode::LLVMCall)
+                && matches!(
+                    calls.classify(i.as_value(), Direction::Reverse),
+                    CallKind::Memory(MemFn::Free | MemFn::Delete)
+                )
+        })
+        .map(Inst::as_value)
+        .collect()
+}
+
+/// The plan of the combined-mode gradient of `prep` (for `--print-plan`):
+/// the same analyses and decisions as [`synthesize`], without emitting.
+pub(crate) fn combined_plan<'m>(
+    prep: Function<'m>,
+    name: &str,
+    calls: CallFacts<'m, '_>,
+) -> Result<Plan<'m>, Vec<Diagnostic>> {
+    let cfg = Cfg::new(prep);
+    let loops = loop_nest(&cfg, name)?;
+    let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
+    let rereadable = Rereadable::analyse(prep, &frees, calls);
+    Ok(Plan::new(prep, Mode::Combined, &cfg, &loops, &rereadable))
 }
 
 /// Pure, cheap instructions worth recomputing rather than caching: integer

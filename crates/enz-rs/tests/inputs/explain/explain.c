@@ -49,3 +49,28 @@ void d_until(const double *x, double *dx, double eps) {
 double t_sumsq(const double *x, const double *tx, int n) {
   return __enzyme_fwddiff((void *)sumsq, x, tx, n);
 }
+
+/* With --cache-budget: a time loop over a state in memory (checkpointed),
+ * and one that scatters through an index array (not checkpointed: the
+ * bytes it writes are not known before it). */
+double heat(double *u, double *tmp, int n, int T) {
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      tmp[i] = u[i] + 0.2 * (u[i - 1] - 2.0 * u[i] + u[i + 1]) - 0.1 * u[i] * u[i];
+    for (int i = 1; i < n - 1; i++)
+      u[i] = tmp[i];
+  }
+  return u[n / 2];
+}
+double scattered(double *u, const int *perm, int n, int T) {
+  for (int t = 0; t < T; t++)
+    for (int i = 0; i < n; i++)
+      u[perm[i]] = sin(u[i]);
+  return u[0];
+}
+void d_heat(double *u, double *du, double *tmp, double *dtmp, int n, int T) {
+  __enzyme_autodiff((void *)heat, enzyme_dup, u, du, enzyme_dup, tmp, dtmp, n, T);
+}
+void d_scattered(double *u, double *du, const int *perm, int n, int T) {
+  __enzyme_autodiff((void *)scattered, enzyme_dup, u, du, enzyme_const, perm, n, T);
+}
