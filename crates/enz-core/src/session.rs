@@ -33,6 +33,10 @@ pub struct SessionOptions {
     /// qualify are checkpointed (`synth/checkpoint.rs`) so that their
     /// caches stay within it. None: no bound, every loop caches.
     pub cache_budget: Option<u64>,
+    /// Mixed mode for elementwise loops (`--mode-per-loop=auto`): their
+    /// partials computed by forward mode in the forward sweep and cached,
+    /// where that caches less than reverse mode.
+    pub mixed: bool,
 }
 
 /// What the user declared about the module's functions and globals (read
@@ -83,10 +87,13 @@ impl<'m> Session<'m> {
             return Ok(*g);
         }
         let name = req.function.name();
-        let prep = self
-            .registry
-            .prep_for_gradient(req.function)
-            .map_err(|d| vec![d])?;
+        // Checkpointed loops are calls, which vector reverse mode does not
+        // take: a vector gradient keeps its loops.
+        let prep = match req.mode {
+            Mode::CombinedVector { .. } => self.registry.prep(req.function),
+            _ => self.registry.prep_for_gradient(req.function),
+        }
+        .map_err(|d| vec![d])?;
         let (kind, width) = match req.mode {
             Mode::CombinedVector { width } => (Kind::VectorGradient { width }, width),
             _ => (Kind::Gradient, 1),

@@ -35,6 +35,7 @@ fn canonical_derivatives_have_the_promised_signatures() {
         preopt: true,
         inline: true,
         cache_budget: None,
+        mixed: false,
     };
     let mut session = Session::new(opts, UserFacts::default());
 

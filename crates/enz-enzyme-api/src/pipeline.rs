@@ -45,6 +45,9 @@ pub struct Options {
     /// loop caches may hold; qualifying loops are checkpointed to stay
     /// within it. None: unbounded.
     pub cache_budget_mb: Option<u64>,
+    /// `--mode-per-loop=auto` (the default) or `reverse`: mixed mode for
+    /// elementwise loops where it caches less than reverse mode.
+    pub mixed: bool,
 }
 
 impl Default for Options {
@@ -56,6 +59,7 @@ impl Default for Options {
             trace_functions: None,
             keep_module_on_error: true,
             cache_budget_mb: None,
+            mixed: true,
         }
     }
 }
@@ -152,6 +156,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         preopt: opts.preopt,
         inline: opts.inline,
         cache_budget: opts.cache_budget_mb.map(|mb| mb.saturating_mul(1 << 20)),
+        mixed: opts.mixed,
     };
     let mut session = Session::new(session_opts, facts);
     let synthesis_start = std::time::Instant::now();

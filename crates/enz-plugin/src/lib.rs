@@ -61,6 +61,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         trace_functions: None,
         keep_module_on_error: false,
         cache_budget_mb: None,
+        mixed: true,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
         match word {
@@ -72,6 +73,8 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             "O3" => opts.opt_level = 3,
             "thin-lto" => thin = true,
             "explain" => explain = true,
+            "mode-per-loop=reverse" => opts.mixed = false,
+            "mode-per-loop=auto" => opts.mixed = true,
             _ if word.starts_with("cache-budget=") => {
                 let mb = &word["cache-budget=".len()..];
                 opts.cache_budget_mb = Some(mb.parse().map_err(|_| {
@@ -80,7 +83,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             }
             _ => {
                 return Err(format!(
-                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB, O0, O1, O2, O3)"
+                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB, mode-per-loop=auto|reverse, O0, O1, O2, O3)"
                 ))
             }
         }

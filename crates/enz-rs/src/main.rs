@@ -84,6 +84,13 @@ struct Cli {
     #[arg(long = "cache-budget", value_name = "MB")]
     cache_budget: Option<u64>,
 
+    /// How loops are differentiated: `auto` (the default) uses mixed mode
+    /// for elementwise loops where it caches less than reverse mode (the
+    /// partials of each iteration by forward mode in the forward sweep);
+    /// `reverse` uses reverse mode everywhere.
+    #[arg(long = "mode-per-loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Auto)]
+    mode_per_loop: LoopMode,
+
     /// Write textual IR instead of bitcode.
     #[arg(short = 'S')]
     text: bool,
@@ -119,6 +126,13 @@ struct Cli {
     #[arg(short = 'O', value_name = "LEVEL", default_value_t = 2,
           value_parser = clap::value_parser!(u8).range(0..=3))]
     opt_level: u8,
+}
+
+/// `--mode-per-loop`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum LoopMode {
+    Auto,
+    Reverse,
 }
 
 fn main() -> ExitCode {
@@ -191,6 +205,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         // The module is thrown away on error: no need to try on a copy.
         keep_module_on_error: false,
         cache_budget_mb: cli.cache_budget,
+        mixed: cli.mode_per_loop == LoopMode::Auto,
     };
     if let Some(f) = &cli.print_type_analysis {
         say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);

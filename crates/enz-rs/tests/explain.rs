@@ -49,7 +49,8 @@ fn loops_at(section: &str, line: u32) -> Vec<(String, Vec<String>)> {
     let mut current: Option<usize> = None;
     for l in section.lines() {
         let t = l.trim_start();
-        if t.starts_with("loop ") {
+        let note = t.contains(": mixed (") || t.contains(" is not checkpointed: ");
+        if t.starts_with("loop ") && !note {
             current = None;
             if t.contains(&at) {
                 out.push((t.to_string(), Vec::new()));
@@ -121,12 +122,12 @@ fn explain_names_each_loop_its_line_strategy_and_bytes() {
         );
         let ctx = |what: &str| format!("-O{level}: {what}\n{text}");
 
-        // The elementwise chain caches exp(x[i]) (log's derivative needs
-        // 1 + exp(x[i]), recomputed from it), 8 bytes per iteration.
+        // The elementwise chain is in mixed mode: its one partial (dy/dx)
+        // is cached, 8 bytes per iteration, instead of exp(x[i]).
         let chain = section(&text, "chain", "gradient `diffe_chain`");
         let loops = loops_at(chain, 10);
         consistent(&loops);
-        for (head, cached) in &loops {
+        for (head, _) in &loops {
             assert!(
                 head.contains(": cache, 8 bytes cached per iteration (1 value)"),
                 "{}",
@@ -138,12 +139,13 @@ fn explain_names_each_loop_its_line_strategy_and_bytes() {
                 ctx(head)
             );
             assert!(head.contains("recomputation factor 1"), "{}", ctx(head));
-            assert!(
-                cached[0].contains("@exp(") && cached[0].contains("explain.c:11:"),
-                "{}",
-                ctx(head)
-            );
         }
+        assert!(
+            chain.lines().any(|l| l.contains("explain.c:10:")
+                && l.contains(": mixed (forward mode inside the iteration): 1 partial cached per iteration (1 output by 1 input)")),
+            "{}",
+            ctx(chain)
+        );
 
         // The sum of squares caches nothing and re-reads x[i].
         let sumsq = section(&text, "sumsq", "gradient `diffe_sumsq`");
@@ -266,5 +268,29 @@ fn explain_says_which_loops_are_checkpointed_and_why_not() {
             "{}",
             ctx(scattered)
         );
+    }
+}
+
+/// `--mode-per-loop reverse`: the elementwise chain is differentiated in
+/// reverse mode, caching exp(x[i]) (log's derivative needs 1 + exp(x[i]),
+/// recomputed from it), and no loop is said to be mixed.
+#[test]
+fn mode_per_loop_reverse_keeps_reverse_mode() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for level in 0..=3u8 {
+        let bc = compile(dir.path(), level);
+        let out = explain(&bc, &["--mode-per-loop", "reverse"]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "-O{level}");
+        assert!(!text.contains(": mixed ("), "-O{level}:\n{text}");
+        let chain = section(&text, "chain", "gradient `diffe_chain`");
+        for (head, cached) in &loops_at(chain, 10) {
+            assert!(
+                head.contains(": cache, 8 bytes cached per iteration (1 value)")
+                    && cached[0].contains("@exp(")
+                    && cached[0].contains("explain.c:11:"),
+                "-O{level}: {head}\n{text}"
+            );
+        }
     }
 }

@@ -214,7 +214,7 @@ impl<'m> Activity<'m> {
                 if i.ty().carries_float() {
                     changed |= self.varied.insert(i.into());
                 }
-                if !matches!(kind, CallKind::Math(_)) {
+                if !matches!(kind, CallKind::Math(_) | CallKind::Linear) {
                     for a in &args {
                         if a.ty().kind() == TyKind::Pointer {
                             changed |= self.shadow(*a);
@@ -260,7 +260,7 @@ impl<'m> Activity<'m> {
                     return false;
                 }
                 let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
-                let math = matches!(kind, CallKind::Math(_));
+                let math = matches!(kind, CallKind::Math(_) | CallKind::Linear);
                 let writes_active = !math && args.iter().any(|a| self.is_shadowed(*a));
                 if self.useful.contains(&i) || writes_active {
                     for a in args {

@@ -97,6 +97,9 @@ pub(crate) enum CallKind<'m> {
     KnownInactive,
     /// A math function of the rule table.
     Math(MathFn),
+    /// `__enz_linear_*(y, J_1, x_1, ...)` of mixed mode (`synth/mixed.rs`):
+    /// `y`, whose adjoint adds `J_k · dy` to each `x_k`'s.
+    Linear,
     /// A masked vector load or store (`llvm.masked.load/store`).
     Masked(MaskedFn),
     /// A function that only relinks a pointer structure (the C++
@@ -205,6 +208,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if inactive.contains(&f) {
         return CallKind::UserInactive;
+    }
+    if name.starts_with(crate::synth::mixed::LINEAR) {
+        return CallKind::Linear;
     }
     if let Some(rules) = custom.get(&f) {
         let registered = match direction {

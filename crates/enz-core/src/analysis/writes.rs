@@ -116,6 +116,7 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                 CallKind::Memory(_)
                 | CallKind::Masked(_)
                 | CallKind::KnownInactive
+                | CallKind::Linear
                 | CallKind::Barrier => Written::Nothing,
                 CallKind::External(f) if is_libm_without_side_effects(&f.name()) => {
                     Written::Nothing

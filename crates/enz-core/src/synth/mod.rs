@@ -10,6 +10,7 @@ pub(crate) mod forward;
 pub(crate) mod function_shadow;
 pub(crate) mod gpu;
 pub(crate) mod masked;
+pub(crate) mod mixed;
 pub(crate) mod registry;
 pub(crate) mod reverse;
 pub(crate) mod rules;

@@ -22,6 +22,8 @@ pub(crate) struct Registry<'m> {
     /// The cache budget (bytes): loops that qualify are checkpointed in
     /// the functions gradients are asked for.
     cache_budget: Option<u64>,
+    /// Mixed mode for elementwise loops (`synth/mixed.rs`).
+    mixed: bool,
     /// Preprocessed clones with their checkpointed loops outlined (for
     /// combined-mode gradients), and the outlined loops by driver.
     prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
@@ -76,6 +78,7 @@ impl<'m> Registry<'m> {
             timings: crate::timing::Timings::default(),
             explanations: Vec::new(),
             cache_budget: opts.cache_budget,
+            mixed: opts.mixed,
             prepped_checkpointed: HashMap::new(),
             checkpointed: HashMap::new(),
             checkpoint_notes: HashMap::new(),
@@ -213,7 +216,7 @@ impl<'m> Registry<'m> {
         &mut self,
         f: Function<'m>,
     ) -> Result<Function<'m>, Diagnostic> {
-        if self.cache_budget.is_none() || crate::synth::gpu::is_gpu_module(f) {
+        if self.cache_budget.is_none() && !self.mixed || crate::synth::gpu::is_gpu_module(f) {
             return self.prep(f);
         }
         if let Some(p) = self.prepped_checkpointed.get(&f) {
@@ -231,21 +234,62 @@ impl<'m> Registry<'m> {
         })
         .map_err(|d| d.in_function(f.name()))?;
         self.prepped_checkpointed.insert(f, p);
-        let (outlined, notes) =
-            super::checkpoint::outline::outline_checkpointed(p, self.call_facts()).map_err(
-                |e| {
-                    Diagnostic::internal(format_args!(
-                        "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
-                    ))
-                    .in_function(f.name())
-                },
-            )?;
-        for mut o in outlined {
-            o.function = f.name();
-            self.checkpointed.insert(o.driver, o);
+        let mut notes = Vec::new();
+        if self.cache_budget.is_some() {
+            let (outlined, why_not) =
+                super::checkpoint::outline::outline_checkpointed(p, self.call_facts()).map_err(
+                    |e| {
+                        Diagnostic::internal(format_args!(
+                            "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
+                        ))
+                        .in_function(f.name())
+                    },
+                )?;
+            for mut o in outlined {
+                o.function = f.name();
+                self.checkpointed.insert(o.driver, o);
+            }
+            notes = why_not;
+        }
+        if self.mixed {
+            notes.extend(self.mixed_loops(p)?);
         }
         self.checkpoint_notes.insert(p, notes);
         Ok(p)
+    }
+
+    /// Rewrites the elementwise loops of preprocessed clone `p` for mixed
+    /// mode; what `--explain` says of them.
+    fn mixed_loops(&mut self, p: Function<'m>) -> Result<Vec<String>, Diagnostic> {
+        use crate::analysis::calls::{CallKinds, Direction};
+        let cfg = crate::analysis::cfg::Cfg::new(p);
+        let Ok(loops) = crate::analysis::loops::LoopNest::new(&cfg) else {
+            return Ok(Vec::new());
+        };
+        let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
+        let found = crate::analysis::elementwise::find(&cfg, &loops, &kinds);
+        let mut notes = Vec::new();
+        for (n, e) in found.iter().enumerate() {
+            let m = super::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
+            let at = m.location.map(|a| format!(" at {a}")).unwrap_or_default();
+            notes.push(format!(
+                "loop {}{at}: mixed (forward mode inside the iteration): {} partial{} cached per iteration ({} output{} by {} input{}) instead of about {} intermediate values",
+                e.lp.0,
+                m.inputs * m.outputs,
+                if m.inputs * m.outputs == 1 { "" } else { "s" },
+                m.outputs,
+                if m.outputs == 1 { "" } else { "s" },
+                m.inputs,
+                if m.inputs == 1 { "" } else { "s" },
+                m.intermediates
+            ));
+        }
+        Ok(notes)
+    }
+
+    /// Declares `f` inactive: calls of it carry no derivative.
+    pub(crate) fn mark_inactive(&mut self, f: Function<'m>) {
+        self.inactive_fns.insert(f);
     }
 
     /// The next checkpointed loop driver whose derivative is still to be

@@ -50,6 +50,9 @@ const TAPE_SAVED: u64 = 16;
 const TAPE_BYTES: u64 = 24;
 const TAPE_FIRST: u64 = 32;
 
+/// The longest segment, in iterations.
+const MAX_SEGMENT: i64 = 1 << 20;
+
 /// Builds the augmented primal and reverse functions `fns` of the driver
 /// of `outlined` for split request `key`, with a cache budget of `budget`
 /// bytes.
@@ -299,6 +302,8 @@ impl<'m, 'a> Parts<'m, 'a> {
         let half = c((self.budget / 2).min(i64::MAX as u64) as i64);
         let k = b.udiv(half, per);
         let k = b.select(b.icmp(LLVMIntEQ, k, c(0)), c(1), k);
+        // At most 2^20 iterations a segment (8 MiB of tape pointers).
+        let k = b.select(b.icmp(LLVMIntUGT, k, c(MAX_SEGMENT)), c(MAX_SEGMENT), k);
         let tapes = b.malloc(b.mul(k, c(8))).as_value();
         b.store(tape0, tapes);
         let more0 = b.icmp(LLVMIntULT, c(1), k);

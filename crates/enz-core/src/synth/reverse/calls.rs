@@ -228,6 +228,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),
             CallKind::Math(f) => self.reverse_math_call(i, f),
+            CallKind::Linear => self.reverse_linear_call(i),
             // Vector reverse mode: said by the forward sweep.
             CallKind::Defined(_) | CallKind::Custom(_) | CallKind::Indirect
                 if self.req.width > 1 => {}
@@ -277,6 +278,25 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let d = self.b.extract_value(res.as_value(), j as u32);
                 self.accumulate(i.operand(k as u32), d);
             }
+        }
+    }
+
+    /// Mixed mode's `y = __enz_linear(y, J_1, x_1, ..., J_n, x_n)`: adds
+    /// `J_k · dy` to the adjoint of each active `x_k`.
+    fn reverse_linear_call(&mut self, i: Inst<'m>) {
+        if !self.facts.act.is_active(i.as_value()) {
+            return;
+        }
+        let dy = self.take_adjoint(i.as_value());
+        let n = (i.call_num_args() - 1) / 2;
+        for k in 0..n {
+            let x = i.operand(2 + 2 * k);
+            if !self.facts.act.is_active(x) {
+                continue;
+            }
+            let j = self.primal(i.operand(1 + 2 * k));
+            let d = self.b.fmul(j, dy);
+            self.accumulate(x, d);
         }
     }
 

@@ -1,0 +1,310 @@
+//! Mixed mode for elementwise loops (`analysis/elementwise.rs`): forward
+//! mode inside the iteration, reverse mode across iterations.
+//!
+//! In the preprocessed clone of a function a gradient is asked for, the
+//! iteration of such a loop is outlined as `elem(values..., inputs...) ->
+//! {outputs}`: its blocks, with the float loads replaced by parameters
+//! (the inputs, then the floats from before the loop it uses) and the
+//! float stores by the struct returned. In the loop, right before its
+//! first store, one call of `elem`'s forward derivative with one tangent
+//! lane per input (lane k seeds input k) gives the outputs and their
+//! partials; each store then stores
+//!
+//! ```text
+//!   __enz_linear(y_m, J_m1, x_1, ..., J_mN, x_N)      (= y_m)
+//! ```
+//!
+//! whose reverse rule (`reverse/calls.rs`) adds `J_mk · dy_m` to the
+//! adjoint of each `x_k`. The forward derivative's call is inactive, so
+//! reverse mode caches the partials (M·N values per iteration) and nothing
+//! else of the iteration: data-dependent branches inside it cost nothing
+//! in the reverse sweep. The old computation is left dead for the
+//! clean-up. `--mode-per-loop=reverse` turns it off.
+
+use crate::analysis::elementwise::Elementwise;
+use crate::analysis::loops::LoopNest;
+use crate::ir::{
+    add_internal_function, named_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value,
+};
+use crate::signature::{ArgActivity, Field, Kind, Mode, Request, Signature};
+use crate::synth::registry::Registry;
+use std::collections::{HashMap, HashSet};
+
+/// The prefix of the functions whose calls have the linear reverse rule.
+pub(crate) const LINEAR: &str = "__enz_linear_";
+
+/// What one mixed-mode loop became, for `--explain`.
+pub(crate) struct Mixed {
+    pub(crate) location: Option<String>,
+    pub(crate) inputs: usize,
+    pub(crate) outputs: usize,
+    pub(crate) intermediates: usize,
+}
+
+/// Rewrites loop `e` of preprocessed function `f` (see the module).
+pub(crate) fn rewrite<'m>(
+    f: Function<'m>,
+    cfg: &crate::analysis::cfg::Cfg<'m>,
+    loops: &LoopNest<'m>,
+    e: &Elementwise<'m>,
+    n: usize,
+    registry: &mut Registry<'m>,
+) -> Result<Mixed, crate::diag::Diagnostic> {
+    let ctx = f.context();
+    let lp = loops.get(e.lp);
+    let location = crate::synth::reverse::loop_location(lp);
+    let inside = |v: Value<'m>| {
+        v.as_inst()
+            .is_some_and(|i| lp.blocks.contains(&i.parent_block()))
+    };
+    let header_phis: Vec<Inst> = lp
+        .header
+        .instructions()
+        .into_iter()
+        .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
+        .collect();
+    // Parameters: the header phis and the other values from before the
+    // loop (no shadows), then the float inputs (one tangent lane each).
+    let mut consts: Vec<Value> = header_phis
+        .iter()
+        .map(|p| p.as_value())
+        .chain(e.flags.iter().map(|l| l.as_value()))
+        .collect();
+    let mut seen: HashSet<Value> = consts.iter().copied().collect();
+    for b in &lp.ordered {
+        for i in b.instructions() {
+            let ops: Vec<Value> = if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
+                i.incoming().into_iter().map(|(v, _)| v).collect()
+            } else {
+                (0..i.num_operands()).map(|k| i.operand(k)).collect()
+            };
+            for o in ops {
+                let outer = !inside(o) && !o.is_constant() && !o.is_block_value();
+                if outer && !e.invariants.contains(&o) && seen.insert(o) {
+                    consts.push(o);
+                }
+            }
+        }
+    }
+    let floats: Vec<Value> = e
+        .loads
+        .iter()
+        .map(|l| l.as_value())
+        .chain(e.invariants.iter().copied())
+        .collect();
+    let outputs: Vec<Ty> = e.stores.iter().map(|s| s.operand(0).ty()).collect();
+    let ret_ty = Ty::literal_struct(ctx, &outputs);
+    let params: Vec<Ty> = consts.iter().chain(&floats).map(|v| v.ty()).collect();
+    let name = f.name();
+    let user = name.strip_prefix("preprocess_").unwrap_or(&name);
+    let elem = add_internal_function(
+        f.global_parent(),
+        &format!("{user}.elementwise{n}"),
+        Ty::function(ret_ty, &params, false),
+    );
+    f.copy_function_attributes_to(elem, |_| false);
+    let ps = elem.params();
+    let mut map: HashMap<Value<'m>, Value<'m>> = HashMap::new();
+    for (k, v) in consts.iter().chain(&floats).enumerate() {
+        map.insert(*v, ps[k]);
+    }
+    // The iteration, from the header to the latch.
+    let mut blocks: Vec<Block> = vec![lp.header];
+    blocks.extend(lp.ordered.iter().copied().filter(|b| *b != lp.header));
+    let mut bmap: HashMap<Block<'m>, Block<'m>> = HashMap::new();
+    for b in &blocks {
+        bmap.insert(*b, elem.append_block(&b.name()));
+    }
+    let bb = Builder::new(ctx);
+    let mut cloned: Vec<(Inst, Inst)> = Vec::new();
+    for b in &blocks {
+        bb.position_at_end(bmap[b]);
+        for i in b.instructions() {
+            let v = i.as_value();
+            if map.contains_key(&v) {
+                continue;
+            }
+            if i.opcode() == Some(LLVMOpcode::LLVMStore) {
+                continue;
+            }
+            if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
+                let c = bb.phi(i.ty(), &i.name());
+                map.insert(v, c.as_value());
+                cloned.push((i, c));
+                continue;
+            }
+            let c = i.clone_instruction();
+            bb.insert(c);
+            c.clear_debug_loc();
+            if !i.name().is_empty() {
+                c.set_name(&i.name());
+            }
+            map.insert(v, c.as_value());
+            cloned.push((i, c));
+        }
+    }
+    let get = |map: &HashMap<Value<'m>, Value<'m>>, v: Value<'m>| map.get(&v).copied().unwrap_or(v);
+    // Leaving the iteration: the back edge, or an exit after the stores,
+    // returns the outputs; an exit before the stores is not taken (the
+    // call is made at the first store, past it).
+    let done = elem.append_block("outputs");
+    bb.position_at_end(done);
+    let mut agg = bb.poison(ret_ty);
+    for (m, st) in e.stores.iter().enumerate() {
+        agg = bb.insert_value(agg, get(&map, st.operand(0)), m as u32);
+    }
+    bb.ret(Some(agg));
+    let never = elem.append_block("not_taken");
+    bb.position_at_end(never);
+    bb.unreachable();
+    for (orig, c) in &cloned {
+        if orig.opcode() == Some(LLVMOpcode::LLVMPHI) {
+            for (v, from) in orig.incoming() {
+                c.add_incoming(get(&map, v), bmap[&from]);
+            }
+            continue;
+        }
+        for k in 0..orig.num_operands() {
+            let op = orig.operand(k);
+            if op.is_block_value() {
+                let target = Block::from_value(op);
+                // The back edge, and an exit after the stores, end the
+                // iteration; an exit before them is not taken.
+                let from = orig.parent_block();
+                let after_stores = cfg.dominates(e.stores[0].parent_block(), from);
+                let to = match bmap.get(&target) {
+                    _ if target == lp.header && from == lp.latch => done,
+                    Some(b) => *b,
+                    None if after_stores => done,
+                    None => never,
+                };
+                c.set_operand(k, to.as_value());
+            } else {
+                let m = get(&map, op);
+                if m != op {
+                    c.set_operand(k, m);
+                }
+            }
+        }
+    }
+
+    // Its forward derivative, one lane per float input.
+    let width = floats.len() as u32;
+    let args: Vec<ArgActivity> = consts
+        .iter()
+        .map(|_| ArgActivity::Const)
+        .chain(floats.iter().map(|_| ArgActivity::Dup))
+        .collect();
+    let key = Request {
+        function: elem,
+        args,
+        ret_active: true,
+        ret_shadowed: false,
+        mode: Mode::Forward { width },
+    };
+    let fwd = registry.forward(&key)?;
+    registry.mark_inactive(fwd);
+    let sig: Signature = key.signature(Kind::Forward { width });
+
+    // Loads that do not dominate the first store (sunk into a branch)
+    // reach it through a stack slot, 0 on the paths that skip them.
+    let first = e.stores[0].parent_block();
+    let fb = Builder::new(ctx);
+    let mut passed: HashMap<Value<'m>, Value<'m>> = HashMap::new();
+    for ld in e.loads.iter().chain(&e.flags) {
+        if cfg.dominates(ld.parent_block(), first) {
+            continue;
+        }
+        let entry = f.entry_block().first_instruction().expect("an entry");
+        fb.position_before(entry);
+        let slot = fb.alloca(ld.ty(), "mixed.stash");
+        let top = lp.header.first_non_phi().expect("a header terminator");
+        fb.position_before(top);
+        fb.store(fb.zero(ld.ty()), slot);
+        match ld.next_instruction() {
+            Some(n) => fb.position_before(n),
+            None => fb.position_at_end(ld.parent_block()),
+        }
+        fb.store(ld.as_value(), slot);
+        fb.position_before(e.stores[0]);
+        passed.insert(ld.as_value(), fb.load(ld.ty(), slot));
+    }
+    let pass = |v: Value<'m>| passed.get(&v).copied().unwrap_or(v);
+
+    // In the loop: the call before the first store, and the stores of
+    // the linearised outputs.
+    fb.position_before(e.stores[0]);
+    let fty = sig.function_type();
+    let call_args = sig
+        .arguments(|p, ty| match p {
+            crate::signature::Param::Primal(k) => Ok::<_, ()>(pass(
+                consts
+                    .iter()
+                    .chain(&floats)
+                    .nth(k)
+                    .copied()
+                    .expect("a parameter"),
+            )),
+            crate::signature::Param::Shadow { of, lane } => {
+                let seed = of - consts.len() == lane as usize;
+                Ok(fb.const_float(ty, if seed { 1.0 } else { 0.0 }))
+            }
+            _ => Err(()),
+        })
+        .map_err(|_| crate::diag::Diagnostic::internal("mixed mode: an unexpected parameter"))?;
+    let r = fb.call(fty, fwd, &call_args).as_value();
+    if let Some(d) = e.stores[0].as_value().as_inst() {
+        r.as_inst().expect("a call").copy_debug_loc(d);
+    }
+    let field = |fld: Field| {
+        sig.fields()
+            .iter()
+            .position(|(x, _)| *x == fld)
+            .expect("the forward derivative returns the field") as u32
+    };
+    let values = fb.extract_value(r, field(Field::Return));
+    let lanes: Vec<Value> = (0..width)
+        .map(|lane| fb.extract_value(r, field(Field::ReturnShadow { lane })))
+        .collect();
+    for (m, st) in e.stores.iter().enumerate() {
+        let ty = outputs[m];
+        fb.position_before(*st);
+        let y = fb.extract_value(values, m as u32);
+        let mut largs = vec![y];
+        for (k, x) in floats.iter().enumerate() {
+            largs.push(fb.extract_value(lanes[k], m as u32));
+            largs.push(pass(*x));
+        }
+        let lin = linear_fn(f, ty, floats.len());
+        let v = fb.call(lin.function_type(), lin, &largs);
+        st.set_operand(0, v.as_value());
+    }
+    Ok(Mixed {
+        location,
+        inputs: floats.len(),
+        outputs: e.stores.len(),
+        intermediates: e.intermediates,
+    })
+}
+
+/// `__enz_linear_<ty>_<n>(y, J_1, x_1, ..., J_n, x_n) = y`, emitted once
+/// per type and arity (always inlined after differentiation).
+fn linear_fn<'m>(f: Function<'m>, ty: Ty<'m>, n: usize) -> Function<'m> {
+    let module = f.global_parent();
+    let suffix = if ty == Ty::double(ty.context()) {
+        "f64"
+    } else {
+        "f32"
+    };
+    let name = format!("{LINEAR}{suffix}_{n}");
+    if let Some(g) = named_function(module, &name) {
+        return g;
+    }
+    let params: Vec<Ty> = std::iter::repeat_n(ty, 1 + 2 * n).collect();
+    let g = add_internal_function(module, &name, Ty::function(ty, &params, false));
+    g.add_function_attribute("alwaysinline");
+    let b = Builder::new(ty.context());
+    b.position_at_end(g.append_block("entry"));
+    b.ret(Some(g.params()[0]));
+    g
+}
