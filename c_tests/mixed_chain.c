@@ -1,5 +1,5 @@
-/* mixed_chain.c: an elementwise loop differentiated in mixed mode (the
- * default, --mode-per-loop=auto): per element, a chain of 20 pow / exp /
+/* mixed_chain.c: an elementwise loop differentiated in mixed mode
+ * (--mode-per-loop=auto): per element, a chain of 20 pow / exp /
  * log / sin / tanh steps starting from x_i, z_i and a parameter a,
  *   v_0 = x_i + a z_i,  v_{k+1} = step_k(v_k),
  *   y_i = v_20,  w_i = v_20 * z_i + v_10
@@ -9,6 +9,7 @@
  * differences, n = 1, 7 and 300 (n = 0: nothing). Also with
  * --mode-per-loop=reverse (mixed_chain_reverse.c includes this file).
  * Build with -DNO_AD to replace the AD call by the hand-written sweep. */
+// enz-args: --mode-per-loop auto
 #include <math.h>
 #include <string.h>
 #include "enzyme.h"

@@ -182,7 +182,7 @@ fn differentiate(
         opt_level,
         keep_module_on_error: false,
         cache_budget_mb: None,
-        mixed: true,
+        mixed: false,
         ..Options::default()
     };
     let report =

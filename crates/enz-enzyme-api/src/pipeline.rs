@@ -45,8 +45,8 @@ pub struct Options {
     /// loop caches may hold; qualifying loops are checkpointed to stay
     /// within it. None: unbounded.
     pub cache_budget_mb: Option<u64>,
-    /// `--mode-per-loop=auto` (the default) or `reverse`: mixed mode for
-    /// elementwise loops where it caches less than reverse mode.
+    /// `--mode-per-loop=auto`: mixed mode for elementwise loops where it
+    /// caches less than reverse mode (`reverse`, the default: never).
     pub mixed: bool,
 }
 
@@ -59,7 +59,7 @@ impl Default for Options {
             trace_functions: None,
             keep_module_on_error: true,
             cache_budget_mb: None,
-            mixed: true,
+            mixed: false,
         }
     }
 }

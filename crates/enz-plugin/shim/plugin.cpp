@@ -71,7 +71,8 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
 
   // What clang and lld, whose pipelines take no parameters, are told
   // through the environment: ENZ_RS_EXPLAIN (anything but empty or "0")
-  // adds `explain`, ENZ_RS_CACHE_BUDGET=MB `cache-budget=MB`.
+  // adds `explain`, ENZ_RS_CACHE_BUDGET=MB `cache-budget=MB`,
+  // ENZ_RS_MODE_PER_LOOP=auto|reverse `mode-per-loop=...`.
   static std::string from_environment() {
     std::string extra;
     const char *explain = std::getenv("ENZ_RS_EXPLAIN");
@@ -80,6 +81,9 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
     const char *budget = std::getenv("ENZ_RS_CACHE_BUDGET");
     if (budget && *budget)
       extra += std::string(";cache-budget=") + budget;
+    const char *mode = std::getenv("ENZ_RS_MODE_PER_LOOP");
+    if (mode && *mode)
+      extra += std::string(";mode-per-loop=") + mode;
     return extra;
   }
 };

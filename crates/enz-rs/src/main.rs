@@ -84,11 +84,12 @@ struct Cli {
     #[arg(long = "cache-budget", value_name = "MB")]
     cache_budget: Option<u64>,
 
-    /// How loops are differentiated: `auto` (the default) uses mixed mode
-    /// for elementwise loops where it caches less than reverse mode (the
-    /// partials of each iteration by forward mode in the forward sweep);
-    /// `reverse` uses reverse mode everywhere.
-    #[arg(long = "mode-per-loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Auto)]
+    /// How loops are differentiated: `reverse` (the default) uses reverse
+    /// mode everywhere; `auto` uses mixed mode for elementwise loops where
+    /// it caches less than reverse mode (the partials of each iteration by
+    /// forward mode in the forward sweep): less memory, but on a CPU more
+    /// time (scripts/bench-mixed.sh).
+    #[arg(long = "mode-per-loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Reverse)]
     mode_per_loop: LoopMode,
 
     /// Write textual IR instead of bitcode.

@@ -308,6 +308,11 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
                 cc.env("ENZ_RS_CACHE_BUDGET", mb);
             }
         }
+        if let Some(k) = args.iter().position(|a| a == "--mode-per-loop") {
+            if let Some(mode) = args.get(k + 1) {
+                cc.env("ENZ_RS_MODE_PER_LOOP", mode);
+            }
+        }
         run(&mut cc, "compile with the plugin")?;
         no_api_symbol_in(tools, &exe, &cc)?;
         run_program(&exe)

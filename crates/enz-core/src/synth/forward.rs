@@ -333,6 +333,9 @@ impl<'m, 'a> Forward<'m, 'a> {
         args: &[Value<'m>],
         active: &[bool],
     ) -> Vec<Value<'m>> {
+        if let Some(lanes) = self.apply_by_partials(b, i, gi, rule, args, active) {
+            return lanes;
+        }
         let expr = rule.tangent_over(active);
         (0..self.lanes())
             .map(|lane| {
@@ -352,6 +355,64 @@ impl<'m, 'a> Forward<'m, 'a> {
                 emit(b, &expr, &o)
             })
             .collect()
+    }
+
+    /// With several lanes, a float rule whose active operands have the
+    /// result's type: each operand's partial once (the rule with that
+    /// operand's tangent 1), then every lane's tangent as their sum
+    /// weighted by the lane's tangents, instead of the rule once per lane
+    /// (a division or a math call per lane, for mixed mode's many lanes).
+    fn apply_by_partials(
+        &self,
+        b: &Builder<'m>,
+        i: Value<'m>,
+        gi: Inst<'m>,
+        rule: &super::rules::Rule,
+        args: &[Value<'m>],
+        active: &[bool],
+    ) -> Option<Vec<Value<'m>>> {
+        let ty = i.ty();
+        let operands: Vec<usize> = (0..args.len()).filter(|k| active[*k]).collect();
+        let same_type = operands.iter().all(|k| args[*k].ty() == ty);
+        if self.lanes() < 2 || !ty.is_fp_scalar() || operands.is_empty() || !same_type {
+            return None;
+        }
+        let partials: Vec<(usize, Value<'m>)> = operands
+            .iter()
+            .map(|&k| {
+                let only: Vec<bool> = (0..args.len()).map(|j| j == k).collect();
+                let dargs: Vec<Option<Value>> = (0..args.len())
+                    .map(|j| (j == k).then(|| b.const_float(ty, 1.0)))
+                    .collect();
+                let o = Operands {
+                    args,
+                    ret: Some(gi.as_value()),
+                    rets: &[],
+                    dret: gi.as_value(),
+                    drets: &[],
+                    dargs: &dargs,
+                    ty,
+                    given: &[],
+                };
+                (k, emit(b, &rule.tangent_over(&only), &o))
+            })
+            .collect();
+        Some(
+            (0..self.lanes())
+                .map(|lane| {
+                    let mut sum: Option<Value> = None;
+                    for (k, p) in &partials {
+                        let t = self.tangent(b, i.operand(*k as u32), lane);
+                        let term = b.fmul(*p, t).allow_reassoc();
+                        sum = Some(match sum {
+                            None => term,
+                            Some(s) => b.fadd_reassoc(s, term),
+                        });
+                    }
+                    sum.expect("an active operand")
+                })
+                .collect(),
+        )
     }
 
     fn store(&mut self, i: Inst<'m>, gi: Inst<'m>) {
