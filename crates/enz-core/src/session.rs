@@ -33,10 +33,23 @@ pub struct SessionOptions {
     /// qualify are checkpointed (`synth/checkpoint.rs`) so that their
     /// caches stay within it. None: no bound, every loop caches.
     pub cache_budget: Option<u64>,
-    /// Mixed mode for elementwise loops (`--mode-per-loop=auto`): their
-    /// partials computed by forward mode in the forward sweep and cached,
-    /// where that caches less than reverse mode.
-    pub mixed: bool,
+    /// Which loops are differentiated in mixed mode (`--mode-per-loop`).
+    pub loop_mode: LoopMode,
+}
+
+/// `--mode-per-loop`: where mixed mode (`synth/mixed.rs`: each iteration's
+/// partials by forward mode in the forward sweep, cached instead of its
+/// intermediate values) is used.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum LoopMode {
+    /// Nowhere: reverse mode in every loop.
+    #[default]
+    Reverse,
+    /// In elementwise loops where it caches at most half the bytes
+    /// reverse mode would.
+    Auto,
+    /// In every elementwise loop.
+    Mixed,
 }
 
 /// What the user declared about the module's functions and globals (read

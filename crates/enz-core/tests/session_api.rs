@@ -35,7 +35,7 @@ fn canonical_derivatives_have_the_promised_signatures() {
         preopt: true,
         inline: true,
         cache_budget: None,
-        mixed: false,
+        loop_mode: enz_core::LoopMode::Reverse,
     };
     let mut session = Session::new(opts, UserFacts::default());
 

@@ -13,7 +13,7 @@ fn session_options(opts: &Options) -> SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
         cache_budget: opts.cache_budget_mb.map(|mb| mb.saturating_mul(1 << 20)),
-        mixed: opts.mixed,
+        loop_mode: opts.loop_mode,
     }
 }
 

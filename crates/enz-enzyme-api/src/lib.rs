@@ -39,5 +39,5 @@ pub use registrations::keep_registrations_for_later;
 
 /// What the command line needs besides: diagnostics, the canonical ABI
 /// printer, host retargeting of GPU modules, process guards, inkwell.
-pub use enz_core::{inkwell, print_abi, retarget_to_host, Diagnostic, Timings};
+pub use enz_core::{inkwell, print_abi, retarget_to_host, Diagnostic, LoopMode, Timings};
 pub use enz_ir::{install_fatal_error_handler, limit_address_space, Module};

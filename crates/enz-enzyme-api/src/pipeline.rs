@@ -16,7 +16,7 @@ use crate::lower::Lowering;
 use crate::registrations;
 use crate::virtual_tables;
 use enz_core::Diagnostic;
-use enz_core::{all_or_nothing, Attempt, Session, SessionOptions};
+use enz_core::{all_or_nothing, Attempt, LoopMode, Session, SessionOptions};
 use enz_core::{is_api_symbol, EntryPoint, Marker};
 use enz_core::{timed, Timings};
 use std::collections::HashSet;
@@ -45,9 +45,9 @@ pub struct Options {
     /// loop caches may hold; qualifying loops are checkpointed to stay
     /// within it. None: unbounded.
     pub cache_budget_mb: Option<u64>,
-    /// `--mode-per-loop=auto`: mixed mode for elementwise loops where it
-    /// caches less than reverse mode (`reverse`, the default: never).
-    pub mixed: bool,
+    /// `--mode-per-loop`: where mixed mode is used (reverse, the default:
+    /// nowhere).
+    pub loop_mode: LoopMode,
 }
 
 impl Default for Options {
@@ -59,7 +59,7 @@ impl Default for Options {
             trace_functions: None,
             keep_module_on_error: true,
             cache_budget_mb: None,
-            mixed: false,
+            loop_mode: LoopMode::Reverse,
         }
     }
 }
@@ -156,7 +156,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         preopt: opts.preopt,
         inline: opts.inline,
         cache_budget: opts.cache_budget_mb.map(|mb| mb.saturating_mul(1 << 20)),
-        mixed: opts.mixed,
+        loop_mode: opts.loop_mode,
     };
     let mut session = Session::new(session_opts, facts);
     let synthesis_start = std::time::Instant::now();

@@ -91,7 +91,7 @@ fn without_the_copy_a_failure_may_change_the_module() {
     let opts = Options {
         keep_module_on_error: false,
         cache_budget_mb: None,
-        mixed: false,
+        loop_mode: enz_enzyme_api::LoopMode::Reverse,
         ..Options::default()
     };
     let (before, after, ok) = run(GOOD_AND_BAD, &opts);
@@ -110,7 +110,7 @@ define double @grad_square(double %x) {
     let direct = Options {
         keep_module_on_error: false,
         cache_budget_mb: None,
-        mixed: false,
+        loop_mode: enz_enzyme_api::LoopMode::Reverse,
         ..Options::default()
     };
     let (_, with_copy, ok1) = run(good, &Options::default());

@@ -61,7 +61,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         trace_functions: None,
         keep_module_on_error: false,
         cache_budget_mb: None,
-        mixed: false,
+        loop_mode: enz_enzyme_api::LoopMode::Reverse,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
         match word {
@@ -73,8 +73,9 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             "O3" => opts.opt_level = 3,
             "thin-lto" => thin = true,
             "explain" => explain = true,
-            "mode-per-loop=reverse" => opts.mixed = false,
-            "mode-per-loop=auto" => opts.mixed = true,
+            "mode-per-loop=reverse" => opts.loop_mode = enz_enzyme_api::LoopMode::Reverse,
+            "mode-per-loop=auto" => opts.loop_mode = enz_enzyme_api::LoopMode::Auto,
+            "mode-per-loop=mixed" => opts.loop_mode = enz_enzyme_api::LoopMode::Mixed,
             _ if word.starts_with("cache-budget=") => {
                 let mb = &word["cache-budget=".len()..];
                 opts.cache_budget_mb = Some(mb.parse().map_err(|_| {
@@ -83,7 +84,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             }
             _ => {
                 return Err(format!(
-                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB, mode-per-loop=auto|reverse, O0, O1, O2, O3)"
+                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB, mode-per-loop=reverse|auto|mixed, O0, O1, O2, O3)"
                 ))
             }
         }

@@ -85,10 +85,11 @@ struct Cli {
     cache_budget: Option<u64>,
 
     /// How loops are differentiated: `reverse` (the default) uses reverse
-    /// mode everywhere; `auto` uses mixed mode for elementwise loops where
-    /// it caches less than reverse mode (the partials of each iteration by
-    /// forward mode in the forward sweep): less memory, but on a CPU more
-    /// time (scripts/bench-mixed.sh).
+    /// mode everywhere; `auto` uses mixed mode (the partials of each
+    /// iteration by forward mode in the forward sweep, cached instead of
+    /// its intermediate values) for elementwise loops where it caches at
+    /// most half the bytes; `mixed` in every elementwise loop. Mixed mode
+    /// takes less memory but, on a CPU, more time (scripts/bench-mixed.sh).
     #[arg(long = "mode-per-loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Reverse)]
     mode_per_loop: LoopMode,
 
@@ -132,8 +133,9 @@ struct Cli {
 /// `--mode-per-loop`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
 enum LoopMode {
-    Auto,
     Reverse,
+    Auto,
+    Mixed,
 }
 
 fn main() -> ExitCode {
@@ -206,7 +208,11 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         // The module is thrown away on error: no need to try on a copy.
         keep_module_on_error: false,
         cache_budget_mb: cli.cache_budget,
-        mixed: cli.mode_per_loop == LoopMode::Auto,
+        loop_mode: match cli.mode_per_loop {
+            LoopMode::Reverse => enz_enzyme_api::LoopMode::Reverse,
+            LoopMode::Auto => enz_enzyme_api::LoopMode::Auto,
+            LoopMode::Mixed => enz_enzyme_api::LoopMode::Mixed,
+        },
     };
     if let Some(f) = &cli.print_type_analysis {
         say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);

@@ -18,9 +18,9 @@
 //!   as in reverse mode, since each iteration's reverse is its own);
 //! - it stores nothing but floats, and calls nothing but math functions
 //!   and intrinsics that write no memory;
-//! - mixed mode caches less: M·N is smaller than the number of values
-//!   reverse mode would cache per iteration (math calls, float phis and
-//!   selects, divisions).
+//! - (with `--mode-per-loop=auto`) mixed mode caches at most half: 2·M·N
+//!   is at most the number of values reverse mode would cache per
+//!   iteration (math calls, float phis and selects, divisions).
 
 use super::calls::{math_written_pointer, CallKind, CallKinds};
 use super::cfg::Cfg;
@@ -43,16 +43,22 @@ pub(crate) struct Elementwise<'m> {
     pub(crate) intermediates: usize,
 }
 
-/// The elementwise loops of a function where mixed mode caches less.
+/// The elementwise loops of a function: all (`everywhere`), or those where
+/// mixed mode caches at most half the values reverse mode would.
 pub(crate) fn find<'m>(
     cfg: &Cfg<'m>,
     loops: &LoopNest<'m>,
     kinds: &CallKinds<'m>,
+    everywhere: bool,
 ) -> Vec<Elementwise<'m>> {
     loops
         .ids()
         .filter(|l| !loops.ids().any(|m| loops.get(m).parent == Some(*l)))
         .filter_map(|l| elementwise(cfg, loops, kinds, l))
+        .filter(|e| {
+            let partials = e.stores.len() * (e.loads.len() + e.invariants.len());
+            everywhere || 2 * partials <= e.intermediates
+        })
         .collect()
 }
 
@@ -220,8 +226,7 @@ fn elementwise<'m>(
     let (flags, loads): (Vec<Inst>, Vec<Inst>) =
         loads.into_iter().partition(|l| compared_only(l.as_value()));
     invariants.retain(|v| !compared_only(*v));
-    let inputs = loads.len() + invariants.len();
-    (stores.len() * inputs < intermediates).then_some(Elementwise {
+    Some(Elementwise {
         lp: l,
         loads,
         flags,

@@ -22,8 +22,8 @@ pub(crate) struct Registry<'m> {
     /// The cache budget (bytes): loops that qualify are checkpointed in
     /// the functions gradients are asked for.
     cache_budget: Option<u64>,
-    /// Mixed mode for elementwise loops (`synth/mixed.rs`).
-    mixed: bool,
+    /// Where mixed mode is used (`synth/mixed.rs`).
+    loop_mode: crate::session::LoopMode,
     /// Preprocessed clones with their checkpointed loops outlined (for
     /// combined-mode gradients), and the outlined loops by driver.
     prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
@@ -78,7 +78,7 @@ impl<'m> Registry<'m> {
             timings: crate::timing::Timings::default(),
             explanations: Vec::new(),
             cache_budget: opts.cache_budget,
-            mixed: opts.mixed,
+            loop_mode: opts.loop_mode,
             prepped_checkpointed: HashMap::new(),
             checkpointed: HashMap::new(),
             checkpoint_notes: HashMap::new(),
@@ -216,7 +216,8 @@ impl<'m> Registry<'m> {
         &mut self,
         f: Function<'m>,
     ) -> Result<Function<'m>, Diagnostic> {
-        if self.cache_budget.is_none() && !self.mixed || crate::synth::gpu::is_gpu_module(f) {
+        let mixed = self.loop_mode != crate::session::LoopMode::Reverse;
+        if self.cache_budget.is_none() && !mixed || crate::synth::gpu::is_gpu_module(f) {
             return self.prep(f);
         }
         if let Some(p) = self.prepped_checkpointed.get(&f) {
@@ -251,7 +252,7 @@ impl<'m> Registry<'m> {
             }
             notes = why_not;
         }
-        if self.mixed {
+        if mixed {
             notes.extend(self.mixed_loops(p)?);
         }
         self.checkpoint_notes.insert(p, notes);
@@ -267,7 +268,8 @@ impl<'m> Registry<'m> {
             return Ok(Vec::new());
         };
         let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
-        let found = crate::analysis::elementwise::find(&cfg, &loops, &kinds);
+        let everywhere = self.loop_mode == crate::session::LoopMode::Mixed;
+        let found = crate::analysis::elementwise::find(&cfg, &loops, &kinds, everywhere);
         let mut notes = Vec::new();
         for (n, e) in found.iter().enumerate() {
             let m = super::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
