@@ -271,6 +271,9 @@ impl<'m> Registry<'m> {
         let everywhere = self.loop_mode == crate::session::LoopMode::Mixed;
         let found = crate::analysis::elementwise::find(&cfg, &loops, &kinds, everywhere);
         let mut notes = Vec::new();
+        if found.is_empty() {
+            return Ok(notes);
+        }
         for (n, e) in found.iter().enumerate() {
             let m = super::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
             let at = m.location.map(|a| format!(" at {a}")).unwrap_or_default();
@@ -286,6 +289,13 @@ impl<'m> Registry<'m> {
                 m.intermediates
             ));
         }
+        // What the outputs were computed from is dead now, branches
+        // included (else the reverse sweep would still record them).
+        crate::ir::run_function_passes(p, "adce,simplifycfg,loop-simplify,lcssa").map_err(|e| {
+            Diagnostic::internal(format_args!(
+                "cleaning up after mixed mode failed (this is a bug in enz-rs): {e}"
+            ))
+        })?;
         Ok(notes)
     }
 
