@@ -24,13 +24,13 @@
 //! - nothing after the loop may write memory the loop reads (the segments
 //!   run again after it, and must read what they read the first time).
 
-use super::calls::{math_written_pointer, CallKind, CallKinds};
+use super::calls::CallKinds;
 use super::cfg::Cfg;
 use super::loops::{AffineIv, LoopId, LoopNest};
+use super::outlining::{is_pure_call, stays_in_its_function};
 use super::trips::ExactExit;
 use super::writes::{may_point_into, written_by, Written};
 use crate::ir::{Block, Inst, LLVMOpcode, Value};
-use crate::names::is_libm_without_side_effects;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -246,38 +246,12 @@ impl<'a, 'm> Finder<'a, 'm> {
                         }
                         loads.push(i.operand(0));
                     }
-                    LLVMOpcode::LLVMCall => {
-                        // A math function writing at most errno.
-                        let pure_math = match self.kinds.get(v) {
-                            CallKind::Math(f) => math_written_pointer(i, f).is_none(),
-                            CallKind::External(g) => is_libm_without_side_effects(&g.name()),
-                            _ => false,
-                        };
-                        // Intrinsics that write nothing, or only state the
-                        // optimiser's facts.
-                        let intrinsic = i.called_function().is_some_and(|f| {
-                            let name = f.name();
-                            f.intrinsic_id() != 0
-                                && (f.writes_no_memory()
-                                    || name == "llvm.assume"
-                                    || name == "llvm.experimental.noalias.scope.decl")
-                        });
-                        if !(pure_math || intrinsic) {
-                            return Err(format!("it makes a call: {}", v.to_ir()));
-                        }
+                    LLVMOpcode::LLVMCall if !is_pure_call(i, self.kinds.get(v)) => {
+                        return Err(format!("it makes a call: {}", v.to_ir()));
                     }
-                    LLVMOpcode::LLVMAlloca
-                    | LLVMOpcode::LLVMInvoke
-                    | LLVMOpcode::LLVMAtomicRMW
-                    | LLVMOpcode::LLVMAtomicCmpXchg
-                    | LLVMOpcode::LLVMFence
-                    | LLVMOpcode::LLVMVAArg
-                    | LLVMOpcode::LLVMCallBr
-                    | LLVMOpcode::LLVMIndirectBr
-                    | LLVMOpcode::LLVMLandingPad
-                    | LLVMOpcode::LLVMResume
-                    | LLVMOpcode::LLVMUnreachable
-                    | LLVMOpcode::LLVMRet => return Err(format!("it has {}", v.to_ir())),
+                    op if stays_in_its_function(op) => {
+                        return Err(format!("it has {}", v.to_ir()));
+                    }
                     _ => {}
                 }
             }

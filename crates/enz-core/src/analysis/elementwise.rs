@@ -22,9 +22,10 @@
 //!   is at most the number of values reverse mode would cache per
 //!   iteration (math calls, float phis and selects, divisions).
 
-use super::calls::{math_written_pointer, CallKind, CallKinds};
+use super::calls::CallKinds;
 use super::cfg::Cfg;
 use super::loops::{LoopId, LoopNest};
+use super::outlining::{is_pure_call, stays_in_its_function};
 use crate::ir::{Inst, LLVMOpcode, TyKind, Value};
 
 /// An elementwise loop.
@@ -133,14 +134,7 @@ fn elementwise<'m>(
                     stores.push(i);
                 }
                 LLVMOpcode::LLVMCall => {
-                    let ok = match kinds.get(v) {
-                        CallKind::Math(f) => math_written_pointer(i, f).is_none(),
-                        _ => i.called_function().is_some_and(|f| {
-                            f.intrinsic_id() != 0
-                                && (f.writes_no_memory() || f.name() == "llvm.assume")
-                        }),
-                    };
-                    if !ok || v.ty().kind() == TyKind::Struct {
+                    if !is_pure_call(i, kinds.get(v)) || v.ty().kind() == TyKind::Struct {
                         return None;
                     }
                     if v.ty().is_fp_scalar() && !f_is_fmuladd(i) {
@@ -151,19 +145,8 @@ fn elementwise<'m>(
                     intermediates += 1;
                 }
                 LLVMOpcode::LLVMFDiv | LLVMOpcode::LLVMFRem => intermediates += 1,
-                LLVMOpcode::LLVMAlloca
-                | LLVMOpcode::LLVMInvoke
-                | LLVMOpcode::LLVMAtomicRMW
-                | LLVMOpcode::LLVMAtomicCmpXchg
-                | LLVMOpcode::LLVMFence
-                | LLVMOpcode::LLVMVAArg
-                | LLVMOpcode::LLVMCallBr
-                | LLVMOpcode::LLVMIndirectBr
-                | LLVMOpcode::LLVMLandingPad
-                | LLVMOpcode::LLVMExtractValue
-                | LLVMOpcode::LLVMInsertValue
-                | LLVMOpcode::LLVMUnreachable
-                | LLVMOpcode::LLVMRet => return None,
+                op if stays_in_its_function(op) => return None,
+                LLVMOpcode::LLVMExtractValue | LLVMOpcode::LLVMInsertValue => return None,
                 _ if v.ty().kind() == TyKind::Vector && v.ty().carries_float() => return None,
                 _ => {}
             }

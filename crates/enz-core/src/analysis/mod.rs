@@ -8,6 +8,7 @@ pub(crate) mod checkpoint;
 pub(crate) mod elementwise;
 pub(crate) mod gpu;
 pub(crate) mod loops;
+pub(crate) mod outlining;
 pub(crate) mod trips;
 pub(crate) mod types;
 pub(crate) mod writes;

@@ -188,11 +188,9 @@ impl<'m> Registry<'m> {
         Some((k, f))
     }
 
-    /// The preprocessed clone of `f`, made once.
-    pub(crate) fn prep(&mut self, f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
-        if let Some(p) = self.prepped.get(&f) {
-            return Ok(*p);
-        }
+    /// A new preprocessed clone of `f` (calls of the functions the user
+    /// declared something about stay calls).
+    fn fresh_clone(&mut self, f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
         let keep: HashSet<Function> = self
             .inactive_fns
             .iter()
@@ -200,18 +198,27 @@ impl<'m> Registry<'m> {
             .copied()
             .collect();
         let (preopt, inline) = (self.preopt, self.inline);
-        let p = crate::timing::timed(&mut self.timings.preprocess, || {
+        crate::timing::timed(&mut self.timings.preprocess, || {
             preprocess(f, preopt, inline, &keep)
         })
-        .map_err(|d| d.in_function(f.name()))?;
+        .map_err(|d| d.in_function(f.name()))
+    }
+
+    /// The preprocessed clone of `f`, made once.
+    pub(crate) fn prep(&mut self, f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
+        if let Some(p) = self.prepped.get(&f) {
+            return Ok(*p);
+        }
+        let p = self.fresh_clone(f)?;
         self.prepped.insert(f, p);
         Ok(p)
     }
 
     /// The preprocessed clone of `f` for a combined-mode gradient: with a
-    /// cache budget (and not on a GPU), a clone of its own whose loops
-    /// that qualify (`analysis::checkpoint`) are outlined to be
-    /// checkpointed; else [`Registry::prep`]'s.
+    /// cache budget or mixed mode (and not on a GPU), a clone of its own
+    /// whose loops that qualify are outlined to be checkpointed
+    /// (`analysis::checkpoint`) or rewritten for mixed mode
+    /// (`analysis::elementwise`); else [`Registry::prep`]'s.
     pub(crate) fn prep_for_gradient(
         &mut self,
         f: Function<'m>,
@@ -223,17 +230,7 @@ impl<'m> Registry<'m> {
         if let Some(p) = self.prepped_checkpointed.get(&f) {
             return Ok(*p);
         }
-        let keep: HashSet<Function> = self
-            .inactive_fns
-            .iter()
-            .chain(self.custom.keys())
-            .copied()
-            .collect();
-        let (preopt, inline) = (self.preopt, self.inline);
-        let p = crate::timing::timed(&mut self.timings.preprocess, || {
-            preprocess(f, preopt, inline, &keep)
-        })
-        .map_err(|d| d.in_function(f.name()))?;
+        let p = self.fresh_clone(f)?;
         self.prepped_checkpointed.insert(f, p);
         let mut notes = Vec::new();
         if self.cache_budget.is_some() {
