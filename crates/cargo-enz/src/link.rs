@@ -182,7 +182,7 @@ fn differentiate(
         opt_level,
         keep_module_on_error: false,
         cache_budget_mb: None,
-        loop_mode: enz_enzyme_api::LoopMode::Reverse,
+        loop_mode: enz_enzyme_api::LoopMode::Auto,
         ..Options::default()
     };
     let report =

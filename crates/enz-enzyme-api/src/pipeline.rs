@@ -45,8 +45,8 @@ pub struct Options {
     /// loop caches may hold; qualifying loops are checkpointed to stay
     /// within it. None: unbounded.
     pub cache_budget_mb: Option<u64>,
-    /// `--mode-per-loop`: where mixed mode is used (reverse, the default:
-    /// nowhere).
+    /// `--mode-per-loop`: where mixed mode is used (auto, the default:
+    /// where it caches at most half the bytes of reverse mode).
     pub loop_mode: LoopMode,
 }
 
@@ -59,7 +59,7 @@ impl Default for Options {
             trace_functions: None,
             keep_module_on_error: true,
             cache_budget_mb: None,
-            loop_mode: LoopMode::Reverse,
+            loop_mode: LoopMode::Auto,
         }
     }
 }

@@ -61,7 +61,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         trace_functions: None,
         keep_module_on_error: false,
         cache_budget_mb: None,
-        loop_mode: enz_enzyme_api::LoopMode::Reverse,
+        loop_mode: enz_enzyme_api::LoopMode::Auto,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
         match word {

@@ -84,13 +84,12 @@ struct Cli {
     #[arg(long = "cache-budget", value_name = "MB")]
     cache_budget: Option<u64>,
 
-    /// How loops are differentiated: `reverse` (the default) uses reverse
-    /// mode everywhere; `auto` uses mixed mode (the partials of each
-    /// iteration by forward mode in the forward sweep, cached instead of
-    /// its intermediate values) for elementwise loops where it caches at
-    /// most half the bytes; `mixed` in every elementwise loop. Mixed mode
-    /// takes less memory but, on a CPU, more time (scripts/bench-mixed.sh).
-    #[arg(long = "mode-per-loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Reverse)]
+    /// How loops are differentiated: `auto` (the default) uses mixed mode
+    /// (the partials of each iteration by forward mode in the forward
+    /// sweep, cached instead of its intermediate values) for elementwise
+    /// loops where it caches at most half the bytes; `mixed` in every
+    /// elementwise loop; `reverse` nowhere (scripts/bench-mixed.sh).
+    #[arg(long = "mode-per-loop", value_name = "MODE", value_enum, default_value_t = LoopMode::Auto)]
     mode_per_loop: LoopMode,
 
     /// Write textual IR instead of bitcode.

@@ -113,7 +113,8 @@ fn explain_names_each_loop_its_line_strategy_and_bytes() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for level in 0..=3u8 {
         let bc = compile(dir.path(), level);
-        let out = explain(&bc, &["--mode-per-loop", "auto"]);
+        // auto is the default
+        let out = explain(&bc, &[]);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),
@@ -271,18 +272,16 @@ fn explain_says_which_loops_are_checkpointed_and_why_not() {
     }
 }
 
-/// `--mode-per-loop reverse` (and the default): the elementwise chain is
-/// differentiated in reverse mode, caching exp(x[i]) (log's derivative
+/// `--mode-per-loop reverse`: the elementwise chain is differentiated in
+/// reverse mode, caching exp(x[i]) (log's derivative
 /// needs 1 + exp(x[i]), recomputed from it), and no loop is said to be
 /// mixed.
 #[test]
 fn mode_per_loop_reverse_keeps_reverse_mode() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    for (level, args) in
-        (0..=3u8).flat_map(|l| [(l, vec!["--mode-per-loop", "reverse"]), (l, vec![])])
-    {
+    for level in 0..=3u8 {
         let bc = compile(dir.path(), level);
-        let out = explain(&bc, &args);
+        let out = explain(&bc, &["--mode-per-loop", "reverse"]);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.success(), "-O{level}");
         assert!(!text.contains(": mixed ("), "-O{level}:\n{text}");

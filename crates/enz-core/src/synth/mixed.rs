@@ -279,6 +279,30 @@ pub(crate) fn rewrite<'m>(
         let v = fb.call(lin.function_type(), lin, &largs);
         st.set_operand(0, v.as_value());
     }
+    // The old computation of the outputs is dead now. Math calls that
+    // only set errno stay calls for LLVM (which keeps them): removed here,
+    // the forward derivative having made the same calls.
+    let removable = |i: Inst<'m>| match i.opcode() {
+        Some(LLVMOpcode::LLVMStore | LLVMOpcode::LLVMInvoke) => false,
+        Some(LLVMOpcode::LLVMCall) => i.called_function().is_some_and(|g| {
+            g.writes_no_memory() || crate::names::MathFn::from_callee(&g.name()).is_some()
+        }),
+        _ => i.parent_block().terminator() != Some(i),
+    };
+    loop {
+        let dead: Vec<Inst> = lp
+            .ordered
+            .iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| !i.as_value().has_uses() && removable(*i))
+            .collect();
+        if dead.is_empty() {
+            break;
+        }
+        for i in dead {
+            i.erase();
+        }
+    }
     Ok(Mixed {
         location,
         inputs: floats.len(),
