@@ -111,38 +111,10 @@ pub(crate) fn rewrite<'m>(
     // The iteration, from the header to the latch.
     let mut blocks: Vec<Block> = vec![lp.header];
     blocks.extend(lp.ordered.iter().copied().filter(|b| *b != lp.header));
-    let mut bmap: HashMap<Block<'m>, Block<'m>> = HashMap::new();
-    for b in &blocks {
-        bmap.insert(*b, elem.append_block(&b.name()));
-    }
+    let clones = crate::synth::loop_clone::clone_blocks(&blocks, elem, &mut map, |i| {
+        i.opcode() == Some(LLVMOpcode::LLVMStore)
+    });
     let bb = Builder::new(ctx);
-    let mut cloned: Vec<(Inst, Inst)> = Vec::new();
-    for b in &blocks {
-        bb.position_at_end(bmap[b]);
-        for i in b.instructions() {
-            let v = i.as_value();
-            if map.contains_key(&v) {
-                continue;
-            }
-            if i.opcode() == Some(LLVMOpcode::LLVMStore) {
-                continue;
-            }
-            if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
-                let c = bb.phi(i.ty(), &i.name());
-                map.insert(v, c.as_value());
-                cloned.push((i, c));
-                continue;
-            }
-            let c = i.clone_instruction();
-            bb.insert(c);
-            c.clear_debug_loc();
-            if !i.name().is_empty() {
-                c.set_name(&i.name());
-            }
-            map.insert(v, c.as_value());
-            cloned.push((i, c));
-        }
-    }
     let get = |map: &HashMap<Value<'m>, Value<'m>>, v: Value<'m>| map.get(&v).copied().unwrap_or(v);
     // Leaving the iteration: the back edge, or an exit after the stores,
     // returns the outputs; an exit before the stores is not taken (the
@@ -157,36 +129,20 @@ pub(crate) fn rewrite<'m>(
     let never = elem.append_block("not_taken");
     bb.position_at_end(never);
     bb.unreachable();
-    for (orig, c) in &cloned {
-        if orig.opcode() == Some(LLVMOpcode::LLVMPHI) {
-            for (v, from) in orig.incoming() {
-                c.add_incoming(get(&map, v), bmap[&from]);
-            }
-            continue;
+    // The back edge, and an exit after the stores, end the iteration; an
+    // exit before them is not taken.
+    let first_store = e.stores[0].parent_block();
+    clones.patch(&map, |from, target| {
+        if target == lp.header && from == lp.latch {
+            Some(done)
+        } else if lp.blocks.contains(&target) {
+            None
+        } else if cfg.dominates(first_store, from) {
+            Some(done)
+        } else {
+            Some(never)
         }
-        for k in 0..orig.num_operands() {
-            let op = orig.operand(k);
-            if op.is_block_value() {
-                let target = Block::from_value(op);
-                // The back edge, and an exit after the stores, end the
-                // iteration; an exit before them is not taken.
-                let from = orig.parent_block();
-                let after_stores = cfg.dominates(e.stores[0].parent_block(), from);
-                let to = match bmap.get(&target) {
-                    _ if target == lp.header && from == lp.latch => done,
-                    Some(b) => *b,
-                    None if after_stores => done,
-                    None => never,
-                };
-                c.set_operand(k, to.as_value());
-            } else {
-                let m = get(&map, op);
-                if m != op {
-                    c.set_operand(k, m);
-                }
-            }
-        }
-    }
+    });
 
     // Its forward derivative, one lane per float input.
     let width = floats.len() as u32;

@@ -9,6 +9,7 @@ pub(crate) mod emit;
 pub(crate) mod forward;
 pub(crate) mod function_shadow;
 pub(crate) mod gpu;
+pub(crate) mod loop_clone;
 pub(crate) mod masked;
 pub(crate) mod mixed;
 pub(crate) mod registry;

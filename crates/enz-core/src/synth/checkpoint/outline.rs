@@ -159,40 +159,17 @@ pub(crate) fn outline<'m>(
     for (k, v) in inputs.iter().enumerate() {
         map.insert(*v, bp[k]);
     }
-    let mut bmap: HashMap<Block<'m>, Block<'m>> = HashMap::new();
-    for b in &blocks {
-        bmap.insert(*b, body.append_block(&b.name()));
-    }
+    // The header phis: loaded from the state on entry.
     let bb = Builder::new(ctx);
-    let mut cloned: Vec<(Inst, Inst)> = Vec::new();
-    for b in &blocks {
-        bb.position_at_end(bmap[b]);
-        for i in b.instructions() {
-            let is_phi = i.opcode() == Some(LLVMOpcode::LLVMPHI);
-            let c = if is_phi && *b == header {
-                let k = header_phis
-                    .iter()
-                    .position(|p| *p == i)
-                    .expect("a header phi");
-                let addr = field(&bb, state, k);
-                let v = bb.load(i.ty(), addr);
-                map.insert(i.as_value(), v);
-                continue;
-            } else if is_phi {
-                bb.phi(i.ty(), &i.name())
-            } else {
-                let c = i.clone_instruction();
-                bb.insert(c);
-                if !i.name().is_empty() {
-                    c.set_name(&i.name());
-                }
-                c
-            };
-            c.clear_debug_loc();
-            map.insert(i.as_value(), c.as_value());
-            cloned.push((i, c));
-        }
+    let entry = body.append_block("state");
+    bb.position_at_end(entry);
+    for (k, p) in header_phis.iter().enumerate() {
+        let v = bb.load(p.ty(), field(&bb, state, k));
+        map.insert(p.as_value(), v);
     }
+    let clones = crate::synth::loop_clone::clone_blocks(&blocks, body, &mut map, |_| false);
+    bb.position_at_end(entry);
+    bb.br(clones.blocks[&header]);
     let get = |v: Value<'m>| map.get(&v).copied().unwrap_or(v);
     // The edges leaving an iteration: the back edge stores the next values
     // and says go on; the exit stores what the loop leaves with.
@@ -226,33 +203,15 @@ pub(crate) fn outline<'m>(
         bb.ret(Some(bb.const_int(i1, 0)));
         stops.insert(*from, stop);
     }
-    for (orig, c) in &cloned {
-        if orig.opcode() == Some(LLVMOpcode::LLVMPHI) {
-            for (v, from) in orig.incoming() {
-                c.add_incoming(get(v), bmap[&from]);
-            }
-            continue;
+    clones.patch(&map, |from, target| {
+        if target == exit {
+            Some(stops[&from])
+        } else if target == header && from == latch {
+            Some(go_on)
+        } else {
+            None
         }
-        for k in 0..orig.num_operands() {
-            let op = orig.operand(k);
-            if op.is_block_value() {
-                let target = Block::from_value(op);
-                let to = if target == exit {
-                    stops[&orig.parent_block()]
-                } else if target == header && orig.parent_block() == latch {
-                    go_on
-                } else {
-                    bmap[&target]
-                };
-                c.set_operand(k, to.as_value());
-            } else {
-                let m = get(op);
-                if m != op {
-                    c.set_operand(k, m);
-                }
-            }
-        }
-    }
+    });
 
     // driver: call the body until it says stop.
     let dp = driver.params();
