@@ -191,6 +191,28 @@ fn forward_explanation<'m>(
     }
 }
 
+/// Tangent formula `expr` of the instruction cloned as `gi` (operands
+/// `args`, operand tangents `dargs`), emitted with `b`.
+fn emit_tangent<'m>(
+    b: &Builder<'m>,
+    expr: &super::rules::Expr,
+    args: &[Value<'m>],
+    gi: Inst<'m>,
+    dargs: &[Option<Value<'m>>],
+) -> Value<'m> {
+    let o = Operands {
+        args,
+        ret: Some(gi.as_value()),
+        rets: &[],
+        dret: gi.as_value(),
+        drets: &[],
+        dargs,
+        ty: gi.ty(),
+        given: &[],
+    };
+    emit(b, expr, &o)
+}
+
 struct Forward<'m, 'a> {
     req: &'a ForwardRequest<'m, 'a>,
     act: Activity<'m>,
@@ -342,17 +364,7 @@ impl<'m, 'a> Forward<'m, 'a> {
                 let dargs: Vec<Option<Value>> = (0..args.len())
                     .map(|k| active[k].then(|| self.tangent(b, i.operand(k as u32), lane)))
                     .collect();
-                let o = Operands {
-                    args,
-                    ret: Some(gi.as_value()),
-                    rets: &[],
-                    dret: gi.as_value(),
-                    drets: &[],
-                    dargs: &dargs,
-                    ty: i.ty(),
-                    given: &[],
-                };
-                emit(b, &expr, &o)
+                emit_tangent(b, &expr, args, gi, &dargs)
             })
             .collect()
     }
@@ -384,17 +396,10 @@ impl<'m, 'a> Forward<'m, 'a> {
                 let dargs: Vec<Option<Value>> = (0..args.len())
                     .map(|j| (j == k).then(|| b.const_float(ty, 1.0)))
                     .collect();
-                let o = Operands {
-                    args,
-                    ret: Some(gi.as_value()),
-                    rets: &[],
-                    dret: gi.as_value(),
-                    drets: &[],
-                    dargs: &dargs,
-                    ty,
-                    given: &[],
-                };
-                (k, emit(b, &rule.tangent_over(&only), &o))
+                (
+                    k,
+                    emit_tangent(b, &rule.tangent_over(&only), args, gi, &dargs),
+                )
             })
             .collect();
         Some(

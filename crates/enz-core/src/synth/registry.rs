@@ -28,8 +28,9 @@ pub(crate) struct Registry<'m> {
     /// combined-mode gradients), and the outlined loops by driver.
     prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
     checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
-    /// Per checkpointing clone: why its loops were not checkpointed.
-    pub(crate) checkpoint_notes: HashMap<Function<'m>, Vec<String>>,
+    /// Per gradient clone (`prep_for_gradient`): what `--explain` adds
+    /// about its loops (why not checkpointed, which are mixed).
+    pub(crate) plan_notes: HashMap<Function<'m>, Vec<String>>,
     pending_checkpoint: Vec<Request<'m>>,
     /// What `--explain` says about each derivative made, in order.
     pub(crate) explanations: Vec<crate::explain::Explanation>,
@@ -81,7 +82,7 @@ impl<'m> Registry<'m> {
             loop_mode: opts.loop_mode,
             prepped_checkpointed: HashMap::new(),
             checkpointed: HashMap::new(),
-            checkpoint_notes: HashMap::new(),
+            plan_notes: HashMap::new(),
             pending_checkpoint: Vec::new(),
             preopt: opts.preopt,
             inline: opts.inline,
@@ -252,7 +253,7 @@ impl<'m> Registry<'m> {
         if mixed {
             notes.extend(self.mixed_loops(p)?);
         }
-        self.checkpoint_notes.insert(p, notes);
+        self.plan_notes.insert(p, notes);
         Ok(p)
     }
 

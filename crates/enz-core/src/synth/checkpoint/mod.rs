@@ -264,6 +264,21 @@ impl<'m, 'a> Parts<'m, 'a> {
         }
     }
 
+    /// One recorded iteration: the body's augmented primal on `all`, its
+    /// tape kept at `tapes[at]`; whether the loop goes on.
+    fn record(
+        &self,
+        b: &Builder<'m>,
+        all: &[Value<'m>],
+        tapes: Value<'m>,
+        at: Value<'m>,
+    ) -> Value<'m> {
+        let r = b.call(self.aug_body.function_type(), self.aug_body, all);
+        let tape = Self::field(b, &self.aug_sig, r.as_value(), Field::Tape);
+        b.store(tape, b.gep(Ty::ptr(b.ctx()), tapes, &[at]));
+        Self::field(b, &self.aug_sig, r.as_value(), Field::Return)
+    }
+
     /// The field `field` of the struct `agg` a call returned (per `sig`).
     fn field(b: &Builder<'m>, sig: &Signature<'m>, agg: Value<'m>, field: Field) -> Value<'m> {
         let k = sig
@@ -317,10 +332,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         // Recording, iterations 1..k of the first segment.
         b.position_at_end(record);
         let tr = b.phi(i64t, "t");
-        let r = b.call(self.aug_body.function_type(), self.aug_body, &all);
-        let tape_t = Self::field(&b, &self.aug_sig, r.as_value(), Field::Tape);
-        let go_on_r = Self::field(&b, &self.aug_sig, r.as_value(), Field::Return);
-        b.store(tape_t, b.gep(ptr, tapes, &[tr.as_value()]));
+        let go_on_r = self.record(&b, &all, tapes, tr.as_value());
         let tr1 = b.add(tr.as_value(), c(1));
         let in_first = b.icmp(LLVMIntULT, tr1, k);
         let again = b.select(go_on_r, in_first, b.const_int(Ty::int(ctx, 1), 0));
@@ -461,9 +473,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         b.position_at_end(record);
         let j = b.phi(i64t, "j");
         j.add_incoming(c(0), again);
-        let r = b.call(self.aug_body.function_type(), self.aug_body, &all);
-        let tape_j = Self::field(&b, &self.aug_sig, r.as_value(), Field::Tape);
-        b.store(tape_j, b.gep(ptr, tapes, &[j.as_value()]));
+        self.record(&b, &all, tapes, j.as_value());
         let j1 = b.add(j.as_value(), c(1));
         j.add_incoming(j1, record);
         b.cond_br(b.icmp(LLVMIntULT, j1, len), record, back);

@@ -202,7 +202,7 @@ pub(crate) fn synthesize<'m>(
     if r.diags.is_empty() {
         let mut e = r.explanation();
         e.notes = registry
-            .checkpoint_notes
+            .plan_notes
             .get(&req.prep)
             .cloned()
             .unwrap_or_default();
