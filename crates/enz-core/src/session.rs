@@ -43,10 +43,10 @@ pub struct SessionOptions {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum LoopMode {
     /// Nowhere: reverse mode in every loop.
-    #[default]
     Reverse,
     /// In elementwise loops where it caches at most half the bytes
-    /// reverse mode would.
+    /// reverse mode would (the CLI's and the plugin's default).
+    #[default]
     Auto,
     /// In every elementwise loop.
     Mixed,

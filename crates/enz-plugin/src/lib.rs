@@ -46,11 +46,12 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 }
 
 /// What a pass parameter string says (`no-inline;no-preopt;explain;O1;
-/// cache-budget=MB`): the options, whether this is a ThinLTO back end
-/// (`thin-lto`, set by the shim), and whether to explain the plans
-/// (`explain`). For clang and lld, whose pipelines take no parameters, the
-/// shim adds `explain` and `cache-budget=MB` from the environment
-/// (`ENZ_RS_EXPLAIN`, `ENZ_RS_CACHE_BUDGET`).
+/// cache-budget=MB;mode-per-loop=MODE`): the options, whether this is a
+/// ThinLTO back end (`thin-lto`, set by the shim), and whether to explain
+/// the plans (`explain`). For clang and lld, whose pipelines take no
+/// parameters, the shim adds `explain`, `cache-budget=MB` and
+/// `mode-per-loop=MODE` from the environment (`ENZ_RS_EXPLAIN`,
+/// `ENZ_RS_CACHE_BUDGET`, `ENZ_RS_MODE_PER_LOOP`).
 fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
     let mut thin = false;
     let mut explain = false;
