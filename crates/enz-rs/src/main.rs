@@ -77,10 +77,13 @@ struct Cli {
     explain: bool,
 
     /// Bound the memory one gradient call's loop caches may hold, in MiB:
-    /// a loop whose caches could exceed it (a time-stepping loop over a
-    /// state in memory) is checkpointed: its state is saved every k
-    /// iterations, k chosen at run time from the budget, and each segment
-    /// is run again in the reverse sweep. Without it every loop caches.
+    /// a time loop over a state in memory whose stores write byte ranges
+    /// known before it is checkpointed: its first k iterations are
+    /// recorded (k = half the budget over what one iteration caches,
+    /// measured at run time), after them its state is saved every k
+    /// iterations and each later segment runs again before its reverse; a
+    /// loop that fits runs as without a budget. Without it every loop
+    /// caches.
     #[arg(long = "cache-budget", value_name = "MB")]
     cache_budget: Option<u64>,
 
