@@ -10,12 +10,14 @@
  *   ba.c        BA objective, per-observation residual, Jacobian rows, driver
  *   lstm.c      D-LSTM objective, enz-rs gradient, driver
  *   hand.c      hand-tracking objective, enz-rs forward-mode Jacobian, driver
+ *   stencil.c   in-place stencil objective, hand-written and enz-rs gradients,
+ *               driver
  *   adolc.cpp   the same three objectives as C++ templates over the scalar
  *               type: instantiated for double (a second primal, checked
  *               against the C one) and for adouble (ADOL-C tapes)
  *   main.c      argument parsing, runs the benchmarks, writes the table
  *
- * gmm.c, ba.c, lstm.c and hand.c go through enz-rs (clang -O2 -emit-llvm, enz-rs,
+ * gmm.c, ba.c, lstm.c, hand.c and stencil.c go through enz-rs (clang -O2 -emit-llvm, enz-rs,
  * then codegen). When enz-rs cannot build one of them, bench.sh compiles it
  * with -DNO_ENZ: its enz-rs column then reads "FAIL" and the run exits 1.
  *
@@ -91,6 +93,13 @@ int size_selected(int i, int in_quick);
  * with status 3 (a wrong gradient is never timed). */
 void check_grad(const char *bench, const char *size, const char *what,
                 const double *got, const double *want, size_t n, double rtol);
+/* The same for a peer tool's gradient (Enzyme) when want has been checked
+ * against an independent gradient (hand-written, FD): a mismatch is
+ * printed and the number of wrong components returned (the caller marks
+ * the tool WRONG and does not time it); no exit. */
+size_t check_peer_grad(const char *bench, const char *size, const char *what,
+                       const double *got, const double *want, size_t n,
+                       double rtol);
 /* The same for a spot check at the components idx[0..n) only; the scale
  * (max_j |want_j|) is taken over all of want[0..nwant). */
 void check_grad_at(const char *bench, const char *size, const char *what,
@@ -179,6 +188,10 @@ hand_jacobian_enzyme(const double *theta, const int *parents,
                      int nverts, const double *base_pos, const double *weights,
                      int npts, const int *corr, const double *points,
                      double *J);
+__attribute__((weak)) void stencil_grad_enzyme(int n, int steps,
+                                               const double *u0, double c,
+                                               double s, double *work,
+                                               double *g);
 #endif
 
 /* ---- the benchmarks ------------------------------------------------- */
@@ -187,6 +200,7 @@ void run_gmm(void);
 void run_ba(void);
 void run_lstm(void);
 void run_hand(void);
+void run_stencil(void);
 
 /* ---- ADOL-C (adolc.cpp) ----------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * table. See adbench.h for the layout and scripts/bench.sh for the build.
  *
  *   adbench [--quick] [--size I] [--enzyme] [--md FILE] [--tsv FILE]
- *           [gmm] [ba] [lstm] [hand]
+ *           [gmm] [ba] [lstm] [hand] [stencil]
  *
  *   --quick   fewer sizes, 20 ms samples (a smoke run, not for reporting)
  *   --size I  only the I-th size (0-based) of each benchmark (profiling)
@@ -11,7 +11,7 @@
  *             its Enzyme wrapper linked in reads FAIL (else "not run")
  *   --md      also write the table (markdown) to FILE
  *   --tsv     also write one line per (benchmark, size, tool) to FILE
- *   names     run only these benchmarks (default: all four)
+ *   names     run only these benchmarks (default: all five)
  *
  * Exit status: 0; 3 when two gradients disagree (printed, nothing more is
  * timed); 4 when enz-rs could not build a benchmark (its column reads FAIL,
@@ -24,11 +24,11 @@
 #include "adbench.h"
 
 /* set by the objects compiled with -DNO_ENZ (bench.sh's fallback) */
-extern int gmm_no_enz, ba_no_enz, lstm_no_enz, hand_no_enz;
+extern int gmm_no_enz, ba_no_enz, lstm_no_enz, hand_no_enz, stencil_no_enz;
 
 int main(int argc, char **argv) {
   const char *md = NULL, *tsv = NULL;
-  int want[4] = {0, 0, 0, 0}, any = 0;
+  int want[5] = {0, 0, 0, 0, 0}, any = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) {
       opt_quick = 1;
@@ -49,22 +49,24 @@ int main(int argc, char **argv) {
       want[2] = any = 1;
     } else if (!strcmp(argv[i], "hand")) {
       want[3] = any = 1;
+    } else if (!strcmp(argv[i], "stencil")) {
+      want[4] = any = 1;
     } else {
       fprintf(stderr,
               "usage: adbench [--quick] [--size I] [--enzyme] [--md FILE] "
-              "[--tsv FILE] [gmm] [ba] [lstm] [hand]\n");
+              "[--tsv FILE] [gmm] [ba] [lstm] [hand] [stencil]\n");
       return 2;
     }
   }
   if (!any)
-    want[0] = want[1] = want[2] = want[3] = 1;
+    want[0] = want[1] = want[2] = want[3] = want[4] = 1;
   printf("ADBench-style benchmarks: times are medians of >= %d samples of "
          ">= %.0f ms each, per call.\n",
          opt_samples < 5 ? 5 : opt_samples, opt_min_sample * 1e3);
   /* BA first: ADOL-C keeps global state (its location store) from large
    * tapes, which makes the many tiny BA tapes taped afterwards several times
    * slower; BA, LSTM, GMM is the order of growing tapes (Hand, without
-   * ADOL-C, last). The table lists GMM, BA, LSTM, Hand whatever the order of
+   * ADOL-C, then the stencil last). The table lists GMM, BA, LSTM, Hand, Stencil whatever the order of
    * the runs. */
   int failed = 0;
   if (want[1]) {
@@ -87,14 +89,20 @@ int main(int argc, char **argv) {
     failed |= enz_missing;
     run_hand();
   }
+  if (want[4]) {
+    enz_missing = stencil_no_enz;
+    failed |= enz_missing;
+    run_stencil();
+  }
   write_tables(md, tsv);
   if (failed) {
-    fprintf(stderr, "error: enz-rs could not build:%s%s%s%s (see the build "
+    fprintf(stderr, "error: enz-rs could not build:%s%s%s%s%s (see the build "
                     "log); the other tools were measured\n",
             want[0] && gmm_no_enz ? " gmm.c" : "",
             want[1] && ba_no_enz ? " ba.c" : "",
             want[2] && lstm_no_enz ? " lstm.c" : "",
-            want[3] && hand_no_enz ? " hand.c" : "");
+            want[3] && hand_no_enz ? " hand.c" : "",
+            want[4] && stencil_no_enz ? " stencil.c" : "");
     return 4;
   }
   return 0;
