@@ -42,7 +42,8 @@
 # Environment: BENCH_ENZ_CFLAGS flags for the clang step before enz-rs and
 # Enzyme (default ADBench's "-fno-vectorize -fno-slp-vectorize
 # -fno-unroll-loops"; set it to "" to drop them), BENCH_CFLAGS extra flags
-# for every C/C++ compilation (e.g. -march=native), ENZYME_PLUGIN (above).
+# for every C/C++ compilation (e.g. -march=native), BENCH_ENZ_ARGS extra
+# arguments for enz-rs (e.g. "--cache-budget 256"), ENZYME_PLUGIN (above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -90,6 +91,8 @@ extra=(${BENCH_CFLAGS:-})
 enz_flags_default="-fno-vectorize -fno-slp-vectorize -fno-unroll-loops"
 # shellcheck disable=SC2206
 enz_extra=(${BENCH_ENZ_CFLAGS-$enz_flags_default})
+# shellcheck disable=SC2206
+enz_args=(${BENCH_ENZ_ARGS:-})
 out=target/adbench
 mkdir -p "$out"
 log=$out/build.log
@@ -168,8 +171,8 @@ enz_failed=()
 for f in gmm ba lstm hand stencil; do
   "$clang" -O2 "${extra[@]}" "${enz_extra[@]}" "${inc[@]}" -c -emit-llvm "$src/$f.c" -o "$out/$f.bc"
   ew=- ec=- zw=- zc=-
-  if ew=$(timed_min "$f.enz" target/release/enz-rs --time "$out/$f.bc" -o "$out/$f.grad.bc") &&
-    target/release/enz-rs -S "$out/$f.bc" -o "$out/$f.grad.ll" >>"$log" 2>&1 &&
+  if ew=$(timed_min "$f.enz" target/release/enz-rs "${enz_args[@]}" --time "$out/$f.bc" -o "$out/$f.grad.bc") &&
+    target/release/enz-rs "${enz_args[@]}" -S "$out/$f.bc" -o "$out/$f.grad.ll" >>"$log" 2>&1 &&
     ec=$(timed "$clang" -O2 "${extra[@]}" -c "$out/$f.grad.bc" -o "$out/$f.o"); then
     :
   else
@@ -199,7 +202,7 @@ for f in gmm ba lstm hand stencil; do
   aw=-
   if [[ $ew != - ]] && "$clang" -O2 "${extra[@]}" "${enz_extra[@]}" -DAD_ENZYME "${inc[@]}" -c -emit-llvm \
     "$src/$f.c" -o "$out/$f.adonly.bc" >>"$log" 2>&1; then
-    aw=$(timed_min "$f.adonly" target/release/enz-rs --time "$out/$f.adonly.bc" -o "$out/$f.adonly.grad.bc") || aw=-
+    aw=$(timed_min "$f.adonly" target/release/enz-rs "${enz_args[@]}" --time "$out/$f.adonly.bc" -o "$out/$f.adonly.grad.bc") || aw=-
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$f.c" "$aw" "$ew" "$ec" "$zw" "$zc" >>"$dt"
 done
@@ -293,7 +296,7 @@ report=$out/BENCHMARKS.md
   echo "- machine: $cpu, $ncpu cores, $mem; $(uname -sr); load average $load_before before, $load_after after"
   echo "- compilers: $($clang --version | head -1); rustc $(rustc --version | cut -d' ' -f2-)"
   enz_cmd=$(echo "$clang -O2 ${extra[*]} ${enz_extra[*]} -c -emit-llvm" | tr -s ' ')
-  echo "- enz-rs: commit $commit$dirty; objectives compiled with \`$enz_cmd\`, then \`enz-rs\` (post-AD \`default<O2>\`), then \`$clang -O2 -c\`"
+  echo "- enz-rs: commit $commit$dirty; objectives compiled with \`$enz_cmd\`, then \`enz-rs${enz_args[*]:+ ${enz_args[*]}}\` (post-AD \`default<O2>\`), then \`$clang -O2 -c\`"
   if [[ -n $enzyme_plugin ]]; then
     ez_cmd=$(echo "$eclang -O2 ${extra[*]} ${enz_extra[*]} -DAD_ENZYME -c -emit-llvm" | tr -s ' ')
     echo "- Enzyme: plugin \`$(basename "$enzyme_plugin")\`$ever; \`$eopt --version\`: $eopt_ver; objectives compiled with \`$ez_cmd\` (the same source: only the objectives and their \`__enzyme_autodiff\` wrappers, renamed \`*_enzyme\`), then \`$eopt -load-pass-plugin=$(basename "$enzyme_plugin") -passes=enzyme\`, then \`$eclang -O2 -c\`"

@@ -61,13 +61,14 @@ pub enum Strategy {
     Recompute,
     /// Forward mode: tangents run alongside the primal; nothing cached.
     Forward,
-    /// Checkpointed under a cache budget of this many bytes: the loop's
+    /// Checkpointed under a cache budget: the loop's
     /// state (the memory it writes, `ranges` byte ranges computed before
     /// it) is saved every k iterations, k chosen at run time, and each
     /// segment runs again, recording, before its reverse.
     Checkpoint {
-        /// The cache budget.
-        budget: u64,
+        /// The cache budget in bytes; None: the default, half the
+        /// machine's physical memory, read at run time.
+        budget: Option<u64>,
         /// How many byte ranges its state is (its state struct included).
         ranges: u32,
     },
@@ -149,10 +150,13 @@ impl fmt::Display for Explanation {
                     continue;
                 }
                 Strategy::Checkpoint { budget, ranges } => {
+                    let budget = match budget {
+                        Some(bytes) => format!("a cache budget of {} MiB", bytes >> 20),
+                        None => "the default cache budget (half the machine's physical memory, read at run time)".to_string(),
+                    };
                     writeln!(
                         f,
-                        ", under a cache budget of {} MiB: the first k iterations are recorded, k = half the budget over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in half the budget, else 2; the iterations' caches: the next plan",
-                        budget >> 20,
+                        ", under {budget}: the first k iterations are recorded, k = half the budget over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in half the budget, else 2; the iterations' caches: the next plan",
                         if ranges == 1 { "" } else { "s" },
                     )?;
                     continue;

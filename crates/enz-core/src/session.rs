@@ -30,11 +30,27 @@ pub struct SessionOptions {
     /// path); without it every callee gets its own derivative.
     pub inline: bool,
     /// The bytes one gradient call's loop caches may hold: loops that
-    /// qualify are checkpointed (`synth/checkpoint.rs`) so that their
-    /// caches stay within it. None: no bound, every loop caches.
-    pub cache_budget: Option<u64>,
+    /// qualify are checkpointed (`synth/checkpoint/`) so that their
+    /// caches stay within it.
+    pub cache_budget: CacheBudget,
     /// Which loops are differentiated in mixed mode (`--mode-per-loop`).
     pub loop_mode: LoopMode,
+}
+
+/// `--cache-budget`: the bytes one gradient call's loop caches may hold.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum CacheBudget {
+    /// No bound: every loop caches every iteration, nothing is
+    /// checkpointed.
+    Off,
+    /// Half the physical memory of the machine the gradient runs on, read
+    /// when a checkpointed loop starts (the CLI's and the plugin's
+    /// default): a gradient whose caches would not fit runs slower
+    /// instead of failing.
+    #[default]
+    Machine,
+    /// This many bytes.
+    Bytes(u64),
 }
 
 /// `--mode-per-loop`: where mixed mode (`synth/mixed.rs`: each iteration's

@@ -12,7 +12,7 @@ fn session_options(opts: &Options) -> SessionOptions {
     SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
-        cache_budget: opts.cache_budget_mb.map(|mb| mb.saturating_mul(1 << 20)),
+        cache_budget: opts.cache_budget,
         loop_mode: opts.loop_mode,
     }
 }

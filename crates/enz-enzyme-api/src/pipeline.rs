@@ -16,7 +16,7 @@ use crate::lower::Lowering;
 use crate::registrations;
 use crate::virtual_tables;
 use enz_core::Diagnostic;
-use enz_core::{all_or_nothing, Attempt, LoopMode, Session, SessionOptions};
+use enz_core::{all_or_nothing, Attempt, CacheBudget, LoopMode, Session, SessionOptions};
 use enz_core::{is_api_symbol, EntryPoint, Marker};
 use enz_core::{timed, Timings};
 use std::collections::HashSet;
@@ -41,13 +41,29 @@ pub struct Options {
     /// then run twice). A caller that discards the module on error (the
     /// CLI) turns this off.
     pub keep_module_on_error: bool,
-    /// `--cache-budget MB`: the memory, in MiB, that one gradient call's
+    /// `--cache-budget MB|auto|off`: the memory that one gradient call's
     /// loop caches may hold; qualifying loops are checkpointed to stay
-    /// within it. None: unbounded.
-    pub cache_budget_mb: Option<u64>,
+    /// within it. The default: half the machine's physical memory, read
+    /// at run time.
+    pub cache_budget: CacheBudget,
     /// `--mode-per-loop`: where mixed mode is used (auto, the default:
     /// where it caches at most half the bytes of reverse mode).
     pub loop_mode: LoopMode,
+}
+
+/// A cache budget as the CLI (`--cache-budget`) and the plugin
+/// (`cache-budget=`, `ENZ_RS_CACHE_BUDGET`) spell it: a whole number of
+/// MiB, `auto` (half the machine's physical memory, the default) or `off`
+/// (no bound, nothing checkpointed).
+pub fn parse_cache_budget(s: &str) -> Result<CacheBudget, String> {
+    match s {
+        "auto" => Ok(CacheBudget::Machine),
+        "off" => Ok(CacheBudget::Off),
+        _ => s
+            .parse::<u64>()
+            .map(|mb| CacheBudget::Bytes(mb.saturating_mul(1 << 20)))
+            .map_err(|_| "the cache budget is a whole number of MiB, `auto` or `off`".to_string()),
+    }
 }
 
 impl Default for Options {
@@ -58,7 +74,7 @@ impl Default for Options {
             inline: true,
             trace_functions: None,
             keep_module_on_error: true,
-            cache_budget_mb: None,
+            cache_budget: CacheBudget::Machine,
             loop_mode: LoopMode::Auto,
         }
     }
@@ -155,7 +171,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     let session_opts = SessionOptions {
         preopt: opts.preopt,
         inline: opts.inline,
-        cache_budget: opts.cache_budget_mb.map(|mb| mb.saturating_mul(1 << 20)),
+        cache_budget: opts.cache_budget,
         loop_mode: opts.loop_mode,
     };
     let mut session = Session::new(session_opts, facts);

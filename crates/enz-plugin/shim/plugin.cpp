@@ -71,7 +71,7 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
 
   // What clang and lld, whose pipelines take no parameters, are told
   // through the environment: ENZ_RS_EXPLAIN (anything but empty or "0")
-  // adds `explain`, ENZ_RS_CACHE_BUDGET=MB `cache-budget=MB`,
+  // adds `explain`, ENZ_RS_CACHE_BUDGET=MB|auto|off `cache-budget=...`,
   // ENZ_RS_MODE_PER_LOOP=auto|reverse `mode-per-loop=...`.
   static std::string from_environment() {
     std::string extra;

@@ -61,7 +61,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         inline: true,
         trace_functions: None,
         keep_module_on_error: false,
-        cache_budget_mb: None,
+        cache_budget: enz_enzyme_api::CacheBudget::Machine,
         loop_mode: enz_enzyme_api::LoopMode::Auto,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
@@ -78,14 +78,12 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             "mode-per-loop=auto" => opts.loop_mode = enz_enzyme_api::LoopMode::Auto,
             "mode-per-loop=mixed" => opts.loop_mode = enz_enzyme_api::LoopMode::Mixed,
             _ if word.starts_with("cache-budget=") => {
-                let mb = &word["cache-budget=".len()..];
-                opts.cache_budget_mb = Some(mb.parse().map_err(|_| {
-                    format!("enz-rs: `{word}`: the cache budget is a whole number of MiB")
-                })?);
+                opts.cache_budget = enz_enzyme_api::parse_cache_budget(&word["cache-budget=".len()..])
+                    .map_err(|e| format!("enz-rs: `{word}`: {e}"))?;
             }
             _ => {
                 return Err(format!(
-                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB, mode-per-loop=reverse|auto|mixed, O0, O1, O2, O3)"
+                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB|auto|off, mode-per-loop=reverse|auto|mixed, O0, O1, O2, O3)"
                 ))
             }
         }

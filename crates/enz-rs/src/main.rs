@@ -76,16 +76,19 @@ struct Cli {
     #[arg(long = "explain")]
     explain: bool,
 
-    /// Bound the memory one gradient call's loop caches may hold, in MiB:
-    /// a time loop over a state in memory whose stores write byte ranges
-    /// known before it is checkpointed: its first k iterations are
-    /// recorded (k = half the budget over what one iteration caches,
-    /// measured at run time), after them its state is saved every k
-    /// iterations and each later segment runs again before its reverse; a
-    /// loop that fits runs as without a budget. Without it every loop
-    /// caches.
-    #[arg(long = "cache-budget", value_name = "MB")]
-    cache_budget: Option<u64>,
+    /// Bound the memory one gradient call's loop caches may hold: a whole
+    /// number of MiB, `auto` (the default: half the physical memory of the
+    /// machine the gradient runs on, read at run time) or `off`. A time
+    /// loop over a state in memory whose stores write byte ranges known
+    /// before it is checkpointed: its first k iterations are recorded (k =
+    /// half the budget over what one iteration caches, measured at run
+    /// time), after them its state is saved every k iterations and each
+    /// later segment runs again before its reverse; a loop that fits runs
+    /// once, recorded as without a budget. `off`: every loop caches every
+    /// iteration, nothing is checkpointed.
+    #[arg(long = "cache-budget", value_name = "MB|auto|off",
+          default_value = "auto", value_parser = enz_enzyme_api::parse_cache_budget)]
+    cache_budget: enz_enzyme_api::CacheBudget,
 
     /// How loops are differentiated: `auto` (the default) uses mixed mode
     /// (the partials of each iteration by forward mode in the forward
@@ -209,7 +212,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             .then_some(|line: &str| eprintln!("{line}")),
         // The module is thrown away on error: no need to try on a copy.
         keep_module_on_error: false,
-        cache_budget_mb: cli.cache_budget,
+        cache_budget: cli.cache_budget,
         loop_mode: match cli.mode_per_loop {
             LoopMode::Reverse => enz_enzyme_api::LoopMode::Reverse,
             LoopMode::Auto => enz_enzyme_api::LoopMode::Auto,

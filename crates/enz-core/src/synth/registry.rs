@@ -21,7 +21,7 @@ pub(crate) struct Registry<'m> {
     pub(crate) timings: crate::timing::Timings,
     /// The cache budget (bytes): loops that qualify are checkpointed in
     /// the functions gradients are asked for.
-    cache_budget: Option<u64>,
+    cache_budget: crate::session::CacheBudget,
     /// Where mixed mode is used (`synth/mixed.rs`).
     loop_mode: crate::session::LoopMode,
     /// Preprocessed clones with their checkpointed loops outlined (for
@@ -225,7 +225,9 @@ impl<'m> Registry<'m> {
         f: Function<'m>,
     ) -> Result<Function<'m>, Diagnostic> {
         let mixed = self.loop_mode != crate::session::LoopMode::Reverse;
-        if self.cache_budget.is_none() && !mixed || crate::synth::gpu::is_gpu_module(f) {
+        if self.cache_budget == crate::session::CacheBudget::Off && !mixed
+            || crate::synth::gpu::is_gpu_module(f)
+        {
             return self.prep(f);
         }
         if let Some(p) = self.prepped_checkpointed.get(&f) {
@@ -234,7 +236,7 @@ impl<'m> Registry<'m> {
         let p = self.fresh_clone(f)?;
         self.prepped_checkpointed.insert(f, p);
         let mut notes = Vec::new();
-        if self.cache_budget.is_some() {
+        if self.cache_budget != crate::session::CacheBudget::Off {
             let (outlined, why_not) =
                 super::checkpoint::outline::outline_checkpointed(p, self.call_facts()).map_err(
                     |e| {
@@ -310,12 +312,12 @@ impl<'m> Registry<'m> {
         Request<'m>,
         Derivative<'m>,
         super::checkpoint::outline::Outlined<'m>,
-        u64,
+        crate::session::CacheBudget,
     )> {
         let k = self.pending_checkpoint.pop()?;
         let d = self.split[&k];
         let o = self.checkpointed[&k.function].clone();
-        Some((k, d, o, self.cache_budget.unwrap_or(u64::MAX)))
+        Some((k, d, o, self.cache_budget))
     }
 
     /// The augmented primal and reverse function for `key` (a

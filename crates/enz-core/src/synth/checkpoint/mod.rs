@@ -40,6 +40,7 @@ use crate::diag::Diagnostic;
 use crate::explain::{Allocation, Explanation, LoopPlan, Strategy};
 use crate::ir::{Builder, Function, LLVMIntPredicate, Ty, Value};
 use crate::names::REALLOC;
+use crate::session::CacheBudget;
 use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
 use outline::Outlined;
 
@@ -54,13 +55,12 @@ const TAPE_FIRST: u64 = 32;
 const MAX_SEGMENT: i64 = 1 << 20;
 
 /// Builds the augmented primal and reverse functions `fns` of the driver
-/// of `outlined` for split request `key`, with a cache budget of `budget`
-/// bytes.
+/// of `outlined` for split request `key`, under cache budget `budget`.
 pub(crate) fn synthesize<'m>(
     key: &Request<'m>,
     fns: super::reverse::Derivative<'m>,
     outlined: &Outlined<'m>,
-    budget: u64,
+    budget: CacheBudget,
     registry: &mut Registry<'m>,
 ) -> Result<(), Vec<Diagnostic>> {
     let body_key = Request {
@@ -93,7 +93,10 @@ pub(crate) fn synthesize<'m>(
             parent: None,
             location: outlined.location.clone(),
             strategy: Strategy::Checkpoint {
-                budget,
+                budget: match budget {
+                    CacheBudget::Bytes(n) => Some(n),
+                    CacheBudget::Machine | CacheBudget::Off => None,
+                },
                 ranges: outlined.count,
             },
             cached: Vec::new(),
@@ -131,7 +134,7 @@ struct Parts<'m, 'a> {
     rev_sig: Signature<'m>,
     aug_body: Function<'m>,
     rev_body: Function<'m>,
-    budget: u64,
+    budget: CacheBudget,
 }
 
 /// The ranges the loop may write, computed by `ranges`: their starts and
@@ -314,7 +317,13 @@ impl<'m, 'a> Parts<'m, 'a> {
         let go_on0 = Self::field(&b, &self.aug_sig, first.as_value(), Field::Return);
         // Tape and bookkeeping of an iteration: at least 64 bytes.
         let per = b.add(b.sub(after, before), c(64));
-        let half = c((self.budget / 2).min(i64::MAX as u64) as i64);
+        let half = match self.budget {
+            CacheBudget::Bytes(n) => c((n / 2).min(i64::MAX as u64) as i64),
+            // (Off never gets here: nothing is outlined without a budget.)
+            CacheBudget::Machine | CacheBudget::Off => {
+                b.udiv(runtime::machine_cache_budget(&b), c(2))
+            }
+        };
         let k = b.udiv(half, per);
         let k = b.select(b.icmp(LLVMIntEQ, k, c(0)), c(1), k);
         // At most 2^20 iterations a segment (8 MiB of tape pointers).
