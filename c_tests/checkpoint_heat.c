@@ -8,7 +8,8 @@
  * of the time loop is 16 steps and T = 60 is 4 segments (the last
  * partial); T = 1 and T = 0 are one and no step.
  * df/du0 is checked against a hand-written reverse sweep over the stored
- * trajectory and against central differences (a sample of cells).
+ * trajectory and against central differences (a sample of cells); u
+ * afterwards must hold the primal's final state.
  * Build with -DNO_AD to replace the AD call by the hand-written sweep. */
 // enz-args: --cache-budget 1
 #include <math.h>
@@ -88,6 +89,7 @@ int main(void) {
 #ifdef NO_AD
     for (int i = 0; i < N; i++)
       du[i] = want[i];
+    f(u, tmp, N, T, 0.2, 0.05);
 #else
     __enzyme_autodiff_v((void *)f, enzyme_dup, u, du, enzyme_dup, tmp, dtmp,
                         enzyme_const, N, enzyme_const, T, enzyme_const, 0.2,
@@ -95,6 +97,10 @@ int main(void) {
 #endif
     check_close_arr("du vs hand-written reverse", du, want, N, TOL_AD);
     g_T = T;
+    /* segments run again in the reverse sweep overwrite u: the gradient
+     * must leave the primal's final state in it */
+    f_of(u0, N);
+    check_close_arr("u after the gradient", u, u_fd, N, 1e-12);
     for (int i = 0; i < N; i += 199) {
       double x[N];
       for (int j = 0; j < N; j++)

@@ -211,8 +211,17 @@ impl<'m> Session<'m> {
         loop {
             if let Some((key, fns)) = registry.take_pending() {
                 let name = key.function.name();
-                let prep = registry.prep(key.function).map_err(|d| vec![d])?;
                 let release = registry.release_of(&key);
+                // Split mode checkpoints loops too, its augmented forward
+                // function saving the state on the tape; not for a tape a
+                // release function frees (a checkpointed loop's tape has
+                // none), nor in a checkpointed loop's own body.
+                let prep = if release.is_none() && !registry.is_checkpoint_body(key.function) {
+                    registry.prep_for_gradient(key.function)
+                } else {
+                    registry.prep(key.function)
+                }
+                .map_err(|d| vec![d])?;
                 let req = GradientRequest {
                     prep,
                     name: &name,

@@ -10,7 +10,8 @@
 //! selects); a family is shadowed when it holds a `dup` argument, when a
 //! varied value or a shadowed pointer is stored through it, when shadowed
 //! memory is copied into it, when it is loaded from shadowed memory, or
-//! when it is passed to a differentiated call with other active data; a
+//! when it is passed to a differentiated call with other active data (not
+//! a pointer parameter declared const: the callee gets it const too); a
 //! shadowed pointer loaded from memory shadows that memory, and a pointer
 //! stored into shadowed memory is shadowed (the shadow memory holds its
 //! shadow).
@@ -48,6 +49,11 @@ pub(crate) struct Activity<'m> {
     /// Families holding a global the user declared inactive: never
     /// shadowed, and what is stored there carries no derivative.
     inactive_families: HashSet<usize>,
+    /// Families of pointer parameters declared const (and of no shadowed
+    /// parameter): passing them to a differentiated call does not shadow
+    /// them (the callee gets them const too); storing varied values
+    /// through them still does (and then fails for want of a shadow).
+    const_param_families: HashSet<usize>,
 }
 
 /// What the analysis needs to know about the world outside the function.
@@ -87,6 +93,21 @@ impl<'m> Activity<'m> {
                 _ => {}
             }
         }
+        let shadowed_params: HashSet<usize> = func
+            .params()
+            .into_iter()
+            .zip(inputs.args)
+            .filter(|(_, f)| matches!(f, ArgFact::Shadowed))
+            .filter_map(|(p, _)| a.family.get(&p).copied())
+            .collect();
+        a.const_param_families = func
+            .params()
+            .into_iter()
+            .zip(inputs.args)
+            .filter(|(p, f)| matches!(f, ArgFact::Const) && p.ty().kind() == TyKind::Pointer)
+            .filter_map(|(p, _)| a.family.get(&p).copied())
+            .filter(|f| !shadowed_params.contains(f))
+            .collect();
         a.inactive_families = inputs
             .inactive_globals
             .iter()
@@ -216,7 +237,11 @@ impl<'m> Activity<'m> {
                 }
                 if !matches!(kind, CallKind::Math(_) | CallKind::Linear) {
                     for a in &args {
-                        if a.ty().kind() == TyKind::Pointer {
+                        let declared_const = self
+                            .family
+                            .get(a)
+                            .is_some_and(|f| self.const_param_families.contains(f));
+                        if a.ty().kind() == TyKind::Pointer && !declared_const {
                             changed |= self.shadow(*a);
                         }
                     }

@@ -215,7 +215,8 @@ impl<'m> Registry<'m> {
         Ok(p)
     }
 
-    /// The preprocessed clone of `f` for a combined-mode gradient: with a
+    /// The preprocessed clone of `f` for a gradient (combined mode, or split
+    /// mode without a release function): with a
     /// cache budget or mixed mode (and not on a GPU), a clone of its own
     /// whose loops that qualify are outlined to be checkpointed
     /// (`analysis::checkpoint`) or rewritten for mixed mode
@@ -385,6 +386,11 @@ impl<'m> Registry<'m> {
     /// The release function declared for split request `key`, if any.
     pub(crate) fn release_of(&self, key: &Request<'m>) -> Option<Function<'m>> {
         self.release.get(key).copied()
+    }
+
+    /// Whether `f` is the body outlined from a checkpointed loop.
+    pub(crate) fn is_checkpoint_body(&self, f: Function<'m>) -> bool {
+        self.checkpointed.values().any(|o| o.body == f)
     }
 
     /// The next split derivative whose body is still to be built.

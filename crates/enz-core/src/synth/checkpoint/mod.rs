@@ -215,7 +215,15 @@ impl<'m, 'a> Parts<'m, 'a> {
     /// shadow of the input each pointer equals (null if none, or if that
     /// input has no shadow). The body keeps them in step when it records;
     /// the plain run and a restored state need them set.
-    fn sync_shadow_pointers(&self, b: &Builder<'m>, sig: &Signature<'m>, f: Function<'m>) {
+    /// `state`, when given, stands for the state parameter (the reverse
+    /// driver's private copy).
+    fn sync_shadow_pointers(
+        &self,
+        b: &Builder<'m>,
+        sig: &Signature<'m>,
+        f: Function<'m>,
+        state: Option<Value<'m>>,
+    ) {
         use LLVMIntPredicate::*;
         let ps = f.params();
         let param = |want: Param| {
@@ -232,7 +240,7 @@ impl<'m, 'a> Parts<'m, 'a> {
             .count();
         let state_index = primal_count - 1;
         let (Some(state), Some(d_state)) = (
-            param(Param::Primal(state_index)),
+            state.or_else(|| param(Param::Primal(state_index))),
             param(Param::Shadow {
                 of: state_index,
                 lane: 0,
@@ -411,7 +419,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         saved_end.add_incoming(b.zero(ptr), rec_or_plain);
         saved_end.add_incoming(b.zero(ptr), leave_rec);
         saved_end.add_incoming(saved3.as_value(), run);
-        self.sync_shadow_pointers(&b, sig, f);
+        self.sync_shadow_pointers(&b, sig, f, None);
         let tape = b.malloc(c(40)).as_value();
         b.store(n.as_value(), b.byte_gep(tape, TAPE_ITERATIONS));
         b.store(k, b.byte_gep(tape, TAPE_SEGMENT));
@@ -437,8 +445,19 @@ impl<'m, 'a> Parts<'m, 'a> {
         let done = f.append_block("done");
         b.position_at_end(entry);
         let c = |v: i64| b.const_int(i64t, v);
-        let primal = Self::primal_args(sig, f);
-        let all = Self::args_and_shadows(sig, f);
+        // The state struct of the caller may be gone (freed by a combined
+        // gradient's forward sweep): segments run again in a private one.
+        let state_param = *Self::primal_args(sig, f)
+            .last()
+            .expect("the state parameter");
+        let state_size = self.outlined.state_ty.alloc_size(f.global_parent()).max(1);
+        let state = b.malloc(c(state_size as i64)).as_value();
+        let private = |v: Value<'m>| if v == state_param { state } else { v };
+        let primal: Vec<Value<'m>> = Self::primal_args(sig, f).into_iter().map(private).collect();
+        let all: Vec<Value<'m>> = Self::args_and_shadows(sig, f)
+            .into_iter()
+            .map(private)
+            .collect();
         let tape = *f.params().last().expect("the tape parameter");
         let iterations = b.load(i64t, b.byte_gep(tape, TAPE_ITERATIONS));
         let k = b.load(i64t, b.byte_gep(tape, TAPE_SEGMENT));
@@ -459,13 +478,24 @@ impl<'m, 'a> Parts<'m, 'a> {
             })
             .collect();
         let last = b.sub(segments, c(1));
+        // Segments run again overwrite the loop's memory: what it holds now
+        // (the primal's final values) is put back at the end.
+        let multi = b.icmp(LLVMIntUGT, segments, c(1));
+        let kept = b.malloc(b.select(multi, ranges.total, c(1))).as_value();
+        let keep = f.append_block("keep");
+        let start = f.append_block("start");
+        b.cond_br(multi, keep, start);
+        b.position_at_end(keep);
+        Self::copy(&b, &ranges, kept, true);
+        b.br(start);
+        b.position_at_end(start);
         b.br(segment);
 
         // Segment s: the first was recorded by the forward sweep; a later
         // one starts from its saved state and runs again.
         b.position_at_end(segment);
         let s = b.phi(i64t, "segment");
-        s.add_incoming(last, entry);
+        s.add_incoming(last, start);
         let t0 = b.mul(s.as_value(), k);
         let left = b.sub(iterations, t0);
         let len = b.select(b.icmp(LLVMIntULT, left, k), left, k);
@@ -476,7 +506,7 @@ impl<'m, 'a> Parts<'m, 'a> {
         b.position_at_end(again);
         let at = b.gep(Ty::int(ctx, 8), saved, &[b.mul(s.as_value(), ranges.total)]);
         Self::copy(&b, &ranges, at, false);
-        self.sync_shadow_pointers(&b, sig, f);
+        self.sync_shadow_pointers(&b, sig, f, Some(state));
         b.br(record);
 
         b.position_at_end(record);
@@ -514,6 +544,15 @@ impl<'m, 'a> Parts<'m, 'a> {
         b.cond_br(is_first, done, segment);
 
         b.position_at_end(done);
+        let put_back = f.append_block("put_back");
+        let finish = f.append_block("finish");
+        b.cond_br(multi, put_back, finish);
+        b.position_at_end(put_back);
+        Self::copy(&b, &ranges, kept, false);
+        b.br(finish);
+        b.position_at_end(finish);
+        b.free(kept);
+        b.free(state);
         b.free(tapes);
         b.free(first);
         b.free(saved);

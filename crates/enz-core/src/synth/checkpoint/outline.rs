@@ -229,14 +229,17 @@ pub(crate) fn outline<'m>(
     // ranges: what the loop may write, from its inputs.
     let count = build_ranges(ranges, &inputs, state_ty, cand, &inside);
 
-    // The loop in `f`: the state in a stack slot, the driver called from
-    // the preheader, the exit's phis loaded from the state.
+    // The loop in `f`: the state on the heap (in split mode the reverse
+    // function reads it after the augmented one has returned: a stack slot
+    // would be gone), the driver called from the preheader, the exit's
+    // phis loaded from the state, which is then freed.
     let fb = Builder::new(ctx);
-    let first = f.entry_block().first_instruction().expect("an entry");
-    fb.position_before(first);
-    let slot = fb.alloca(state_ty, &format!("{base}.state"));
     let term = pre.terminator().expect("a preheader branch");
     fb.position_before(term);
+    let i64t = Ty::int(ctx, 64);
+    let size = state_ty.alloc_size(f.global_parent()).max(1);
+    let slot = fb.malloc(fb.const_int(i64t, size as i64)).as_value();
+    slot.set_name(&format!("{base}.state"));
     for (k, p) in header_phis.iter().enumerate() {
         let init = p
             .incoming()
@@ -259,6 +262,7 @@ pub(crate) fn outline<'m>(
         p.replace_all_uses_with(v);
         p.erase();
     }
+    fb.free(slot);
     // The loop's blocks go.
     for b in &blocks {
         for i in b.instructions() {
