@@ -11,8 +11,14 @@ void hmlstm_grad(const float *c_prev, float *d_c_prev, const float *f, float *d_
 #define ROWS 16
 #define COLS 24
 #define N (ROWS * COLS)
+/* hmlstm_grid_host.c sets a smaller grid */
+#ifdef HMLSTM_BLOCK
+#define BLOCK HMLSTM_BLOCK
+#define GRID HMLSTM_GRID
+#else
 #define BLOCK 128
 #define GRID ((N + BLOCK - 1) / BLOCK)
+#endif
 
 /* inputs 0..3: c_prev, f, i, g */
 static float in_0[4][N], in[4][N], d_in[4][N], z_prev[COLS], z_below[COLS], w[N];

@@ -37,7 +37,7 @@
 
 mod common;
 
-use common::{find_tool, run, show, tail};
+use common::{find_tool, fixture_enz_args, plugin_env_of_args, run, show, tail};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -137,16 +137,6 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
-}
-
-/// Extra enz-rs arguments from `// enz-args: ...` lines of a fixture
-/// (the plugin route gets `--cache-budget N` as `ENZ_RS_CACHE_BUDGET`).
-fn fixture_enz_args(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("// enz-args:"))
-        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
-        .collect()
 }
 
 /// Extra compiler flags from `// enz-cflags: ...` lines of a fixture.
@@ -302,17 +292,7 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
             cc.arg("-I").arg(inc);
         }
         cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
-        let args = fixture_enz_args(source);
-        if let Some(k) = args.iter().position(|a| a == "--cache-budget") {
-            if let Some(mb) = args.get(k + 1) {
-                cc.env("ENZ_RS_CACHE_BUDGET", mb);
-            }
-        }
-        if let Some(k) = args.iter().position(|a| a == "--mode-per-loop") {
-            if let Some(mode) = args.get(k + 1) {
-                cc.env("ENZ_RS_MODE_PER_LOOP", mode);
-            }
-        }
+        plugin_env_of_args(&mut cc, &fixture_enz_args(source));
         run(&mut cc, "compile with the plugin")?;
         no_api_symbol_in(tools, &exe, &cc)?;
         run_program(&exe)

@@ -35,6 +35,11 @@
 //! clang's device compile; steps 2-5 check that module as above (step 4
 //! retargets it as it is: `enz-rs k.grad.bc -O0 --emulate-host`); no TSan.
 //!
+//! A kernel file with a line `// enz-args: ARGS` gets ARGS on enz-rs's
+//! command line (steps 2 and 4); the plugin route gets `--cache-budget`
+//! and `--mode-per-loop` through `ENZ_RS_CACHE_BUDGET` and
+//! `ENZ_RS_MODE_PER_LOOP`.
+//!
 //! A kernel file with a line `// enz-xfail: REASON` has its enz-rs trials
 //! (not its noad trials) marked ignored: known failures until enz-rs
 //! supports what the kernel needs. Run them anyway with
@@ -48,7 +53,7 @@
 
 mod common;
 
-use common::{find_tool, run, show, tail};
+use common::{find_tool, fixture_enz_args, plugin_env_of_args, run, show, tail};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -243,7 +248,11 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     if case.no_ad {
         cc.arg("-DNO_AD");
     }
+    let source = std::fs::read_to_string(&case.kernel)
+        .map_err(|e| format!("cannot read {}: {e}", case.kernel.display()))?;
+    let enz_args = fixture_enz_args(&source);
     if case.plugin {
+        plugin_env_of_args(&mut cc, &enz_args);
         cc.arg(format!("-fplugin={}", tools.plugin.display()));
         cc.arg(&case.kernel).arg("-o").arg(&grad_bc);
         run(
@@ -259,7 +268,7 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     // 2. differentiate (NVPTX output)
     if !case.plugin {
         let mut enz = Command::new(&tools.enz_rs);
-        enz.arg(&k_bc).arg("-o").arg(&grad_bc);
+        enz.arg(&k_bc).arg("-o").arg(&grad_bc).args(&enz_args);
         run(&mut enz, "run enz-rs")?;
     }
     let mut verify = Command::new(&tools.opt);
@@ -313,7 +322,7 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     if case.plugin {
         enz_host.arg(&grad_bc).arg("-O0");
     } else {
-        enz_host.arg(&k_bc);
+        enz_host.arg(&k_bc).args(&enz_args);
     }
     enz_host
         .arg("-o")

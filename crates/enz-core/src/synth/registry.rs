@@ -217,7 +217,7 @@ impl<'m> Registry<'m> {
 
     /// The preprocessed clone of `f` for a gradient (combined mode, or split
     /// mode without a release function): with a
-    /// cache budget or mixed mode (and not on a GPU), a clone of its own
+    /// cache budget (not on a GPU) or mixed mode, a clone of its own
     /// whose loops that qualify are outlined to be checkpointed
     /// (`analysis::checkpoint`) or rewritten for mixed mode
     /// (`analysis::elementwise`); else [`Registry::prep`]'s.
@@ -226,9 +226,11 @@ impl<'m> Registry<'m> {
         f: Function<'m>,
     ) -> Result<Function<'m>, Diagnostic> {
         let mixed = self.loop_mode != crate::session::LoopMode::Reverse;
-        if self.cache_budget == crate::session::CacheBudget::Off && !mixed
-            || crate::synth::gpu::is_gpu_module(f)
-        {
+        // On a GPU each thread would checkpoint on its own, through the
+        // device heap: mixed mode only (a kernel's grid-stride loop).
+        let checkpoint = self.cache_budget != crate::session::CacheBudget::Off
+            && !crate::synth::gpu::is_gpu_module(f);
+        if !checkpoint && !mixed {
             return self.prep(f);
         }
         if let Some(p) = self.prepped_checkpointed.get(&f) {
@@ -237,7 +239,7 @@ impl<'m> Registry<'m> {
         let p = self.fresh_clone(f)?;
         self.prepped_checkpointed.insert(f, p);
         let mut notes = Vec::new();
-        if self.cache_budget != crate::session::CacheBudget::Off {
+        if checkpoint {
             let (outlined, why_not) =
                 super::checkpoint::outline::outline_checkpointed(p, self.call_facts()).map_err(
                     |e| {

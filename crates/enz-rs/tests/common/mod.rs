@@ -75,3 +75,30 @@ pub fn tail(s: &str) -> &str {
     }
     &s[start..]
 }
+
+/// Extra enz-rs arguments from `// enz-args: ...` lines of a fixture.
+pub fn fixture_enz_args(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// enz-args:"))
+        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
+        .collect()
+}
+
+/// The plugin route's spelling of `args` (`--cache-budget X`,
+/// `--mode-per-loop X`): the environment the plugin's shim reads
+/// (`ENZ_RS_CACHE_BUDGET`, `ENZ_RS_MODE_PER_LOOP`), set on `cmd`.
+pub fn plugin_env_of_args(cmd: &mut std::process::Command, args: &[String]) {
+    for (flag, var) in [
+        ("--cache-budget", "ENZ_RS_CACHE_BUDGET"),
+        ("--mode-per-loop", "ENZ_RS_MODE_PER_LOOP"),
+    ] {
+        if let Some(value) = args
+            .iter()
+            .position(|a| a == flag)
+            .and_then(|k| args.get(k + 1))
+        {
+            cmd.env(var, value);
+        }
+    }
+}

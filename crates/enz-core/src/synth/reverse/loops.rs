@@ -27,6 +27,7 @@
 use super::{Mode, Reverse};
 use crate::analysis::loops::LoopId;
 use crate::analysis::trips::{AffineExit, ExactExit, Spread, TripBound};
+use crate::diag::Diagnostic;
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, named_function, Block, Builder, Function, Ty, Value};
 use crate::names::REALLOC;
@@ -487,10 +488,16 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         fb.gep(gv.ty(), data, &[pos])
                     }
                     None if self.gpu => {
-                        self.unsupported(
-                            gv,
-                            "on a GPU, a value cached in this loop needs the loop's trip count to be bounded before the loop (there is no realloc on the device)",
-                        );
+                        if self.unbounded_gpu_loops.insert(l) {
+                            self.diags.push(
+                                Diagnostic::new(
+                                    "on a GPU, the values this loop caches need its trip count bounded before the loop (there is no realloc on the device), and it is not",
+                                )
+                                .in_function(self.req.name)
+                                .at(gv)
+                                .help("give the loop a constant step (a grid-stride loop's step, gridDim.x * blockDim.x, is not one): e.g. have each thread update a contiguous chunk of `per` elements, `for (k = 0; k < per; k++)`"),
+                            );
+                        }
                         fb.zero(ptr)
                     }
                     None => {

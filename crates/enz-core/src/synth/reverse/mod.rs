@@ -301,6 +301,8 @@ pub(super) struct Reverse<'m, 'a> {
     reverse_name: String,
     /// Whether this is GPU (NVPTX) code: many threads run the sweep.
     gpu: bool,
+    /// GPU: loops reported for caching with no trip bound (once each).
+    unbounded_gpu_loops: HashSet<LoopId>,
     /// GPU: per-thread sums of adjoints for addresses every thread shares
     /// (primal pointer, stack slot), reduced over the block at the end.
     block_sums: Vec<(Value<'m>, Value<'m>)>,
@@ -382,6 +384,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         Reverse {
             gpu: facts.gpu_accesses.is_some(),
+            unbounded_gpu_loops: HashSet::new(),
             facts,
             req,
             fns,

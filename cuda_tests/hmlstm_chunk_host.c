@@ -1,0 +1,9 @@
+// Host driver for hmlstm_chunk.cu on the CPU SIMT emulator: hmlstm_host.c's
+// checks (analytic values and central differences, every branch), with a
+// grid of fewer threads than elements (96 threads for 384 elements, 4 each,
+// through the loop in the kernel's body).
+#define hmlstm_primal hmlstm_chunk_primal
+#define hmlstm_grad hmlstm_chunk_grad
+#define HMLSTM_BLOCK 32
+#define HMLSTM_GRID 3
+#include "hmlstm_host.c"
