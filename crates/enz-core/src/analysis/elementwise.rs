@@ -9,7 +9,8 @@
 //!
 //! A loop qualifies (`find`) when:
 //! - it contains no loop, and its header phis are integer or pointer
-//!   induction variables;
+//!   induction variables (a constant step, or an integer one's step
+//!   defined before the loop: a grid-stride loop);
 //! - no value of it is used after it;
 //! - its float loads and stores run in every iteration (their blocks
 //!   dominate the latch) and every load comes before every store (an
@@ -74,6 +75,7 @@ fn elementwise<'m>(
         .affine_ivs(l)
         .iter()
         .map(|iv| iv.phi.as_value())
+        .chain(loops.strided_ivs(l).iter().map(|iv| iv.phi.as_value()))
         .collect();
     let inside = |v: Value<'m>| {
         v.as_inst()

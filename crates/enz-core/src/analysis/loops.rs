@@ -208,6 +208,60 @@ impl<'m> LoopNest<'m> {
     }
 }
 
+/// An integer header phi of a loop that moves by a value defined before the
+/// loop each iteration (`next = phi + stride`; a CUDA grid-stride loop's
+/// `i += gridDim.x * blockDim.x`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StridedIv<'m> {
+    pub(crate) phi: Inst<'m>,
+    /// Incoming value from the preheader.
+    pub(crate) start: Value<'m>,
+    /// The step, defined outside the loop.
+    pub(crate) stride: Value<'m>,
+}
+
+impl<'m> LoopNest<'m> {
+    /// Integer header phis of loop `l` whose step is a value defined
+    /// outside it, not a constant (those are [`LoopNest::affine_ivs`]).
+    pub(crate) fn strided_ivs(&self, l: LoopId) -> Vec<StridedIv<'m>> {
+        let lp = &self.loops[l.0];
+        let mut out = Vec::new();
+        for phi in lp.header.instructions() {
+            if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                break;
+            }
+            let inc = phi.incoming();
+            let start = inc
+                .iter()
+                .find(|(_, b)| *b == lp.preheader)
+                .map(|(v, _)| *v);
+            let next = inc.iter().find(|(_, b)| *b == lp.latch).map(|(v, _)| *v);
+            let (Some(start), Some(next)) = (start, next) else {
+                continue;
+            };
+            let outside = |v: Value<'m>| v.block_of().is_none_or(|b| !lp.blocks.contains(&b));
+            if inc.len() != 2 || !outside(start) || !phi.ty().is_integer() {
+                continue;
+            }
+            if next.opcode() != Some(LLVMOpcode::LLVMAdd) {
+                continue;
+            }
+            let (a, b) = (next.operand(0), next.operand(1));
+            let stride = if a == phi.as_value() {
+                b
+            } else if b == phi.as_value() {
+                a
+            } else {
+                continue;
+            };
+            if stride.const_int_sext().is_none() && outside(stride) {
+                out.push(StridedIv { phi, start, stride });
+            }
+        }
+        out
+    }
+}
+
 /// `next = phi + step` (integer add, or a one-index GEP) with a constant step.
 fn step_of<'m>(phi: Value<'m>, next: Value<'m>) -> Option<(i64, Option<crate::ir::Ty<'m>>)> {
     match next.opcode()? {

@@ -4,7 +4,7 @@
 //! them).
 
 use super::cfg::Cfg;
-use super::loops::{Loop, LoopId, LoopNest};
+use super::loops::{Loop, LoopId, LoopNest, StridedIv};
 use crate::ir::{Block, Value};
 use crate::ir::{LLVMIntPredicate, LLVMOpcode};
 
@@ -48,6 +48,10 @@ pub(crate) struct AffineExit<'m> {
     pub(crate) unsigned_test: bool,
     /// The IV's width in bits: a wrapping distance is modulo 2^width.
     pub(crate) width: u32,
+    /// A step known only at run time (a [`StridedIv`]'s, defined before
+    /// the nest, taken as positive: `step` is then 1 and the distance is
+    /// divided by it, rounding up).
+    pub(crate) stride: Option<Value<'m>>,
 }
 
 /// A value computable before a loop nest starts, up to a bounded error:
@@ -215,15 +219,63 @@ impl<'m> LoopNest<'m> {
                                 LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE
                             ),
                             width: iv.phi.ty().int_width().unwrap_or(64),
+                            stride: None,
                         };
                         if !exit.hopeless() {
                             exits.push(exit);
                         }
                     }
                 }
+                for iv in self.strided_ivs(l) {
+                    if let Some(exit) = self.strided_exit(&iv, a, &limits, pred, l, outside) {
+                        exits.push(exit);
+                    }
+                }
             }
         }
         (!exits.is_empty()).then_some(TripBound::Affine(exits))
+    }
+
+    /// The exit `a pred limit` (staying in the loop while true) of strided
+    /// IV `iv`, when `a` is the IV or its next value, the test an ordered
+    /// "less than" (the stride taken as positive: with a negative one the
+    /// primal would not end), and the stride defined before the nest.
+    fn strided_exit(
+        &self,
+        iv: &StridedIv<'m>,
+        a: Value<'m>,
+        limits: &[Spread<'m>],
+        pred: LLVMIntPredicate,
+        l: LoopId,
+        outside: LoopId,
+    ) -> Option<AffineExit<'m>> {
+        use LLVMIntPredicate::*;
+        let outer = self.get(outside);
+        let before_nest = |v: Value<'m>| v.block_of().is_none_or(|b| !outer.blocks.contains(&b));
+        if !matches!(pred, LLVMIntSLT | LLVMIntULT | LLVMIntSLE | LLVMIntULE)
+            || !before_nest(iv.stride)
+        {
+            return None;
+        }
+        let next = iv
+            .phi
+            .incoming()
+            .into_iter()
+            .find(|(_, blk)| *blk == self.get(l).latch)
+            .map(|(v, _)| v);
+        if a != iv.phi.as_value() && Some(a) != next {
+            return None;
+        }
+        Some(AffineExit {
+            starts: self.spread_of(iv.start, l, outside, 0)?,
+            limits: limits.to_vec(),
+            step: 1,
+            wraps: false,
+            on_next: a != iv.phi.as_value(),
+            unsigned_test: matches!(pred, LLVMIntULT | LLVMIntULE),
+            width: iv.phi.ty().int_width().unwrap_or(64),
+            stride: Some(iv.stride),
+        })
     }
 
     /// The alternatives `v` may be, as [`Spread`]s computable before loop

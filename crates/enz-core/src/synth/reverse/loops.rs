@@ -210,7 +210,21 @@ impl<'m, 'a> Reverse<'m, 'a> {
                             }
                         }
                         let dist = dist?;
-                        let steps = fb.udiv(dist, fb.const_int(i64t, e.step.unsigned_abs() as i64));
+                        let steps = match e.stride {
+                            // A step known at run time (at least 1): the
+                            // distance over it, rounded up.
+                            Some(s) => {
+                                let one = fb.const_int(i64t, 1);
+                                let s = fb.sext(self.map.get(s), i64t);
+                                let s = fb.select(
+                                    fb.icmp(LLVMIntPredicate::LLVMIntSLT, s, one),
+                                    one,
+                                    s,
+                                );
+                                fb.udiv(fb.add(dist, fb.sub(s, one)), s)
+                            }
+                            None => fb.udiv(dist, fb.const_int(i64t, e.step.unsigned_abs() as i64)),
+                        };
                         least = Some(match least {
                             None => steps,
                             Some(m) => {
