@@ -14,13 +14,16 @@
 #   KERNEL     sumsq pow logsumexp logreg mlp (default: all)
 #
 # Environment: CLANG (default clang-22), BENCH_CFLAGS (extra flags for both
-# compilations, e.g. -march=native), KEEP=1 keeps the build directory.
+# compilations, e.g. -march=native), BENCH_ENZ_ARGS (extra enz-rs
+# arguments, e.g. "--cache-budget off"), KEEP=1 keeps the build directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 clang=${CLANG:-clang-22}
 # shellcheck disable=SC2206
 extra=(${BENCH_CFLAGS:-})
+# shellcheck disable=SC2206
+enz_args=(${BENCH_ENZ_ARGS:-})
 no_ad=0
 args=()
 for a in "$@"; do
@@ -42,7 +45,7 @@ if [[ $no_ad == 1 ]]; then
 else
   cargo build --release -q -p enz-rs
   "$clang" -O2 "${extra[@]}" -c -emit-llvm -I runtime/include bench/loops.c -o "$tmp/loops.bc"
-  target/release/enz-rs "$tmp/loops.bc" -o "$tmp/loops.grad.bc"
+  target/release/enz-rs "${enz_args[@]}" "$tmp/loops.bc" -o "$tmp/loops.grad.bc"
   "$clang" -O2 "${extra[@]}" "$tmp/loops.grad.bc" -lm -o "$tmp/loops"
 fi
 "$tmp/loops" "${args[@]}"

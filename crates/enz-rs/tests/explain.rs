@@ -113,8 +113,18 @@ fn explain_names_each_loop_its_line_strategy_and_bytes() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for level in 0..=3u8 {
         let bc = compile(dir.path(), level);
-        // auto is the default
-        let out = explain(&bc, &[]);
+        // Under the default cache budget the nest is checkpointed (its
+        // loops are then in the plans of its outlined body): with the
+        // budget off, each loop's own cache plan. Mode per loop: auto, the
+        // default.
+        let by_default = explain(&bc, &[]);
+        let text = String::from_utf8_lossy(&by_default.stdout).into_owned();
+        assert!(
+            by_default.status.success() && text.contains("under the default cache budget (half the machine's physical memory, read at run time)"),
+            "-O{level}: the nest is checkpointed by default:\n{text}{}",
+            String::from_utf8_lossy(&by_default.stderr)
+        );
+        let out = explain(&bc, &["--cache-budget", "off"]);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(
             out.status.success(),
