@@ -18,6 +18,7 @@
 //! predicates) are re-exported here, so that they need no llvm-sys of
 //! their own; modules and contexts are handles, never raw pointers.
 
+mod alias_scopes;
 mod builder;
 mod clone;
 mod function;
@@ -32,6 +33,7 @@ mod types;
 mod unwind;
 mod value;
 
+pub use alias_scopes::ScopePair;
 pub use builder::Builder;
 pub use clone::{clone_body, ValueMap};
 pub use function::Function;

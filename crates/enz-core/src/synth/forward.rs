@@ -139,6 +139,12 @@ pub(crate) fn synthesize_forward<'m>(
     }
     fw.finish();
     super::unwind::reattach_invokes(std::mem::take(&mut fw.detached));
+    if fw.diags.is_empty() && req.release.is_none() && !super::gpu::is_gpu_module(p) {
+        let primal = super::disjoint::primal_pointers(p, &fw.map);
+        let shadow: std::collections::HashSet<Value<'m>> =
+            fw.shadows.iter().flat_map(|s| s.values()).collect();
+        super::disjoint::tag(f, &primal, &shadow);
+    }
     if fw.diags.is_empty() {
         registry
             .explanations

@@ -5,6 +5,7 @@ pub(crate) mod adjoint;
 pub(crate) mod checkpoint;
 pub(crate) mod components;
 pub(crate) mod custom;
+pub(crate) mod disjoint;
 pub(crate) mod emit;
 pub(crate) mod forward;
 pub(crate) mod function_shadow;

@@ -116,6 +116,11 @@ impl<'m> ShadowMap<'m> {
         out
     }
 
+    /// Every shadow made (the `dup` parameters' included).
+    pub(crate) fn values(&self) -> impl Iterator<Item = Value<'m>> + '_ {
+        self.shadows.values().copied()
+    }
+
     /// Whether `p` has a shadow already.
     pub(crate) fn contains(&self, p: Value<'m>) -> bool {
         self.shadows.contains_key(&p)

@@ -199,6 +199,9 @@ pub(crate) fn synthesize<'m>(
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
     r.build(registry);
+    if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu {
+        r.tag_disjoint_memory();
+    }
     if r.diags.is_empty() {
         let mut e = r.explanation();
         e.notes = registry
@@ -819,6 +822,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         self.accumulate(a, acc[0]);
         self.accumulate(bv, acc[1]);
+    }
+
+    /// Tags the finished gradient's primal and shadow memory accesses as
+    /// disjoint (`synth/disjoint.rs`).
+    fn tag_disjoint_memory(&self) {
+        let primal = crate::synth::disjoint::primal_pointers(self.req.prep, &self.map);
+        let shadow: HashSet<Value<'m>> = self.shadows.values().collect();
+        crate::synth::disjoint::tag(self.fns.forward, &primal, &shadow);
     }
 
     pub(super) fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
