@@ -36,7 +36,7 @@ fi
 
 cargo build --release -q -p enz-rs
 "$clang" -O2 -c -emit-llvm -I runtime/include bench/checkpoint.c -o "$tmp/heat.bc"
-target/release/enz-rs "$tmp/heat.bc" -o "$tmp/plain.bc"
+target/release/enz-rs "$tmp/heat.bc" --cache-budget off -o "$tmp/plain.bc"
 target/release/enz-rs "$tmp/heat.bc" --cache-budget "$budget" -o "$tmp/budget.bc"
 "$clang" -O2 "$tmp/plain.bc" -lm -o "$tmp/plain"
 "$clang" -O2 "$tmp/budget.bc" -lm -o "$tmp/budget"

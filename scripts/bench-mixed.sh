@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Mixed-mode benchmark (bench/mixed.c): for the HM-LSTM cell update and a
 # 20-step elementwise chain over N x N doubles, the primal time and, with
-# `--mode-per-loop=reverse` (the default), `auto` and `mixed` side by
+# `--mode-per-loop=reverse`, `auto` (the default) and `mixed` side by
 # side, the gradient time, gradient/primal and the bytes the elementwise
-# loop caches (bytes per iteration from `enz-rs --explain`, times N^2).
+# loop caches (bytes per iteration from `enz-rs --explain`, times N^2);
+# all with `--cache-budget off`, so that only the mode differs.
 # Each gradient is checked against central differences before it is timed.
 #
 #   scripts/bench-mixed.sh [N]        (default N = 1024)
@@ -24,7 +25,7 @@ fi
 cargo build --release -q -p enz-rs
 "$clang" -O2 -g -c -emit-llvm bench/mixed.c -o "$tmp/mixed.bc"
 for mode in reverse auto mixed; do
-  target/release/enz-rs "$tmp/mixed.bc" --mode-per-loop "$mode" --explain \
+  target/release/enz-rs "$tmp/mixed.bc" --mode-per-loop "$mode" --cache-budget off --explain \
     -o "$tmp/$mode.bc" > "$tmp/$mode.explain"
   "$clang" -O2 "$tmp/$mode.bc" -lm -o "$tmp/$mode"
 done
