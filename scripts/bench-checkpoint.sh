@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checkpointing benchmark (bench/checkpoint.c, a nonlinear heat equation of
 # N cells and T steps updated in place): prints, side by side, the primal
-# time, and for the gradient without a cache budget and with
+# time, and for the gradient without a cache budget (`--cache-budget off`) and with
 # `--cache-budget MB` the time, gradient/primal and peak resident memory;
 # then how far the two gradients are apart. Each gradient is checked
 # against central differences before it is written.
