@@ -39,3 +39,27 @@ fn diff_fixed_seeds() {
         "generator defects: {generator_bugs:?}"
     );
 }
+
+/// Seeds that once failed (each re-run alone): 5082, 5130 and 5134 gave
+/// wrong split-mode gradients when split mode took mixed mode's rewrite
+/// of an elementwise loop (split mode now checkpoints only).
+#[test]
+fn diff_regression_seeds() {
+    for seed in [5082, 5130, 5134] {
+        let args = CommonArgs {
+            count: 1,
+            seed,
+            jobs: Some(2),
+            keep: None,
+            enz_rs: Some(env!("CARGO_BIN_EXE_enz-rs").into()),
+            no_inline: false,
+            verbose: false,
+        };
+        let summary = run_campaign(CampaignKind::Diff, &args);
+        assert!(
+            !summary.has_failures(),
+            "seed {seed}: {summary}\n{}",
+            summary.notes.join("\n")
+        );
+    }
+}
