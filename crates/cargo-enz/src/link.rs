@@ -181,7 +181,7 @@ fn differentiate(
     let opts = Options {
         opt_level,
         keep_module_on_error: false,
-        cache_budget: enz_enzyme_api::CacheBudget::Machine,
+        cache_budget: enz_enzyme_api::CacheBudget::Off,
         loop_mode: enz_enzyme_api::LoopMode::Auto,
         ..Options::default()
     };

@@ -66,7 +66,7 @@ pub enum Strategy {
     /// it) is saved every k iterations, k chosen at run time, and each
     /// segment runs again, recording, before its reverse.
     Checkpoint {
-        /// The cache budget in bytes; None: the default, half the
+        /// The cache budget in bytes; None: the machine's (`auto`), half the
         /// machine's physical memory, read at run time.
         budget: Option<u64>,
         /// How many byte ranges its state is (its state struct included).
@@ -152,7 +152,7 @@ impl fmt::Display for Explanation {
                 Strategy::Checkpoint { budget, ranges } => {
                     let budget = match budget {
                         Some(bytes) => format!("a cache budget of {} MiB", bytes >> 20),
-                        None => "the default cache budget (half the machine's physical memory, read at run time)".to_string(),
+                        None => "the machine's cache budget (half its physical memory, read at run time)".to_string(),
                     };
                     writeln!(
                         f,

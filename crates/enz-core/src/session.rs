@@ -41,13 +41,14 @@ pub struct SessionOptions {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum CacheBudget {
     /// No bound: every loop caches every iteration, nothing is
-    /// checkpointed.
+    /// checkpointed (the CLI's and the plugin's default: a checkpointed
+    /// loop whose caches fit still runs through its outlined body, which
+    /// made `bench-loops.sh`'s logreg and mlp gradients 3x slower).
+    #[default]
     Off,
     /// Half the physical memory of the machine the gradient runs on, read
-    /// when a checkpointed loop starts (the CLI's and the plugin's
-    /// default): a gradient whose caches would not fit runs slower
-    /// instead of failing.
-    #[default]
+    /// when a checkpointed loop starts (`--cache-budget auto`): a gradient
+    /// whose caches would not fit runs slower instead of failing.
     Machine,
     /// This many bytes.
     Bytes(u64),

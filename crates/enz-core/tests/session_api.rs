@@ -34,7 +34,7 @@ fn canonical_derivatives_have_the_promised_signatures() {
     let opts = SessionOptions {
         preopt: true,
         inline: true,
-        cache_budget: enz_core::CacheBudget::Machine,
+        cache_budget: enz_core::CacheBudget::Off,
         loop_mode: enz_core::LoopMode::Reverse,
     };
     let mut session = Session::new(opts, UserFacts::default());

@@ -43,8 +43,8 @@ pub struct Options {
     pub keep_module_on_error: bool,
     /// `--cache-budget MB|auto|off`: the memory that one gradient call's
     /// loop caches may hold; qualifying loops are checkpointed to stay
-    /// within it. The default: half the machine's physical memory, read
-    /// at run time.
+    /// within it. `auto`: half the machine's physical memory, read at run
+    /// time. The default: off.
     pub cache_budget: CacheBudget,
     /// `--mode-per-loop`: where mixed mode is used (auto, the default:
     /// where it caches at most half the bytes of reverse mode).
@@ -53,8 +53,8 @@ pub struct Options {
 
 /// A cache budget as the CLI (`--cache-budget`) and the plugin
 /// (`cache-budget=`, `ENZ_RS_CACHE_BUDGET`) spell it: a whole number of
-/// MiB, `auto` (half the machine's physical memory, the default) or `off`
-/// (no bound, nothing checkpointed).
+/// MiB, `auto` (half the machine's physical memory) or `off` (no bound,
+/// nothing checkpointed: the default).
 pub fn parse_cache_budget(s: &str) -> Result<CacheBudget, String> {
     match s {
         "auto" => Ok(CacheBudget::Machine),
@@ -74,7 +74,7 @@ impl Default for Options {
             inline: true,
             trace_functions: None,
             keep_module_on_error: true,
-            cache_budget: CacheBudget::Machine,
+            cache_budget: CacheBudget::Off,
             loop_mode: LoopMode::Auto,
         }
     }

@@ -90,7 +90,7 @@ fn without_the_copy_a_failure_may_change_the_module() {
     // the test above can fail.)
     let opts = Options {
         keep_module_on_error: false,
-        cache_budget: enz_enzyme_api::CacheBudget::Machine,
+        cache_budget: enz_enzyme_api::CacheBudget::Off,
         loop_mode: enz_enzyme_api::LoopMode::Reverse,
         ..Options::default()
     };
@@ -109,7 +109,7 @@ define double @grad_square(double %x) {
 "#;
     let direct = Options {
         keep_module_on_error: false,
-        cache_budget: enz_enzyme_api::CacheBudget::Machine,
+        cache_budget: enz_enzyme_api::CacheBudget::Off,
         loop_mode: enz_enzyme_api::LoopMode::Reverse,
         ..Options::default()
     };

@@ -77,8 +77,8 @@ struct Cli {
     explain: bool,
 
     /// Bound the memory one gradient call's loop caches may hold: a whole
-    /// number of MiB, `auto` (the default: half the physical memory of the
-    /// machine the gradient runs on, read at run time) or `off`. A time
+    /// number of MiB, `auto` (half the physical memory of the machine the
+    /// gradient runs on, read at run time) or `off` (the default). A time
     /// loop over a state in memory whose stores write byte ranges known
     /// before it is checkpointed: its first k iterations are recorded (k =
     /// half the budget over what one iteration caches, measured at run
@@ -87,7 +87,7 @@ struct Cli {
     /// once, recorded as without a budget. `off`: every loop caches every
     /// iteration, nothing is checkpointed.
     #[arg(long = "cache-budget", value_name = "MB|auto|off",
-          default_value = "auto", value_parser = enz_enzyme_api::parse_cache_budget)]
+          default_value = "off", value_parser = enz_enzyme_api::parse_cache_budget)]
     cache_budget: enz_enzyme_api::CacheBudget,
 
     /// How loops are differentiated: `auto` (the default) uses mixed mode

@@ -120,8 +120,9 @@ pub(crate) fn cache_bytes<'m>(b: &Builder<'m>) -> Value<'m> {
 /// The name of [`machine_cache_budget`]'s function.
 const MACHINE_BUDGET: &str = "__enz_machine_cache_budget";
 
-/// A call of `__enz_machine_cache_budget()`: the default cache budget,
-/// half the physical memory of the machine running the gradient
+/// A call of `__enz_machine_cache_budget()`: the machine's cache budget
+/// (`--cache-budget auto`), half the physical memory of the machine
+/// running the gradient
 /// (`sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / 2` on Linux and
 /// macOS, whose `sysconf` names differ), 1 GiB where that is not known.
 pub(crate) fn machine_cache_budget<'m>(b: &Builder<'m>) -> Value<'m> {
