@@ -177,6 +177,24 @@ impl<'m> LoopNest<'m> {
 
     /// Header phis of loop `l` that are affine in the iteration count.
     pub(crate) fn affine_ivs(&self, l: LoopId) -> Vec<AffineIv<'m>> {
+        self.header_phi_ends(l)
+            .into_iter()
+            .filter_map(|(phi, start, next)| {
+                let (step, gep_type) = step_of(phi.into(), next)?;
+                Some(AffineIv {
+                    phi,
+                    start,
+                    step,
+                    gep_type,
+                })
+            })
+            .collect()
+    }
+
+    /// The header phis of loop `l` with exactly two incoming values, one
+    /// from the preheader defined outside the loop and one from the latch:
+    /// (phi, start, next).
+    fn header_phi_ends(&self, l: LoopId) -> Vec<(Inst<'m>, Value<'m>, Value<'m>)> {
         let lp = &self.loops[l.0];
         let mut out = Vec::new();
         for phi in lp.header.instructions() {
@@ -195,14 +213,7 @@ impl<'m> LoopNest<'m> {
             if inc.len() != 2 || start.block_of().is_some_and(|b| lp.blocks.contains(&b)) {
                 continue;
             }
-            if let Some((step, gep_type)) = step_of(phi.into(), next) {
-                out.push(AffineIv {
-                    phi,
-                    start,
-                    step,
-                    gep_type,
-                });
-            }
+            out.push((phi, start, next));
         }
         out
     }
@@ -218,6 +229,8 @@ pub(crate) struct StridedIv<'m> {
     pub(crate) start: Value<'m>,
     /// The step, defined outside the loop.
     pub(crate) stride: Value<'m>,
+    /// Its next value, `phi + stride` (from the latch).
+    pub(crate) next: Value<'m>,
 }
 
 impl<'m> LoopNest<'m> {
@@ -225,40 +238,29 @@ impl<'m> LoopNest<'m> {
     /// outside it, not a constant (those are [`LoopNest::affine_ivs`]).
     pub(crate) fn strided_ivs(&self, l: LoopId) -> Vec<StridedIv<'m>> {
         let lp = &self.loops[l.0];
-        let mut out = Vec::new();
-        for phi in lp.header.instructions() {
-            if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
-                break;
-            }
-            let inc = phi.incoming();
-            let start = inc
-                .iter()
-                .find(|(_, b)| *b == lp.preheader)
-                .map(|(v, _)| *v);
-            let next = inc.iter().find(|(_, b)| *b == lp.latch).map(|(v, _)| *v);
-            let (Some(start), Some(next)) = (start, next) else {
-                continue;
-            };
-            let outside = |v: Value<'m>| v.block_of().is_none_or(|b| !lp.blocks.contains(&b));
-            if inc.len() != 2 || !outside(start) || !phi.ty().is_integer() {
-                continue;
-            }
-            if next.opcode() != Some(LLVMOpcode::LLVMAdd) {
-                continue;
-            }
-            let (a, b) = (next.operand(0), next.operand(1));
-            let stride = if a == phi.as_value() {
-                b
-            } else if b == phi.as_value() {
-                a
-            } else {
-                continue;
-            };
-            if stride.const_int_sext().is_none() && outside(stride) {
-                out.push(StridedIv { phi, start, stride });
-            }
-        }
-        out
+        let outside = |v: Value<'m>| v.block_of().is_none_or(|b| !lp.blocks.contains(&b));
+        self.header_phi_ends(l)
+            .into_iter()
+            .filter_map(|(phi, start, next)| {
+                if !phi.ty().is_integer() || next.opcode() != Some(LLVMOpcode::LLVMAdd) {
+                    return None;
+                }
+                let (a, b) = (next.operand(0), next.operand(1));
+                let stride = if a == phi.as_value() {
+                    b
+                } else if b == phi.as_value() {
+                    a
+                } else {
+                    return None;
+                };
+                (stride.const_int_sext().is_none() && outside(stride)).then_some(StridedIv {
+                    phi,
+                    start,
+                    stride,
+                    next,
+                })
+            })
+            .collect()
     }
 }
 

@@ -257,13 +257,7 @@ impl<'m> LoopNest<'m> {
         {
             return None;
         }
-        let next = iv
-            .phi
-            .incoming()
-            .into_iter()
-            .find(|(_, blk)| *blk == self.get(l).latch)
-            .map(|(v, _)| v);
-        if a != iv.phi.as_value() && Some(a) != next {
+        if a != iv.phi.as_value() && a != iv.next {
             return None;
         }
         Some(AffineExit {

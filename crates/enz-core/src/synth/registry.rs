@@ -19,7 +19,7 @@ pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
 pub(crate) struct Registry<'m> {
     /// Time spent in preprocessing and analyses (synthesis adds to it).
     pub(crate) timings: crate::timing::Timings,
-    /// The cache budget (bytes): loops that qualify are checkpointed in
+    /// The cache budget: under one, loops that qualify are checkpointed in
     /// the functions gradients are asked for.
     cache_budget: crate::session::CacheBudget,
     /// Where mixed mode is used (`synth/mixed.rs`).

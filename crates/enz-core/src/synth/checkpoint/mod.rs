@@ -447,13 +447,12 @@ impl<'m, 'a> Parts<'m, 'a> {
         let c = |v: i64| b.const_int(i64t, v);
         // The state struct of the caller may be gone (freed by a combined
         // gradient's forward sweep): segments run again in a private one.
-        let state_param = *Self::primal_args(sig, f)
-            .last()
-            .expect("the state parameter");
+        let mut primal = Self::primal_args(sig, f);
+        let state_param = primal.pop().expect("the state parameter");
         let state_size = self.outlined.state_ty.alloc_size(f.global_parent()).max(1);
         let state = b.malloc(c(state_size as i64)).as_value();
+        primal.push(state);
         let private = |v: Value<'m>| if v == state_param { state } else { v };
-        let primal: Vec<Value<'m>> = Self::primal_args(sig, f).into_iter().map(private).collect();
         let all: Vec<Value<'m>> = Self::args_and_shadows(sig, f)
             .into_iter()
             .map(private)
