@@ -84,7 +84,8 @@ struct Cli {
     /// half the budget over what one iteration caches, measured at run
     /// time), after them its state is saved every k iterations and each
     /// later segment runs again before its reverse; a loop that fits runs
-    /// once, recorded as without a budget. `off`: every loop caches every
+    /// once, recorded, but through its outlined body (slower than without
+    /// a budget for small bodies). `off`: every loop caches every
     /// iteration, nothing is checkpointed.
     #[arg(long = "cache-budget", value_name = "MB|auto|off",
           default_value = "off", value_parser = enz_enzyme_api::parse_cache_budget)]
