@@ -51,7 +51,7 @@ pub struct LoopPlan {
 }
 
 /// How the reverse sweep gets a loop's values.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Strategy {
     /// Some values are cached per iteration; the rest are recomputed or
     /// re-read. The forward code runs once.
@@ -71,6 +71,12 @@ pub enum Strategy {
         budget: Option<u64>,
         /// How many byte ranges its state is (its state struct included).
         ranges: u32,
+        /// When the loop was kept beside its checkpointed form, chosen
+        /// before it at run time: the bound on what it caches running
+        /// plainly, as bytes per iteration of the time loop's own blocks
+        /// and of each loop inside (with the number of loops around
+        /// those, inside the time loop, whose trip counts multiply them).
+        plain_bound: Option<Vec<(u64, usize)>>,
     },
 }
 
@@ -149,14 +155,34 @@ impl fmt::Display for Explanation {
                     )?;
                     continue;
                 }
-                Strategy::Checkpoint { budget, ranges } => {
+                Strategy::Checkpoint {
+                    budget,
+                    ref plain_bound,
+                    ranges,
+                } => {
                     let budget = match budget {
                         Some(bytes) => format!("a cache budget of {} MiB", bytes >> 20),
                         None => "the machine's cache budget (half its physical memory, read at run time)".to_string(),
                     };
+                    if let Some(terms) = plain_bound {
+                        let sum: Vec<String> = std::iter::once("64".to_string())
+                            .chain(terms.iter().map(|(bytes, depth)| match depth {
+                                0 => bytes.to_string(),
+                                1 => format!("{bytes}·(trips of a loop inside)"),
+                                d => format!("{bytes}·(trips of {d} nested loops inside)"),
+                            }))
+                            .collect();
+                        write!(
+                            f,
+                            ", under {budget}, when a bound computed before it on what running it plainly caches, its trip count × ({}) bytes, is more than half the budget; else it runs plainly, with the caches of its function's own plan",
+                            sum.join(" + ")
+                        )?;
+                    } else {
+                        write!(f, ", under {budget}")?;
+                    }
                     writeln!(
                         f,
-                        ", under {budget}: the first k iterations are recorded, k = half the budget over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in half the budget, else 2; the iterations' caches: the next plan",
+                        ": the first k iterations are recorded, k = half the budget over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in half the budget, else 2; the iterations' caches: the next plan",
                         if ranges == 1 { "" } else { "s" },
                     )?;
                     continue;

@@ -41,14 +41,15 @@ pub struct SessionOptions {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum CacheBudget {
     /// No bound: every loop caches every iteration, nothing is
-    /// checkpointed (the CLI's and the plugin's default: a checkpointed
-    /// loop whose caches fit still runs through its outlined body, which
-    /// made `bench-loops.sh`'s logreg and mlp gradients 3x slower).
-    #[default]
+    /// checkpointed.
     Off,
     /// Half the physical memory of the machine the gradient runs on, read
-    /// when a checkpointed loop starts (`--cache-budget auto`): a gradient
-    /// whose caches would not fit runs slower instead of failing.
+    /// when a checkpointed loop starts (`--cache-budget auto`, the CLI's
+    /// and the plugin's default): a gradient whose caches would not fit
+    /// runs slower instead of failing. A loop whose caches are bounded
+    /// before it by less than half of that runs plainly, as under `Off`
+    /// (`synth/checkpoint/choose.rs`).
+    #[default]
     Machine,
     /// This many bytes.
     Bytes(u64),

@@ -74,7 +74,7 @@ impl Default for Options {
             inline: true,
             trace_functions: None,
             keep_module_on_error: true,
-            cache_budget: CacheBudget::Off,
+            cache_budget: CacheBudget::Machine,
             loop_mode: LoopMode::Auto,
         }
     }

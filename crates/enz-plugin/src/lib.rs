@@ -61,7 +61,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         inline: true,
         trace_functions: None,
         keep_module_on_error: false,
-        cache_budget: enz_enzyme_api::CacheBudget::Off,
+        cache_budget: enz_enzyme_api::CacheBudget::Machine,
         loop_mode: enz_enzyme_api::LoopMode::Auto,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {

@@ -77,18 +77,19 @@ struct Cli {
     explain: bool,
 
     /// Bound the memory one gradient call's loop caches may hold: a whole
-    /// number of MiB, `auto` (half the physical memory of the machine the
-    /// gradient runs on, read at run time) or `off` (the default). A time
+    /// number of MiB, `auto` (the default: half the physical memory of the
+    /// machine the gradient runs on, read at run time) or `off`. A time
     /// loop over a state in memory whose stores write byte ranges known
-    /// before it is checkpointed: its first k iterations are recorded (k =
-    /// half the budget over what one iteration caches, measured at run
-    /// time), after them its state is saved every k iterations and each
-    /// later segment runs again before its reverse; a loop that fits runs
-    /// once, recorded, but through its outlined body (slower than without
-    /// a budget for small bodies). `off`: every loop caches every
+    /// before it may be checkpointed: where a bound on what it caches
+    /// running plainly (its trip count times its loops' values) is
+    /// computable before it and within half the budget, it runs plainly;
+    /// otherwise its first k iterations are recorded (k = half the budget
+    /// over what one iteration caches, measured at run time), after them
+    /// its state is saved every k iterations and each later segment runs
+    /// again before its reverse. `off`: every loop caches every
     /// iteration, nothing is checkpointed.
     #[arg(long = "cache-budget", value_name = "MB|auto|off",
-          default_value = "off", value_parser = enz_enzyme_api::parse_cache_budget)]
+          default_value = "auto", value_parser = enz_enzyme_api::parse_cache_budget)]
     cache_budget: enz_enzyme_api::CacheBudget,
 
     /// How loops are differentiated: `auto` (the default) uses mixed mode

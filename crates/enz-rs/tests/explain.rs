@@ -113,18 +113,26 @@ fn explain_names_each_loop_its_line_strategy_and_bytes() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for level in 0..=3u8 {
         let bc = compile(dir.path(), level);
-        // Under the machine's budget the nest is checkpointed (its loops
-        // are then in the plans of its outlined body); by default (off),
-        // each loop's own cache plan. Mode per loop: auto, the default.
+        // Under the machine's budget (the default) the time loop of `heat`
+        // is checkpointed and kept, chosen before it by a bound on its
+        // caches; the triangular nest, whose inner trip count is not
+        // known before it, is not checkpointed, and says why. Mode per
+        // loop: auto, the default.
         let machine = explain(&bc, &["--cache-budget", "auto"]);
         let text = String::from_utf8_lossy(&machine.stdout).into_owned();
         assert!(
             machine.status.success()
                 && text.contains(
-                    "under the machine's cache budget (half its physical memory, read at run time)"
+                    "under the machine's cache budget (half its physical memory, read at run time), when a bound computed before it on what running it plainly caches, its trip count × (64 + "
                 ),
-            "-O{level}: the nest is checkpointed under --cache-budget auto:\n{text}{}",
+            "-O{level}: heat's loop is checkpointed under --cache-budget auto:\n{text}{}",
             String::from_utf8_lossy(&machine.stderr)
+        );
+        let nest = section(&text, "nest", "gradient `diffe_nest`");
+        assert!(
+            nest.lines().any(|l| l.contains("explain.c:26:")
+                && l.contains("is not checkpointed: no bound on its caches is known before it")),
+            "-O{level}:\n{nest}"
         );
         let out = explain(&bc, &[]);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -269,6 +277,8 @@ fn explain_says_which_loops_are_checkpointed_and_why_not() {
             ": checkpoint, under a cache budget of 1 MiB",
             "the first k iterations are recorded",
             "recomputation factor 1 when the loop fits in half the budget, else 2",
+            "when a bound computed before it on what running it plainly caches",
+            "·(trips of a loop inside)",
         ] {
             assert!(head.contains(words), "{}", ctx(head));
         }

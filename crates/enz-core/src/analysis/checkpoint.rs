@@ -30,7 +30,7 @@ use super::loops::{AffineIv, LoopId, LoopNest};
 use super::outlining::{is_pure_call, stays_in_its_function};
 use super::trips::ExactExit;
 use super::writes::{may_point_into, written_by, Written};
-use crate::ir::{Block, Inst, LLVMOpcode, Value};
+use crate::ir::{Block, Inst, LLVMOpcode, TyKind, Value};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
@@ -51,6 +51,25 @@ pub(crate) struct Candidate<'m> {
     /// The pointers from before the loop that its pointer state (header
     /// phis, values it leaves with) may be.
     pub(crate) pointer_roots: Vec<Value<'m>>,
+    /// A bound on what running the loop plainly caches, computable before
+    /// it: with one, the loop is kept beside its checkpointed form and the
+    /// choice between them made there, at run time.
+    pub(crate) estimate: Option<Estimate<'m>>,
+}
+
+/// A bound, computable before the time loop, on the bytes the derivative's
+/// caches take when the loop runs plainly (each iteration's needed values
+/// cached): its trip count times, over the loops from the time loop
+/// inwards, the bytes of every value their own blocks compute (a cached
+/// value is one of them; 8 bytes more per block for came-from flags and
+/// counters) times the trip counts of the loops around them inside the
+/// time loop.
+#[derive(Debug, Clone)]
+pub(crate) struct Estimate<'m> {
+    pub(crate) time: ExactExit<'m>,
+    /// Per loop (the time loop first): the bytes of its blocks, and the
+    /// loops from it outwards, the time loop excluded.
+    pub(crate) weights: Vec<(u64, Vec<TripFacts<'m>>)>,
 }
 
 /// See [`Candidate::finals`].
@@ -323,14 +342,63 @@ impl<'a, 'm> Finder<'a, 'm> {
                 }
             }
         }
+        let estimate = self.estimate();
         Ok(Candidate {
             lp: self.lp,
             exit,
             stores,
+            estimate,
             choices: self.choices.take(),
             finals: self.finals.take(),
             pointer_roots,
         })
+    }
+
+    /// See [`Estimate`]: none when the time loop's trip count, or that of a
+    /// loop inside, is not known before the time loop.
+    fn estimate(&self) -> Option<Estimate<'m>> {
+        let time = self.loops.exact_exit(self.lp)?;
+        let lp = self.loops.get(self.lp);
+        let module = lp.header.parent().global_parent();
+        let mut per_loop: Vec<(LoopId, u64)> = Vec::new();
+        for b in &lp.ordered {
+            let m = self.loops.innermost(*b)?;
+            let bytes: u64 = b
+                .instructions()
+                .iter()
+                .map(|i| i.ty())
+                .filter(|t| !matches!(t.kind(), TyKind::Void | TyKind::Other))
+                .map(|t| t.alloc_size(module).max(1))
+                .sum::<u64>()
+                + 8;
+            match per_loop.iter_mut().find(|(l, _)| *l == m) {
+                Some((_, n)) => *n += bytes,
+                None => per_loop.push((m, bytes)),
+            }
+        }
+        let mut weights = Vec::new();
+        for (m, bytes) in per_loop {
+            let mut trips = Vec::new();
+            let mut cur = m;
+            while cur != self.lp {
+                let ml = self.loops.get(cur);
+                let exit = self.loops.exact_exit(cur)?;
+                if !self.known_before(exit.start) || !self.known_before(exit.limit) {
+                    return None;
+                }
+                let parent = ml.parent?;
+                // A guard not known before: counted as entered (a bound).
+                let guard = self.runs(ml.preheader, parent, 0).unwrap_or(Cond::True);
+                trips.push(TripFacts {
+                    lp: cur,
+                    exit,
+                    guard,
+                });
+                cur = parent;
+            }
+            weights.push((bytes, trips));
+        }
+        Some(Estimate { time, weights })
     }
 
     /// Blocks reachable from `exit` (outside the loop).

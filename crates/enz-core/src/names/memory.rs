@@ -208,6 +208,10 @@ const MEMORY: &[MemName] = {
     ]
 };
 
+/// The machine's cache budget, read at run time (`--cache-budget auto`):
+/// `__enz_machine_cache_budget()`, inactive where a checkpointed loop's
+/// choice of form calls it in the primal.
+pub(crate) const MACHINE_CACHE_BUDGET: &str = "__enz_machine_cache_budget";
 /// The cache allocator of derivatives: `__enz_cache_take(spare, bytes)`.
 pub(crate) const CACHE_TAKE: &str = "__enz_cache_take";
 /// Its release: `__enz_cache_give(data, bytes, spare)`.

@@ -243,15 +243,17 @@ impl<'m> Registry<'m> {
         self.prepped_checkpointed.insert((f, mixed), p);
         let mut notes = Vec::new();
         if checkpoint {
-            let (outlined, why_not) =
-                super::checkpoint::outline::outline_checkpointed(p, self.call_facts()).map_err(
-                    |e| {
-                        Diagnostic::internal(format_args!(
-                            "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
-                        ))
-                        .in_function(f.name())
-                    },
-                )?;
+            let (outlined, why_not) = super::checkpoint::outline::outline_checkpointed(
+                p,
+                self.call_facts(),
+                self.cache_budget,
+            )
+            .map_err(|e| {
+                Diagnostic::internal(format_args!(
+                    "outlining a loop to checkpoint failed (this is a bug in enz-rs): {e}"
+                ))
+                .in_function(f.name())
+            })?;
             for mut o in outlined {
                 o.function = f.name();
                 self.checkpointed.insert(o.driver, o);

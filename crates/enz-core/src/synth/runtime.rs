@@ -7,7 +7,7 @@ use crate::ir::{
     add_internal_function, add_internal_global, named_function, Builder, Function, Global, Ty,
     TyKind, Value,
 };
-use crate::names::{CACHE_GIVE, CACHE_TAKE, MALLOC_USABLE_SIZE};
+use crate::names::{CACHE_GIVE, CACHE_TAKE, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE};
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.
@@ -117,9 +117,6 @@ pub(crate) fn cache_bytes<'m>(b: &Builder<'m>) -> Value<'m> {
     g.as_value()
 }
 
-/// The name of [`machine_cache_budget`]'s function.
-const MACHINE_BUDGET: &str = "__enz_machine_cache_budget";
-
 /// A call of `__enz_machine_cache_budget()`: the machine's cache budget
 /// (`--cache-budget auto`), half the physical memory of the machine
 /// running the gradient
@@ -130,10 +127,10 @@ pub(crate) fn machine_cache_budget<'m>(b: &Builder<'m>) -> Value<'m> {
     let ctx = b.ctx();
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(i64t, &[], false);
-    if let Some(f) = named_function(module, MACHINE_BUDGET) {
+    if let Some(f) = named_function(module, MACHINE_CACHE_BUDGET) {
         return b.call(fty, f.as_value(), &[]).as_value();
     }
-    let f = add_internal_function(module, MACHINE_BUDGET, fty);
+    let f = add_internal_function(module, MACHINE_CACHE_BUDGET, fty);
     let fb = Builder::new(ctx);
     fb.position_at_end(f.append_block("entry"));
     let triple = crate::ir::module_triple(module);

@@ -31,6 +31,7 @@
 //! two: a recomputation factor of 2 for the forward code. The recorded
 //! first segment and one segment run again hold at most the budget.
 
+mod choose;
 pub(crate) mod outline;
 
 use super::registry::Registry;
@@ -98,6 +99,7 @@ pub(crate) fn synthesize<'m>(
                     CacheBudget::Machine | CacheBudget::Off => None,
                 },
                 ranges: outlined.count,
+                plain_bound: outlined.plain.as_ref().map(|(_, terms)| terms.clone()),
             },
             cached: Vec::new(),
             recomputed: 0,

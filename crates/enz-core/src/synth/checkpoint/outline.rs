@@ -24,6 +24,7 @@
 use crate::analysis::checkpoint::{Candidate, Cond, StoreRange, TripFacts};
 use crate::analysis::loops::LoopNest;
 use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
+use crate::session::CacheBudget;
 use std::collections::{HashMap, HashSet};
 
 /// The functions a loop was outlined into.
@@ -34,6 +35,9 @@ pub(crate) struct Outlined<'m> {
     pub(crate) ranges: Function<'m>,
     /// How many ranges `ranges` writes (the state's included).
     pub(crate) count: u32,
+    /// When the loop was kept beside the driver's call (`choose.rs`): its
+    /// header, and the terms of the bound on its caches (`choose::terms`).
+    pub(crate) plain: Option<(Block<'m>, Vec<(u64, usize)>)>,
     /// `file:line` of the loop, with debug info.
     pub(crate) location: Option<String>,
     /// The user's function it was outlined from (set by the registry).
@@ -53,6 +57,7 @@ pub(crate) fn outline<'m>(
     loops: &LoopNest<'m>,
     cand: &Candidate<'m>,
     n: usize,
+    budget: CacheBudget,
 ) -> Outlined<'m> {
     let ctx = f.context();
     let lp = loops.get(cand.lp);
@@ -232,58 +237,87 @@ pub(crate) fn outline<'m>(
     // The loop in `f`: the state on the heap (in split mode the reverse
     // function reads it after the augmented one has returned: a stack slot
     // would be gone), the driver called from the preheader, the exit's
-    // phis loaded from the state, which is then freed.
+    // phis loaded from the state, which is then freed. With a bound on
+    // what the loop caches running plainly (`choose.rs`), the loop stays,
+    // entered when the bound fits the budget; else it goes.
+    let inits: Vec<Value<'m>> = header_phis
+        .iter()
+        .map(|p| {
+            p.incoming()
+                .into_iter()
+                .find(|(_, from)| *from == pre)
+                .map(|(v, _)| v)
+                .expect("a preheader value")
+        })
+        .collect();
     let fb = Builder::new(ctx);
     let term = pre.terminator().expect("a preheader branch");
     fb.position_before(term);
+    let kept = cand.estimate.as_ref().map(|est| {
+        let plainly = super::choose::runs_plainly(&fb, est, cand, &inside, budget);
+        let run = f.append_block(&format!("{base}.run"));
+        let plain = f.append_block(&format!("{base}.plain"));
+        fb.cond_br(plainly, plain, run);
+        fb.position_at_end(plain);
+        fb.br(header);
+        header.redirect_phi_incoming(pre, plain);
+        fb.position_at_end(run);
+        (run, super::choose::terms(est))
+    });
     let i64t = Ty::int(ctx, 64);
     let size = state_ty.alloc_size(f.global_parent()).max(1);
     let slot = fb.malloc(fb.const_int(i64t, size as i64)).as_value();
     slot.set_name(&format!("{base}.state"));
-    for (k, p) in header_phis.iter().enumerate() {
-        let init = p
-            .incoming()
-            .into_iter()
-            .find(|(_, from)| *from == pre)
-            .map(|(v, _)| v)
-            .expect("a preheader value");
-        fb.store(init, field(&fb, slot, k));
+    for (k, init) in inits.iter().enumerate() {
+        fb.store(*init, field(&fb, slot, k));
     }
     let mut args = inputs.clone();
     args.push(slot);
     let call = fb.call(driver.function_type(), driver, &args);
     call.copy_debug_loc(term);
-    fb.br(exit);
-    term.erase();
-    let after = exit.first_non_phi().expect("an exit block terminator");
-    fb.position_before(after);
-    for (j, p) in exit_phis.iter().enumerate() {
-        let v = fb.load(p.ty(), field(&fb, slot, header_phis.len() + j));
-        p.replace_all_uses_with(v);
-        p.erase();
-    }
-    fb.free(slot);
-    // The loop's blocks go.
-    for b in &blocks {
-        for i in b.instructions() {
-            if i.as_value().has_uses() {
-                i.replace_all_uses_with(fb.poison(i.ty()));
+    if let Some((run, _)) = &kept {
+        // The exit's phis take the state's values from the run block.
+        for (j, p) in exit_phis.iter().enumerate() {
+            let v = fb.load(p.ty(), field(&fb, slot, header_phis.len() + j));
+            p.add_incoming(v, *run);
+        }
+        fb.free(slot);
+        fb.br(exit);
+        term.erase();
+    } else {
+        fb.br(exit);
+        term.erase();
+        let after = exit.first_non_phi().expect("an exit block terminator");
+        fb.position_before(after);
+        for (j, p) in exit_phis.iter().enumerate() {
+            let v = fb.load(p.ty(), field(&fb, slot, header_phis.len() + j));
+            p.replace_all_uses_with(v);
+            p.erase();
+        }
+        fb.free(slot);
+        // The loop's blocks go.
+        for b in &blocks {
+            for i in b.instructions() {
+                if i.as_value().has_uses() {
+                    i.replace_all_uses_with(fb.poison(i.ty()));
+                }
             }
         }
-    }
-    for b in &blocks {
-        for i in b.instructions().into_iter().rev() {
-            i.erase();
+        for b in &blocks {
+            for i in b.instructions().into_iter().rev() {
+                i.erase();
+            }
         }
-    }
-    for b in &blocks {
-        b.delete();
+        for b in &blocks {
+            b.delete();
+        }
     }
     Outlined {
         driver,
         body,
         ranges,
         count,
+        plain: kept.map(|(_, w)| (header, w)),
         location,
         function: f.name(),
         state_ty,
@@ -331,6 +365,7 @@ fn build_ranges<'m>(
         inside,
         choices: &cand.choices,
         finals: &cand.finals,
+        in_place: false,
     };
     let mut count = 0u32;
     let mut put = |b: &Builder<'m>, lo: Value<'m>, hi: Value<'m>| {
@@ -390,25 +425,31 @@ fn store_offsets<'m>(r: &mut Recompute<'m, '_>, st: &StoreRange<'m>) -> (Value<'
     (b.select(runs, lo, c(0)), b.select(runs, hi, c(0)))
 }
 
-/// Values of the loop known before it, computed again in `ranges`.
-struct Recompute<'m, 'a> {
-    b: &'a Builder<'m>,
-    map: HashMap<Value<'m>, Value<'m>>,
-    inside: &'a dyn Fn(Block<'m>) -> bool,
-    choices: &'a HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>,
-    finals: &'a HashMap<Value<'m>, crate::analysis::checkpoint::Final<'m>>,
+/// Values of the loop known before it, computed again in `ranges` (or in
+/// the loop's own function, before it: `in_place`, where values from
+/// before the loop are themselves).
+pub(super) struct Recompute<'m, 'a> {
+    pub(super) b: &'a Builder<'m>,
+    pub(super) map: HashMap<Value<'m>, Value<'m>>,
+    pub(super) inside: &'a dyn Fn(Block<'m>) -> bool,
+    pub(super) choices: &'a HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>,
+    pub(super) finals: &'a HashMap<Value<'m>, crate::analysis::checkpoint::Final<'m>>,
+    pub(super) in_place: bool,
 }
 
 impl<'m, 'a> Recompute<'m, 'a> {
     /// `v` (an input, a constant, or pure arithmetic on them inside the
     /// loop: `analysis::checkpoint::known_before`) in `ranges`.
-    fn value(&mut self, v: Value<'m>) -> Value<'m> {
+    pub(super) fn value(&mut self, v: Value<'m>) -> Value<'m> {
         if let Some(m) = self.map.get(&v) {
             return *m;
         }
         let Some(i) = v.as_inst() else {
             return v;
         };
+        if self.in_place && !(self.inside)(i.parent_block()) {
+            return v;
+        }
         if let Some(f) = self.finals.get(&v).copied() {
             // start + step·(n - 1 + extra), n the loop's iterations.
             let n = self.trips(&f.exit);
@@ -457,7 +498,7 @@ impl<'m, 'a> Recompute<'m, 'a> {
     /// How many times the loop of `t` runs its body per entry of its
     /// parent: 0 when its guard says it is skipped, else the iterations up
     /// to and including the one its exact exit leaves in.
-    fn iterations(&mut self, t: &TripFacts<'m>) -> Value<'m> {
+    pub(super) fn iterations(&mut self, t: &TripFacts<'m>) -> Value<'m> {
         let n = self.trips(&t.exit);
         let b = self.b;
         let i64t = Ty::int(b.ctx(), 64);
@@ -466,7 +507,7 @@ impl<'m, 'a> Recompute<'m, 'a> {
     }
 
     /// The iterations of a loop with exact exit `x`, once entered.
-    fn trips(&mut self, x: &crate::analysis::trips::ExactExit<'m>) -> Value<'m> {
+    pub(super) fn trips(&mut self, x: &crate::analysis::trips::ExactExit<'m>) -> Value<'m> {
         let start = self.value(x.start);
         let limit = self.value(x.limit);
         let b = self.b;
@@ -517,19 +558,44 @@ impl<'m, 'a> Recompute<'m, 'a> {
 pub(crate) fn outline_checkpointed<'m>(
     f: Function<'m>,
     facts: crate::analysis::calls::CallFacts<'m, '_>,
+    budget: CacheBudget,
 ) -> Result<(Vec<Outlined<'m>>, Vec<String>), String> {
     use crate::analysis::calls::{CallKinds, Direction};
     use crate::analysis::cfg::Cfg;
     crate::ir::run_function_passes(f, "loop(loop-rotate),simplifycfg,loop-simplify,lcssa")?;
-    let mut out = Vec::new();
+    let mut out: Vec<Outlined<'m>> = Vec::new();
     // One at a time: outlining changes the function the analyses saw.
-    loop {
+    let result = loop {
         let cfg = Cfg::new(f);
         let Ok(loops) = LoopNest::new(&cfg) else {
-            return Ok((out, Vec::new()));
+            break (out, Vec::new());
         };
         let kinds = CallKinds::of(f, facts, Direction::Reverse);
-        let found = crate::analysis::checkpoint::candidates(&cfg, &loops, &kinds);
+        // The loops kept beside their drivers are done.
+        let kept = |l: &crate::analysis::loops::LoopId| {
+            let h = loops.get(*l).header;
+            out.iter()
+                .any(|o| o.plain.as_ref().is_some_and(|(p, _)| *p == h))
+        };
+        // Under the machine's budget (the default) a loop whose caches
+        // have no bound before it is left plain: checkpointing it would
+        // run it through its outlined body even when it fits.
+        let found: Vec<_> = crate::analysis::checkpoint::candidates(&cfg, &loops, &kinds)
+            .into_iter()
+            .filter(|(l, _)| !kept(l))
+            .map(|(l, c)| match c {
+                Ok(c) if c.estimate.is_none() && budget == CacheBudget::Machine => (
+                    l,
+                    Err(
+                        "no bound on its caches is known before it (its trip count, or one \
+                         inside it, is not), and under the machine's budget such a loop runs \
+                         plainly (--cache-budget MB checkpoints it regardless)"
+                            .to_string(),
+                    ),
+                ),
+                c => (l, c),
+            })
+            .collect();
         let Some(cand) = found.iter().find_map(|(_, c)| c.as_ref().ok()) else {
             let notes = found
                 .iter()
@@ -541,10 +607,17 @@ pub(crate) fn outline_checkpointed<'m>(
                     Some(format!("loop {}{at} is not checkpointed: {why}", l.0))
                 })
                 .collect();
-            return Ok((out, notes));
+            break (out, notes);
         };
-        out.push(outline(f, &loops, cand, out.len()));
+        let o = outline(f, &loops, cand, out.len(), budget);
+        out.push(o);
+    };
+    // A kept loop's exit is entered from the driver's call too: it gets
+    // a block of its own again.
+    if result.0.iter().any(|o| o.plain.is_some()) {
+        crate::ir::run_function_passes(f, "loop-simplify,lcssa")?;
     }
+    Ok(result)
 }
 
 /// The values from outside the loop (arguments, instructions before it)

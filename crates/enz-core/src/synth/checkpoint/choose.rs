@@ -1,0 +1,85 @@
+//! The run-time choice between a checkpointed loop's two forms: where a
+//! bound on what running it plainly caches is computable before it
+//! (`analysis::checkpoint::Estimate`), the loop stays in its function
+//! beside the call of its driver, and the bound, against half the cache
+//! budget, picks one each time the loop is reached. A loop that fits then
+//! runs as it would without a budget (its caches allocated once, its body
+//! inlined and optimised with the rest), and only one that may not pays
+//! for the outlined body's calls and saved states.
+
+use super::outline::Recompute;
+use crate::analysis::checkpoint::{Candidate, Estimate};
+use crate::ir::{Block, Builder, LLVMIntPredicate, Ty, Value};
+use crate::session::CacheBudget;
+use crate::synth::runtime;
+use std::collections::HashMap;
+
+/// Bytes of an iteration of the time loop beyond its blocks' values (the
+/// driver's own allowance for tape and bookkeeping).
+const ITERATION_OVERHEAD: i64 = 64;
+
+/// Builds, with `b` (before the loop), whether the loop of `cand` runs
+/// plainly: its estimate (saturating at 2^64 - 1) is at most half of
+/// `budget`. `inside` says which blocks are the loop's.
+pub(super) fn runs_plainly<'m>(
+    b: &Builder<'m>,
+    est: &Estimate<'m>,
+    cand: &Candidate<'m>,
+    inside: &dyn Fn(Block<'m>) -> bool,
+    budget: crate::session::CacheBudget,
+) -> Value<'m> {
+    let i64t = Ty::int(b.ctx(), 64);
+    let c = |v: i64| b.const_int(i64t, v);
+    let mut r = Recompute {
+        b,
+        map: HashMap::new(),
+        inside,
+        choices: &cand.choices,
+        finals: &cand.finals,
+        in_place: true,
+    };
+    let mut per = c(ITERATION_OVERHEAD);
+    for (bytes, trips) in &est.weights {
+        let mut w = c(*bytes as i64);
+        for t in trips {
+            let n = r.iterations(t);
+            w = saturating_mul(b, w, n);
+        }
+        per = saturating_add(b, per, w);
+    }
+    let time = r.trips(&est.time);
+    let total = saturating_mul(b, per, time);
+    let half = match budget {
+        CacheBudget::Bytes(n) => c((n / 2).min(i64::MAX as u64) as i64),
+        CacheBudget::Machine | CacheBudget::Off => b.udiv(runtime::machine_cache_budget(b), c(2)),
+    };
+    b.icmp(LLVMIntPredicate::LLVMIntULE, total, half)
+}
+
+/// The terms of `est` for `--explain`: bytes per iteration of each loop,
+/// and how many loops' trip counts multiply them.
+pub(super) fn terms(est: &Estimate<'_>) -> Vec<(u64, usize)> {
+    est.weights
+        .iter()
+        .map(|(bytes, trips)| (*bytes, trips.len()))
+        .collect()
+}
+
+/// `x · y`, unsigned, 2^64 - 1 when it overflows.
+fn saturating_mul<'m>(b: &Builder<'m>, x: Value<'m>, y: Value<'m>) -> Value<'m> {
+    use LLVMIntPredicate::*;
+    let i64t = Ty::int(b.ctx(), 64);
+    let max = b.const_int(i64t, -1);
+    let zero = b.const_int(i64t, 0);
+    let divisor = b.select(b.icmp(LLVMIntEQ, y, zero), b.const_int(i64t, 1), y);
+    let over = b.icmp(LLVMIntUGT, x, b.udiv(max, divisor));
+    b.select(over, max, b.mul(x, y))
+}
+
+/// `x + y`, unsigned, 2^64 - 1 when it overflows.
+fn saturating_add<'m>(b: &Builder<'m>, x: Value<'m>, y: Value<'m>) -> Value<'m> {
+    let i64t = Ty::int(b.ctx(), 64);
+    let s = b.add(x, y);
+    let over = b.icmp(LLVMIntPredicate::LLVMIntULT, s, x);
+    b.select(over, b.const_int(i64t, -1), s)
+}
