@@ -122,7 +122,7 @@ impl<'m> Session<'m> {
         // take: a vector gradient keeps its loops.
         let prep = match req.mode {
             Mode::CombinedVector { .. } => self.registry.prep(req.function),
-            _ => self.registry.prep_for_gradient(req.function, false),
+            _ => self.registry.prep_for_gradient(req.function),
         }
         .map_err(|d| vec![d])?;
         let (kind, width) = match req.mode {
@@ -214,12 +214,12 @@ impl<'m> Session<'m> {
             if let Some((key, fns)) = registry.take_pending() {
                 let name = key.function.name();
                 let release = registry.release_of(&key);
-                // Split mode checkpoints loops too, its augmented forward
+                // Split mode checkpoints loops (and takes mixed mode) too, its augmented forward
                 // function saving the state on the tape; not for a tape a
                 // release function frees (a checkpointed loop's tape has
                 // none), nor in a checkpointed loop's own body.
                 let prep = if release.is_none() && !registry.is_checkpoint_body(key.function) {
-                    registry.prep_for_gradient(key.function, true)
+                    registry.prep_for_gradient(key.function)
                 } else {
                     registry.prep(key.function)
                 }

@@ -42,7 +42,9 @@ fn diff_fixed_seeds() {
 
 /// Seeds that once failed (each re-run alone): 5082, 5130 and 5134 gave
 /// wrong split-mode gradients when split mode took mixed mode's rewrite
-/// of an elementwise loop (split mode now checkpoints only).
+/// of an elementwise loop: the clone both modes share had lost its
+/// `__enz_linear_*` calls to the module-wide `always-inline` of a later
+/// preprocessing (they are inlined only at the end now).
 #[test]
 fn diff_regression_seeds() {
     for seed in [5082, 5130, 5134] {

@@ -268,7 +268,10 @@ pub(crate) fn rewrite<'m>(
 }
 
 /// `__enz_linear_<ty>_<n>(y, J_1, x_1, ..., J_n, x_n) = y`, emitted once
-/// per type and arity (always inlined after differentiation).
+/// per type and arity (always inlined after differentiation:
+/// [`finish_linear_fns`]; not before, as preprocessing's module-wide
+/// `always-inline` would take the calls out of a clone another derivative
+/// is still to be made from).
 fn linear_fn<'m>(f: Function<'m>, ty: Ty<'m>, n: usize) -> Function<'m> {
     let module = f.global_parent();
     let suffix = if ty == Ty::double(ty.context()) {
@@ -282,9 +285,23 @@ fn linear_fn<'m>(f: Function<'m>, ty: Ty<'m>, n: usize) -> Function<'m> {
     }
     let params: Vec<Ty> = std::iter::repeat_n(ty, 1 + 2 * n).collect();
     let g = add_internal_function(module, &name, Ty::function(ty, &params, false));
-    g.add_function_attribute("alwaysinline");
     let b = Builder::new(ty.context());
     b.position_at_end(g.append_block("entry"));
     b.ret(Some(g.params()[0]));
     g
+}
+
+/// After differentiation: the `__enz_linear_*` functions of `module` that
+/// nothing calls go, the others are always inlined.
+pub(crate) fn finish_linear_fns(module: crate::ir::Module<'_>) {
+    for f in crate::ir::functions(module) {
+        if !f.name().starts_with(LINEAR) {
+            continue;
+        }
+        if f.as_value().has_uses() {
+            f.add_function_attribute("alwaysinline");
+        } else {
+            f.delete_function();
+        }
+    }
 }

@@ -26,7 +26,7 @@ pub(crate) struct Registry<'m> {
     loop_mode: crate::session::LoopMode,
     /// Preprocessed clones with their checkpointed loops outlined (for
     /// combined-mode gradients), and the outlined loops by driver.
-    prepped_checkpointed: HashMap<(Function<'m>, bool), Function<'m>>,
+    prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
     checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
     /// Per gradient clone (`prep_for_gradient`): what `--explain` adds
     /// about its loops (why not checkpointed, which are mixed).
@@ -220,15 +220,14 @@ impl<'m> Registry<'m> {
     /// cache budget (not on a GPU) or mixed mode, a clone of its own
     /// whose loops that qualify are outlined to be checkpointed
     /// (`analysis::checkpoint`) or rewritten for mixed mode
-    /// (`analysis::elementwise`); else [`Registry::prep`]'s. Split mode
-    /// (`split`) gets checkpointing only: mixed mode's rewrite is for a
-    /// gradient whose sweeps are one function.
+    /// (`analysis::elementwise`); else [`Registry::prep`]'s. One clone per
+    /// function and whether mixed mode applies, shared by its combined
+    /// gradients and split pairs.
     pub(crate) fn prep_for_gradient(
         &mut self,
         f: Function<'m>,
-        split: bool,
     ) -> Result<Function<'m>, Diagnostic> {
-        let mixed = self.loop_mode != crate::session::LoopMode::Reverse && !split;
+        let mixed = self.loop_mode != crate::session::LoopMode::Reverse;
         // On a GPU each thread would checkpoint on its own, through the
         // device heap: mixed mode only (a kernel's grid-stride loop).
         let checkpoint = self.cache_budget != crate::session::CacheBudget::Off
@@ -236,11 +235,11 @@ impl<'m> Registry<'m> {
         if !checkpoint && !mixed {
             return self.prep(f);
         }
-        if let Some(p) = self.prepped_checkpointed.get(&(f, mixed)) {
+        if let Some(p) = self.prepped_checkpointed.get(&f) {
             return Ok(*p);
         }
         let p = self.fresh_clone(f)?;
-        self.prepped_checkpointed.insert((f, mixed), p);
+        self.prepped_checkpointed.insert(f, p);
         let mut notes = Vec::new();
         if checkpoint {
             let (outlined, why_not) = super::checkpoint::outline::outline_checkpointed(
@@ -487,6 +486,12 @@ impl<'m> Registry<'m> {
 
     /// Deletes the preprocessed clones (they are only synthesis input).
     pub(crate) fn delete_clones(&mut self) {
+        let module = self
+            .prepped
+            .values()
+            .chain(self.prepped_checkpointed.values())
+            .next()
+            .map(|p| p.global_parent());
         for p in self
             .prepped
             .values()
@@ -499,6 +504,9 @@ impl<'m> Registry<'m> {
         // Only the clones called the drivers of outlined loops.
         for o in self.checkpointed.values() {
             o.driver.delete_function();
+        }
+        if let Some(m) = module {
+            super::mixed::finish_linear_fns(m);
         }
     }
 
