@@ -36,18 +36,18 @@ impl<'m> Rereadable<'m> {
             .into_iter()
             .flat_map(|b| b.instructions())
             .collect();
-        // Each write: the instruction and the objects it may write.
-        let mut written: Vec<(Inst, HashSet<Value>)> = Vec::new();
+        // Each write: the instruction and the objects it may write (None:
+        // anything, an unknown call, a user-inactive one too: no load it
+        // may follow is re-read).
+        let mut written: Vec<(Inst, Option<HashSet<Value>>)> = Vec::new();
         for i in &insts {
             if deferred_frees.contains(i) {
                 continue;
             }
             match written_by(*i, || calls.classify(i.as_value(), Direction::Reverse)) {
                 Written::Nothing => {}
-                Written::Objects(objs) => written.push((*i, objs)),
-                // An unknown call (a user-inactive one too) may write
-                // anything: nothing is re-read.
-                Written::Anything => return Rereadable::default(),
+                Written::Objects(objs) => written.push((*i, Some(objs))),
+                Written::Anything => written.push((*i, None)),
             }
         }
         let order = Order::new(func);
@@ -56,9 +56,9 @@ impl<'m> Rereadable<'m> {
             .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMLoad) && !i.is_volatile())
             .filter(|l| {
                 let r = roots(l.operand(0));
-                written
-                    .iter()
-                    .all(|(w, objs)| !order.may_follow(**l, *w) || !may_alias(&r, objs))
+                written.iter().all(|(w, objs)| {
+                    !order.may_follow(**l, *w) || objs.as_ref().is_some_and(|o| !may_alias(&r, o))
+                })
             })
             .map(|l| l.as_value())
             .collect();
