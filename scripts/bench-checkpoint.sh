@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Checkpointing benchmark (bench/checkpoint.c, a nonlinear heat equation of
 # N cells and T steps updated in place): prints, side by side, the primal
-# time, and for the gradient without a cache budget (`--cache-budget off`) and with
-# `--cache-budget MB` the time, gradient/primal and peak resident memory;
-# then how far the two gradients are apart. Each gradient is checked
-# against central differences before it is written.
+# time, and for the gradient without a cache budget (`--cache-budget off`), with
+# `--cache-budget MB` and with the default (the machine's budget: half its
+# physical memory, the loop running plainly when a bound on its caches fits
+# in half of that) the time, gradient/primal and peak resident memory;
+# then how far the budgeted gradients are from the unbounded one. Each
+# gradient is checked against central differences before it is written.
 #
 #   scripts/bench-checkpoint.sh [--quick]
 #
@@ -38,8 +40,10 @@ cargo build --release -q -p enz-rs
 "$clang" -O2 -c -emit-llvm -I runtime/include bench/checkpoint.c -o "$tmp/heat.bc"
 target/release/enz-rs "$tmp/heat.bc" --cache-budget off -o "$tmp/plain.bc"
 target/release/enz-rs "$tmp/heat.bc" --cache-budget "$budget" -o "$tmp/budget.bc"
+target/release/enz-rs "$tmp/heat.bc" -o "$tmp/auto.bc"
 "$clang" -O2 "$tmp/plain.bc" -lm -o "$tmp/plain"
 "$clang" -O2 "$tmp/budget.bc" -lm -o "$tmp/budget"
+"$clang" -O2 "$tmp/auto.bc" -lm -o "$tmp/auto"
 
 # Runs "$@" under GNU time; prints its output, then sets $secs (the
 # program's own timing line) and $rss (peak resident memory, MB).
@@ -50,10 +54,11 @@ measure() {
   rss=$(awk '{printf "%.0f", $1 / 1024}' "$log")
 }
 
-printf '%-8s %-8s | %-10s | %-28s | %-28s | %s\n' "N" "T" "primal" \
-  "gradient, unbounded" "gradient, --cache-budget $budget" "max rel. difference"
-printf '%-8s %-8s | %-10s | %-28s | %-28s | %s\n' "" "" "s" "s (x primal), peak MB" \
-  "s (x primal), peak MB" ""
+printf '%-8s %-8s | %-10s | %-28s | %-28s | %-28s | %s\n' "N" "T" "primal" \
+  "gradient, unbounded" "gradient, --cache-budget $budget" "gradient, default budget" \
+  "max rel. difference (budget, default)"
+printf '%-8s %-8s | %-10s | %-28s | %-28s | %-28s | %s\n' "" "" "s" "s (x primal), peak MB" \
+  "s (x primal), peak MB" "s (x primal), peak MB" ""
 for T in "${steps[@]}"; do
   measure "$tmp/plain" primal "$n" "$T"
   primal=$secs
@@ -65,9 +70,11 @@ for T in "${steps[@]}"; do
   fi
   measure "$tmp/budget" grad "$n" "$T" "$tmp/g_budget.bin"
   budgeted="$secs ($(awk -v a="$secs" -v b="$primal" 'BEGIN{printf "%.1f", a/b}')), $rss MB"
+  measure "$tmp/auto" grad "$n" "$T" "$tmp/g_auto.bin"
+  auto="$secs ($(awk -v a="$secs" -v b="$primal" 'BEGIN{printf "%.1f", a/b}')), $rss MB"
   diff="-"
   if [[ $T -le $unbounded_max ]]; then
-    diff=$("$tmp/plain" compare "$tmp/g_budget.bin" "$tmp/g_plain.bin" | sed 's/.*= //')
+    diff="$("$tmp/plain" compare "$tmp/g_budget.bin" "$tmp/g_plain.bin" | sed 's/.*= //'), $("$tmp/plain" compare "$tmp/g_auto.bin" "$tmp/g_plain.bin" | sed 's/.*= //')"
   fi
-  printf '%-8s %-8s | %-10s | %-28s | %-28s | %s\n' "$n" "$T" "$primal" "$plain" "$budgeted" "$diff"
+  printf '%-8s %-8s | %-10s | %-28s | %-28s | %-28s | %s\n' "$n" "$T" "$primal" "$plain" "$budgeted" "$auto" "$diff"
 done

@@ -182,7 +182,7 @@ impl fmt::Display for Explanation {
                     }
                     writeln!(
                         f,
-                        ": the first k iterations are recorded, k = half the budget over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in half the budget, else 2; the iterations' caches: the next plan",
+                        ": the first k iterations are recorded, k = the lesser of half the budget and 128 MiB over the bytes one iteration caches (measured at run time); past them its state ({ranges} byte range{} computed before it, the loop's phis included) is saved every k iterations and each segment runs again, recording, before its reverse: recomputation factor 1 when the loop fits in one segment, else 2; the iterations' caches: the next plan",
                         if ranges == 1 { "" } else { "s" },
                     )?;
                     continue;

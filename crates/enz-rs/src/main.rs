@@ -83,8 +83,9 @@ struct Cli {
     /// before it may be checkpointed: where a bound on what it caches
     /// running plainly (its trip count times its loops' values) is
     /// computable before it and within half the budget, it runs plainly;
-    /// otherwise its first k iterations are recorded (k = half the budget
-    /// over what one iteration caches, measured at run time), after them
+    /// otherwise its first k iterations are recorded (k = the lesser of
+    /// half the budget and 128 MiB over what one iteration caches,
+    /// measured at run time), after them
     /// its state is saved every k iterations and each later segment runs
     /// again before its reverse. `off`: every loop caches every
     /// iteration, nothing is checkpointed.

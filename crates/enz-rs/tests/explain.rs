@@ -276,7 +276,7 @@ fn explain_says_which_loops_are_checkpointed_and_why_not() {
         for words in [
             ": checkpoint, under a cache budget of 1 MiB",
             "the first k iterations are recorded",
-            "recomputation factor 1 when the loop fits in half the budget, else 2",
+            "recomputation factor 1 when the loop fits in one segment, else 2",
             "when a bound computed before it on what running it plainly caches",
             "·(trips of a loop inside)",
         ] {
