@@ -73,11 +73,23 @@ pub enum Strategy {
         ranges: u32,
         /// When the loop was kept beside its checkpointed form, chosen
         /// before it at run time: the bound on what it caches running
-        /// plainly, as bytes per iteration of the time loop's own blocks
-        /// and of each loop inside (with the number of loops around
-        /// those, inside the time loop, whose trip counts multiply them).
-        plain_bound: Option<Vec<(u64, usize)>>,
+        /// plainly.
+        plain_bound: Option<PlainBound>,
     },
+}
+
+/// The bound, computed before a checkpointed loop, on what running it
+/// plainly caches, which chooses between the two forms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainBound {
+    /// Bytes per iteration of the time loop's own blocks and of each loop
+    /// inside, with the number of loops around those, inside the time
+    /// loop, whose trip counts multiply them.
+    pub terms: Vec<(u64, usize)>,
+    /// The time loop's trip count is known only as it runs: it runs
+    /// plainly when one iteration's bound is at most this many bytes
+    /// (else when its trip count times that is at most half the budget).
+    pub per_iteration_limit: Option<u64>,
 }
 
 /// How a loop's caches are allocated.
@@ -164,19 +176,27 @@ impl fmt::Display for Explanation {
                         Some(bytes) => format!("a cache budget of {} MiB", bytes >> 20),
                         None => "the machine's cache budget (half its physical memory, read at run time)".to_string(),
                     };
-                    if let Some(terms) = plain_bound {
+                    if let Some(bound) = plain_bound {
                         let sum: Vec<String> = std::iter::once("64".to_string())
-                            .chain(terms.iter().map(|(bytes, depth)| match depth {
+                            .chain(bound.terms.iter().map(|(bytes, depth)| match depth {
                                 0 => bytes.to_string(),
                                 1 => format!("{bytes}·(trips of a loop inside)"),
                                 d => format!("{bytes}·(trips of {d} nested loops inside)"),
                             }))
                             .collect();
-                        write!(
-                            f,
-                            ", under {budget}, when a bound computed before it on what running it plainly caches, its trip count × ({}) bytes, is more than half the budget; else it runs plainly, with the caches of its function's own plan",
-                            sum.join(" + ")
-                        )?;
+                        match bound.per_iteration_limit {
+                            None => write!(
+                                f,
+                                ", under {budget}, when a bound computed before it on what running it plainly caches, its trip count × ({}) bytes, is more than half the budget; else it runs plainly, with the caches of its function's own plan",
+                                sum.join(" + ")
+                            )?,
+                            Some(limit) => write!(
+                                f,
+                                ", under {budget}, when a bound computed before it on what one iteration caches running plainly, {} bytes, is more than {} KiB (its trip count is known only as it runs); else it runs plainly, with the caches of its function's own plan",
+                                sum.join(" + "),
+                                limit >> 10
+                            )?,
+                        }
                     } else {
                         write!(f, ", under {budget}")?;
                     }

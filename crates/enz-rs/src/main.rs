@@ -82,8 +82,9 @@ struct Cli {
     /// loop over a state in memory whose stores write byte ranges known
     /// before it may be checkpointed: where a bound on what it caches
     /// running plainly (its trip count times its loops' values) is
-    /// computable before it and within half the budget, it runs plainly;
-    /// otherwise its first k iterations are recorded (k = the lesser of
+    /// computable before it and within half the budget, it runs plainly
+    /// (under `auto`, a loop whose trip count is known only as it runs
+    /// does when one iteration's bound is at most 64 KiB); otherwise its first k iterations are recorded (k = the lesser of
     /// half the budget and 128 MiB over what one iteration caches,
     /// measured at run time), after them
     /// its state is saved every k iterations and each later segment runs

@@ -66,7 +66,9 @@ pub(crate) struct Candidate<'m> {
 /// time loop.
 #[derive(Debug, Clone)]
 pub(crate) struct Estimate<'m> {
-    pub(crate) time: ExactExit<'m>,
+    /// The time loop's exit, when its trip count is known before it (else
+    /// the bound is per iteration only).
+    pub(crate) time: Option<ExactExit<'m>>,
     /// Per loop (the time loop first): the bytes of its blocks, and the
     /// loops from it outwards, the time loop excluded.
     pub(crate) weights: Vec<(u64, Vec<TripFacts<'m>>)>,
@@ -354,10 +356,10 @@ impl<'a, 'm> Finder<'a, 'm> {
         })
     }
 
-    /// See [`Estimate`]: none when the time loop's trip count, or that of a
-    /// loop inside, is not known before the time loop.
+    /// See [`Estimate`]: none when the trip count of a loop inside the
+    /// time loop is not known before it.
     fn estimate(&self) -> Option<Estimate<'m>> {
-        let time = self.loops.exact_exit(self.lp)?;
+        let time = self.loops.exact_exit(self.lp);
         let lp = self.loops.get(self.lp);
         let module = lp.header.parent().global_parent();
         let mut per_loop: Vec<(LoopId, u64)> = Vec::new();

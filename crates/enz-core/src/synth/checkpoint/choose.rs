@@ -18,9 +18,25 @@ use std::collections::HashMap;
 /// driver's own allowance for tape and bookkeeping).
 const ITERATION_OVERHEAD: i64 = 64;
 
+/// Under the machine's budget, a time loop whose trip count is known only
+/// as it runs is checkpointed when its bound on one iteration's caches is
+/// above this: a loop over a state that large is one whose caches can
+/// outgrow memory, and the outlined body's cost per iteration (a call,
+/// a tape) is small next to such an iteration's work.
+pub(super) const PLAIN_ITERATION_BYTES: i64 = 64 << 10;
+
+/// Whether the choice can be made before the loop under `budget`: from
+/// the whole loop's bound, or (the machine's budget only: an explicit one
+/// is a promise) from one iteration's.
+pub(super) fn can_choose(est: &Estimate<'_>, budget: CacheBudget) -> bool {
+    est.time.is_some() || budget == CacheBudget::Machine
+}
+
 /// Builds, with `b` (before the loop), whether the loop of `cand` runs
 /// plainly: its estimate (saturating at 2^64 - 1) is at most half of
-/// `budget`. `inside` says which blocks are the loop's.
+/// `budget`; without a trip count known before it, one iteration's is at
+/// most [`PLAIN_ITERATION_BYTES`]. `inside` says which blocks are the
+/// loop's.
 pub(super) fn runs_plainly<'m>(
     b: &Builder<'m>,
     est: &Estimate<'m>,
@@ -47,7 +63,10 @@ pub(super) fn runs_plainly<'m>(
         }
         per = saturating_add(b, per, w);
     }
-    let time = r.trips(&est.time);
+    let Some(time) = &est.time else {
+        return b.icmp(LLVMIntPredicate::LLVMIntULE, per, c(PLAIN_ITERATION_BYTES));
+    };
+    let time = r.trips(time);
     let total = saturating_mul(b, per, time);
     let half = match budget {
         CacheBudget::Bytes(n) => c((n / 2).min(i64::MAX as u64) as i64),
@@ -56,13 +75,16 @@ pub(super) fn runs_plainly<'m>(
     b.icmp(LLVMIntPredicate::LLVMIntULE, total, half)
 }
 
-/// The terms of `est` for `--explain`: bytes per iteration of each loop,
-/// and how many loops' trip counts multiply them.
-pub(super) fn terms(est: &Estimate<'_>) -> Vec<(u64, usize)> {
-    est.weights
-        .iter()
-        .map(|(bytes, trips)| (*bytes, trips.len()))
-        .collect()
+/// The bound of `est` for `--explain`.
+pub(super) fn bound(est: &Estimate<'_>) -> crate::explain::PlainBound {
+    crate::explain::PlainBound {
+        terms: est
+            .weights
+            .iter()
+            .map(|(bytes, trips)| (*bytes, trips.len()))
+            .collect(),
+        per_iteration_limit: est.time.is_none().then_some(PLAIN_ITERATION_BYTES as u64),
+    }
 }
 
 /// `x · y`, unsigned, 2^64 - 1 when it overflows.

@@ -36,8 +36,8 @@ pub(crate) struct Outlined<'m> {
     /// How many ranges `ranges` writes (the state's included).
     pub(crate) count: u32,
     /// When the loop was kept beside the driver's call (`choose.rs`): its
-    /// header, and the terms of the bound on its caches (`choose::terms`).
-    pub(crate) plain: Option<(Block<'m>, Vec<(u64, usize)>)>,
+    /// header, and the bound on its caches that chooses (`choose::bound`).
+    pub(crate) plain: Option<(Block<'m>, crate::explain::PlainBound)>,
     /// `file:line` of the loop, with debug info.
     pub(crate) location: Option<String>,
     /// The user's function it was outlined from (set by the registry).
@@ -253,7 +253,9 @@ pub(crate) fn outline<'m>(
     let fb = Builder::new(ctx);
     let term = pre.terminator().expect("a preheader branch");
     fb.position_before(term);
-    let kept = cand.estimate.as_ref().map(|est| {
+    let choosable = cand.estimate.as_ref();
+    let choosable = choosable.filter(|est| super::choose::can_choose(est, budget));
+    let kept = choosable.map(|est| {
         let plainly = super::choose::runs_plainly(&fb, est, cand, &inside, budget);
         let run = f.append_block(&format!("{base}.run"));
         let plain = f.append_block(&format!("{base}.plain"));
@@ -262,7 +264,7 @@ pub(crate) fn outline<'m>(
         fb.br(header);
         header.redirect_phi_incoming(pre, plain);
         fb.position_at_end(run);
-        (run, super::choose::terms(est))
+        (run, super::choose::bound(est))
     });
     let i64t = Ty::int(ctx, 64);
     let size = state_ty.alloc_size(f.global_parent()).max(1);
@@ -587,8 +589,8 @@ pub(crate) fn outline_checkpointed<'m>(
                 Ok(c) if c.estimate.is_none() && budget == CacheBudget::Machine => (
                     l,
                     Err(
-                        "no bound on its caches is known before it (its trip count, or one \
-                         inside it, is not), and under the machine's budget such a loop runs \
+                        "no bound on its caches is known before it (the trip count of a loop \
+                         inside it is not), and under the machine's budget such a loop runs \
                          plainly (--cache-budget MB checkpoints it regardless)"
                             .to_string(),
                     ),

@@ -74,3 +74,23 @@ void d_heat(double *u, double *du, double *tmp, double *dtmp, int n, int T) {
 void d_scattered(double *u, double *du, const int *perm, int n, int T) {
   __enzyme_autodiff((void *)scattered, enzyme_dup, u, du, enzyme_const, perm, n, T);
 }
+
+/* A time loop whose trip count is known only as it runs (line 81): under
+ * the machine's budget it is checkpointed when a bound on one iteration's
+ * caches is more than 64 KiB, chosen before it. */
+double relax(double *u, double *tmp, int n, double tol) {
+  double err;
+  do {
+    err = 0.0;
+    for (int i = 1; i < n - 1; i++) {
+      tmp[i] = 0.5 * u[i] + 0.25 * (u[i - 1] + u[i + 1]);
+      err += fabs(tmp[i] - u[i]);
+    }
+    for (int i = 1; i < n - 1; i++)
+      u[i] = tmp[i];
+  } while (err > tol);
+  return u[n / 2];
+}
+void d_relax(double *u, double *du, double *tmp, double *dtmp, int n, double tol) {
+  __enzyme_autodiff((void *)relax, enzyme_dup, u, du, enzyme_dup, tmp, dtmp, n, enzyme_const, tol);
+}
