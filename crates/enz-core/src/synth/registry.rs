@@ -501,9 +501,12 @@ impl<'m> Registry<'m> {
         }
         self.prepped.clear();
         self.prepped_checkpointed.clear();
-        // Only the clones called the drivers of outlined loops.
+        // The clones called the drivers of outlined loops; a derivative
+        // still does where the loop was inactive (its call kept as it is).
         for o in self.checkpointed.values() {
-            o.driver.delete_function();
+            if !o.driver.as_value().has_uses() {
+                o.driver.delete_function();
+            }
         }
         if let Some(m) = module {
             super::mixed::finish_linear_fns(m);
