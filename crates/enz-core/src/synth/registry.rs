@@ -24,8 +24,9 @@ pub(crate) struct Registry<'m> {
     cache_budget: crate::session::CacheBudget,
     /// Where mixed mode is used (`synth/mixed.rs`).
     loop_mode: crate::session::LoopMode,
-    /// Preprocessed clones with their checkpointed loops outlined (for
-    /// combined-mode gradients), and the outlined loops by driver.
+    /// Preprocessed clones with their checkpointed loops outlined and
+    /// elementwise loops rewritten (for combined-mode gradients and split
+    /// pairs), and the outlined loops by driver.
     prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
     checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
     /// Per gradient clone (`prep_for_gradient`): what `--explain` adds
@@ -221,8 +222,7 @@ impl<'m> Registry<'m> {
     /// whose loops that qualify are outlined to be checkpointed
     /// (`analysis::checkpoint`) or rewritten for mixed mode
     /// (`analysis::elementwise`); else [`Registry::prep`]'s. One clone per
-    /// function and whether mixed mode applies, shared by its combined
-    /// gradients and split pairs.
+    /// function, shared by its combined gradients and split pairs.
     pub(crate) fn prep_for_gradient(
         &mut self,
         f: Function<'m>,

@@ -253,8 +253,7 @@ pub(crate) fn outline<'m>(
     let fb = Builder::new(ctx);
     let term = pre.terminator().expect("a preheader branch");
     fb.position_before(term);
-    let choosable = cand.estimate.as_ref();
-    let choosable = choosable.filter(|est| super::choose::can_choose(est, budget));
+    let choosable = (cand.estimate.as_ref()).filter(|est| super::choose::can_choose(est, budget));
     let kept = choosable.map(|est| {
         let plainly = super::choose::runs_plainly(&fb, est, cand, &inside, budget);
         let run = f.append_block(&format!("{base}.run"));
