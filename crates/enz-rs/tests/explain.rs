@@ -238,6 +238,16 @@ fn explain_names_each_loop_its_line_strategy_and_bytes() {
             assert!(cached.iter().any(|c| c.contains("@cos(")), "{}", ctx(head));
         }
 
+        // Forward mode: `blend`'s loop only accumulates tangents from m's,
+        // and runs without that work when they are zero (from -O1: at
+        // -O0 the loop leaves from its header).
+        let blend = section(&text, "blend", "forward derivative `fwddiffe_blend`");
+        let skipped = blend.lines().any(|l| {
+            l.contains("explain.c:102:")
+                && l.contains(": its tangent accumulations are skipped in a call where the tangents it reads are all zero (checked before it: ")
+        });
+        assert_eq!(skipped, level > 0, "-O{level}:\n{blend}");
+
         // Forward mode caches nothing.
         let fwd = section(&text, "sumsq", "forward derivative `fwddiffe_sumsq`");
         for (head, _) in loops_at(fwd, 17) {

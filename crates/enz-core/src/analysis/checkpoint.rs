@@ -189,6 +189,43 @@ pub(crate) fn candidates<'m>(
         .collect()
 }
 
+/// The bytes a load of loop `lp` reads over one run of the loop (every
+/// iteration reads the same range: its address may move only with the
+/// loops inside `lp`), with what computing the range before the loop
+/// needs (see [`Candidate::choices`] and [`Candidate::finals`]); the
+/// reason when the load is not of that kind. The load runs in every
+/// iteration, so the range is memory the loop does read when it runs.
+pub(crate) fn read_range<'m>(
+    cfg: &Cfg<'m>,
+    loops: &LoopNest<'m>,
+    kinds: &CallKinds<'m>,
+    lp: LoopId,
+    load: Inst<'m>,
+) -> Result<ReadRange<'m>, &'static str> {
+    let f = Finder {
+        choices: RefCell::default(),
+        finals: RefCell::default(),
+        cfg,
+        loops,
+        kinds,
+        lp,
+    };
+    let range = f.access_range(load, load.operand(0), load.ty())?;
+    Ok(ReadRange {
+        range,
+        choices: f.choices.take(),
+        finals: f.finals.take(),
+    })
+}
+
+/// See [`read_range`].
+#[derive(Debug)]
+pub(crate) struct ReadRange<'m> {
+    pub(crate) range: StoreRange<'m>,
+    pub(crate) choices: HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>,
+    pub(crate) finals: HashMap<Value<'m>, Final<'m>>,
+}
+
 struct Finder<'a, 'm> {
     /// Phis found known before the loop (see [`Candidate::choices`]).
     choices: RefCell<HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>>,
@@ -418,10 +455,21 @@ impl<'a, 'm> Finder<'a, 'm> {
 
     /// The range a store writes, if it is one of the exact kind.
     fn store_range(&self, st: Inst<'m>) -> Result<StoreRange<'m>, &'static str> {
-        let blk = st.parent_block();
+        self.access_range(st, st.operand(1), st.operand(0).ty())
+    }
+
+    /// The range an access of a `ty` at `ptr` by instruction `at` touches
+    /// over the loop, if it is one of the exact kind.
+    fn access_range(
+        &self,
+        at: Inst<'m>,
+        ptr: Value<'m>,
+        ty: crate::ir::Ty<'m>,
+    ) -> Result<StoreRange<'m>, &'static str> {
+        let blk = at.parent_block();
         // The loops around the store inside the time loop, innermost first.
         let mut chain: Vec<LoopId> = self.loops.chain(blk);
-        chain.retain(|m| *m != self.lp);
+        chain.retain(|m| *m != self.lp && self.contains(self.loops.get(*m).header));
         chain.reverse();
         let mut trips = Vec::new();
         let mut inner_block = blk;
@@ -453,9 +501,9 @@ impl<'a, 'm> Finder<'a, 'm> {
             return Err("it does not run in every iteration of the time loop");
         }
         let (roots, lin) = self
-            .pointer(st.operand(1), 0)
+            .pointer(ptr, 0)
             .ok_or("its address is not affine in its loops' iterations")?;
-        let size = st.operand(0).ty().alloc_size(st.as_value().module());
+        let size = ty.alloc_size(at.as_value().module());
         if lin
             .per_iteration
             .iter()

@@ -133,6 +133,11 @@ pub(crate) fn may_point_into<'m>(p: Value<'m>, objects: &HashSet<Value<'m>>) -> 
     may_alias(&roots(p), objects)
 }
 
+/// Whether pointers `a` and `b` may point into the same object.
+pub(crate) fn may_alias_pointers<'m>(a: Value<'m>, b: Value<'m>) -> bool {
+    may_alias(&roots(a), &roots(b))
+}
+
 /// Execution order between instructions of one function, from block
 /// reachability: a write that cannot run after a load cannot change what
 /// the load read (so a buffer filled once and then only read is re-read).

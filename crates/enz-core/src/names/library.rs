@@ -91,7 +91,7 @@ fn is_output_or_text(name: &str) -> bool {
 /// bookkeeping): calls to them are kept in the forward sweep and skipped in
 /// the reverse sweep.
 pub(crate) fn is_known_inactive(name: &str) -> bool {
-    if name == super::MACHINE_CACHE_BUDGET {
+    if name == super::MACHINE_CACHE_BUDGET || name == super::ALL_ZERO {
         return true;
     }
     const INACTIVE: &[&str] = &[

@@ -212,6 +212,11 @@ const MEMORY: &[MemName] = {
 /// `__enz_machine_cache_budget()`, inactive where a checkpointed loop's
 /// choice of form calls it in the primal.
 pub(crate) const MACHINE_CACHE_BUDGET: &str = "__enz_machine_cache_budget";
+/// Whether a range of bytes is all zero (`__enz_all_zero(p, lo, hi)`):
+/// forward derivatives check the shadow memory a loop reads before
+/// running its tangent work (`synth/forward/zero_skip.rs`); inactive where
+/// such a derivative is differentiated again.
+pub(crate) const ALL_ZERO: &str = "__enz_all_zero";
 /// The cache allocator of derivatives: `__enz_cache_take(spare, bytes)`.
 pub(crate) const CACHE_TAKE: &str = "__enz_cache_take";
 /// Its release: `__enz_cache_give(data, bytes, spare)`.

@@ -73,6 +73,7 @@ pub(crate) fn preprocess<'m>(
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
     refuse_float_input(func, clone)?;
+    drop_zero_tangent_checks(clone);
     iteration::step_iteration_counts(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
@@ -108,6 +109,29 @@ fn refuse_float_input<'m>(func: Function<'m>, clone: Function<'m>) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// A forward derivative differentiated again (a derivative of higher
+/// order) runs its zero-tangent loops in full: the check before such a
+/// loop (`synth/forward/zero_skip.rs`, a call of `__enz_all_zero`) is made
+/// false. Skipping is exact for the derivative itself, but a tangent that
+/// is zero only at this point (`sin` of 0) has a nonzero derivative, which
+/// the copy without the tangent work would drop.
+fn drop_zero_tangent_checks(func: Function<'_>) {
+    let calls: Vec<_> = func
+        .blocks()
+        .iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| {
+            i.called_function()
+                .is_some_and(|f| f.name() == crate::names::ALL_ZERO)
+        })
+        .collect();
+    for c in calls {
+        let no = crate::ir::Builder::new(func.context()).const_int(c.ty(), 0);
+        c.as_value().replace_all_uses_with(no);
+        c.erase();
+    }
 }
 
 /// C++ with exceptions: the clone keeps its `invoke`s and landing pads

@@ -15,6 +15,7 @@
 
 mod math;
 mod split;
+mod zero_skip;
 
 use super::emit::{emit, Operands};
 use super::function_shadow::{load_entry, Entry};
@@ -145,10 +146,22 @@ pub(crate) fn synthesize_forward<'m>(
             fw.shadows.iter().flat_map(|s| s.values()).collect();
         super::disjoint::tag(f, &primal, &shadow);
     }
+    let mut notes = Vec::new();
+    if fw.diags.is_empty() && req.release.is_none() && !super::gpu::is_gpu_module(p) {
+        notes = zero_skip::version_loops(&zero_skip::Facts {
+            p,
+            f,
+            cfg: &cfg,
+            kinds: &fw.call_kinds,
+            map: &fw.map,
+            tangents: &fw.tangents,
+            shadows: &fw.shadows,
+        });
+    }
     if fw.diags.is_empty() {
-        registry
-            .explanations
-            .push(forward_explanation(req, f, &cfg));
+        let mut explanation = forward_explanation(req, f, &cfg);
+        explanation.notes.extend(notes);
+        registry.explanations.push(explanation);
         Ok(())
     } else {
         Err(fw.diags)

@@ -7,7 +7,7 @@ use crate::ir::{
     add_internal_function, add_internal_global, named_function, Builder, Function, Global, Ty,
     TyKind, Value,
 };
-use crate::names::{CACHE_GIVE, CACHE_TAKE, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE};
+use crate::names::{ALL_ZERO, CACHE_GIVE, CACHE_TAKE, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE};
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.
@@ -18,6 +18,85 @@ pub(crate) fn min_usable<'m>(b: &Builder<'m>, p: Value<'m>, bytes: Value<'m>) ->
     let usable = b.call_named(MALLOC_USABLE_SIZE, fty, &[p]);
     let lt = b.icmp(LLVMIntPredicate::LLVMIntULT, usable.as_value(), bytes);
     b.select(lt, usable.as_value(), bytes)
+}
+
+/// Calls `__enz_all_zero(c, p, lo, hi)`: `c` and the bytes `[p + lo, p +
+/// hi)` all zero (8 bytes at a time while that many are left, then one at
+/// a time; a negative zero is not zero). Not inlined: preprocessing finds
+/// these calls in a derivative differentiated again and makes them false
+/// (`preprocess::drop_zero_tangent_checks`), which the optimiser could not
+/// do once their body were folded into the caller.
+pub(crate) fn all_zero<'m>(
+    b: &Builder<'m>,
+    c: Value<'m>,
+    p: Value<'m>,
+    lo: Value<'m>,
+    hi: Value<'m>,
+) -> Value<'m> {
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let ptr = Ty::ptr(ctx);
+    let i64t = Ty::int(ctx, 64);
+    let i1 = Ty::int(ctx, 1);
+    let fty = Ty::function(i1, &[i1, ptr, i64t, i64t], false);
+    let f = match named_function(module, ALL_ZERO) {
+        Some(f) => f,
+        None => {
+            use LLVMIntPredicate::*;
+            let f = add_internal_function(module, ALL_ZERO, fty);
+            f.add_function_attribute("noinline");
+            let ps = f.params();
+            let (c, base, lo, hi) = (ps[0], ps[1], ps[2], ps[3]);
+            let entry = f.append_block("entry");
+            let start_block = f.append_block("start");
+            let words = f.append_block("words");
+            let word = f.append_block("word");
+            let bytes = f.append_block("bytes");
+            let byte = f.append_block("byte");
+            let yes = f.append_block("yes");
+            let no = f.append_block("no");
+            let fb = Builder::new(ctx);
+            fb.position_at_end(entry);
+            fb.cond_br(c, start_block, no);
+            fb.position_at_end(start_block);
+            let i8t = Ty::int(ctx, 8);
+            let start = fb.gep(i8t, base, &[lo]);
+            let n = fb.sub(hi, lo);
+            let zero = fb.const_int(i64t, 0);
+            fb.br(words);
+            // words: k, while k + 8 <= n
+            fb.position_at_end(words);
+            let k = fb.phi(i64t, "k");
+            let k8 = fb.add(k.as_value(), fb.const_int(i64t, 8));
+            let fits = fb.icmp(LLVMIntSLE, k8, n);
+            fb.cond_br(fits, word, bytes);
+            fb.position_at_end(word);
+            let w = fb.load(i64t, fb.gep(i8t, start, &[k.as_value()]));
+            w.set_alignment(1);
+            let nz = fb.icmp(LLVMIntNE, w, zero);
+            fb.cond_br(nz, no, words);
+            k.add_incoming(zero, start_block);
+            k.add_incoming(k8, word);
+            // bytes: j from k, while j < n
+            fb.position_at_end(bytes);
+            let j = fb.phi(i64t, "j");
+            let more = fb.icmp(LLVMIntSLT, j.as_value(), n);
+            fb.cond_br(more, byte, yes);
+            fb.position_at_end(byte);
+            let byte_value = fb.load(i8t, fb.gep(i8t, start, &[j.as_value()]));
+            let j1 = fb.add(j.as_value(), fb.const_int(i64t, 1));
+            let nz = fb.icmp(LLVMIntNE, byte_value, fb.const_int(i8t, 0));
+            fb.cond_br(nz, no, bytes);
+            j.add_incoming(k.as_value(), words);
+            j.add_incoming(j1, byte);
+            fb.position_at_end(yes);
+            fb.ret(Some(fb.const_int(i1, 1)));
+            fb.position_at_end(no);
+            fb.ret(Some(fb.const_int(i1, 0)));
+            f
+        }
+    };
+    b.call(fty, f.as_value(), &[c, p, lo, hi]).as_value()
 }
 
 /// Calls `__enz_add_and_zero_<ty>(d, s, nbytes)`: for every element of

@@ -121,6 +121,11 @@ impl<'m> ShadowMap<'m> {
         self.shadows.values().copied()
     }
 
+    /// Every (primal pointer, shadow) pair.
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (Value<'m>, Value<'m>)> + '_ {
+        self.shadows.iter().map(|(p, s)| (*p, *s))
+    }
+
     /// Whether `p` has a shadow already.
     pub(crate) fn contains(&self, p: Value<'m>) -> bool {
         self.shadows.contains_key(&p)

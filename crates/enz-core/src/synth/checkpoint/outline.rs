@@ -394,7 +394,10 @@ fn build_ranges<'m>(
 
 /// The byte offsets `[lo, hi)` from its roots a store writes over the
 /// loop (both 0 when it never runs).
-fn store_offsets<'m>(r: &mut Recompute<'m, '_>, st: &StoreRange<'m>) -> (Value<'m>, Value<'m>) {
+pub(crate) fn store_offsets<'m>(
+    r: &mut Recompute<'m, '_>,
+    st: &StoreRange<'m>,
+) -> (Value<'m>, Value<'m>) {
     use crate::ir::LLVMIntPredicate::*;
     let b = r.b;
     let i64t = Ty::int(b.ctx(), 64);
@@ -429,19 +432,19 @@ fn store_offsets<'m>(r: &mut Recompute<'m, '_>, st: &StoreRange<'m>) -> (Value<'
 /// Values of the loop known before it, computed again in `ranges` (or in
 /// the loop's own function, before it: `in_place`, where values from
 /// before the loop are themselves).
-pub(super) struct Recompute<'m, 'a> {
-    pub(super) b: &'a Builder<'m>,
-    pub(super) map: HashMap<Value<'m>, Value<'m>>,
-    pub(super) inside: &'a dyn Fn(Block<'m>) -> bool,
-    pub(super) choices: &'a HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>,
-    pub(super) finals: &'a HashMap<Value<'m>, crate::analysis::checkpoint::Final<'m>>,
-    pub(super) in_place: bool,
+pub(crate) struct Recompute<'m, 'a> {
+    pub(crate) b: &'a Builder<'m>,
+    pub(crate) map: HashMap<Value<'m>, Value<'m>>,
+    pub(crate) inside: &'a dyn Fn(Block<'m>) -> bool,
+    pub(crate) choices: &'a HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>,
+    pub(crate) finals: &'a HashMap<Value<'m>, crate::analysis::checkpoint::Final<'m>>,
+    pub(crate) in_place: bool,
 }
 
 impl<'m, 'a> Recompute<'m, 'a> {
     /// `v` (an input, a constant, or pure arithmetic on them inside the
     /// loop: `analysis::checkpoint::known_before`) in `ranges`.
-    pub(super) fn value(&mut self, v: Value<'m>) -> Value<'m> {
+    pub(crate) fn value(&mut self, v: Value<'m>) -> Value<'m> {
         if let Some(m) = self.map.get(&v) {
             return *m;
         }
@@ -499,7 +502,7 @@ impl<'m, 'a> Recompute<'m, 'a> {
     /// How many times the loop of `t` runs its body per entry of its
     /// parent: 0 when its guard says it is skipped, else the iterations up
     /// to and including the one its exact exit leaves in.
-    pub(super) fn iterations(&mut self, t: &TripFacts<'m>) -> Value<'m> {
+    pub(crate) fn iterations(&mut self, t: &TripFacts<'m>) -> Value<'m> {
         let n = self.trips(&t.exit);
         let b = self.b;
         let i64t = Ty::int(b.ctx(), 64);
@@ -508,7 +511,7 @@ impl<'m, 'a> Recompute<'m, 'a> {
     }
 
     /// The iterations of a loop with exact exit `x`, once entered.
-    pub(super) fn trips(&mut self, x: &crate::analysis::trips::ExactExit<'m>) -> Value<'m> {
+    pub(crate) fn trips(&mut self, x: &crate::analysis::trips::ExactExit<'m>) -> Value<'m> {
         let start = self.value(x.start);
         let limit = self.value(x.limit);
         let b = self.b;

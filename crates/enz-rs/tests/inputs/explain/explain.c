@@ -94,3 +94,16 @@ double relax(double *u, double *tmp, int n, double tol) {
 void d_relax(double *u, double *du, double *tmp, double *dtmp, int n, double tol) {
   __enzyme_autodiff((void *)relax, enzyme_dup, u, du, enzyme_dup, tmp, dtmp, n, enzyme_const, tol);
 }
+
+/* Forward mode: a loop that only accumulates into out's tangent what it
+ * computes from m's tangent, run without that work when m's tangent is
+ * all zero (a Jacobian column that does not reach it). */
+void blend(const double *restrict m, const double *w, double *restrict out, int n) {
+  for (int v = 0; v < n; v++)
+    for (int r = 0; r < 3; r++)
+      out[3 * v + r] += w[v] * (m[4 * r] + m[4 * r + 1]);
+}
+void t_blend(const double *m, const double *dm, const double *w, double *out, double *dout, int n) {
+  __enzyme_fwddiff((void *)blend, enzyme_dup, m, dm, enzyme_const, w, enzyme_dup, out, dout,
+                   enzyme_const, n);
+}

@@ -1,0 +1,591 @@
+//! Forward mode's zero-tangent loops: a loop whose tangent work only
+//! accumulates into shadow memory (`dy[k] = dy[k] + t`), with every `t`
+//! zero when the tangents the loop reads are, runs without that work in a
+//! call where they are all zero: the check runs once, before the loop,
+//! and picks between the loop and a copy of it without its tangent
+//! stores (the dead tangent arithmetic is then optimised away).
+//!
+//! This is what makes a Jacobian built column by column (one forward call
+//! per input direction) cheap where a direction reaches only part of the
+//! computation: in a skinning loop over the vertices of each bone, the
+//! tangent of a bone's transform is zero for every direction that does not
+//! move that bone, and the loop then runs at the primal's cost.
+//!
+//! A loop qualifies (the outermost such loop is versioned) when:
+//! - each tangent store in it stores `load(p) + t` (or `load(p)`) back to
+//!   the shadow address `p` it was loaded from, in the same block with no
+//!   other write between;
+//! - each such `t` is zero whenever its sources are: tangent values from
+//!   before the loop, and tangent loads whose bytes over the whole loop
+//!   are a range known before it (`analysis::checkpoint::read_range`: the
+//!   load runs in every iteration, its address moves only with the loops
+//!   inside); sums, differences, negations, selects and vector shuffles of
+//!   zeros are zero, and so are products with one zero factor;
+//! - the shadow memory of its sources is not memory it accumulates into;
+//! - its tangent work calls nothing but intrinsics and math functions
+//!   that write no memory, and no tangent value of it is used after it;
+//!   its other values are used after it only through its exit blocks'
+//!   phis (LCSSA) and it leaves only from its latch.
+//!
+//! A zero tangent times an infinite or NaN primal factor is NaN in the
+//! full loop and contributes nothing in the copy: the copy treats a zero
+//! tangent as if the value were constant, as activity analysis would.
+
+use super::super::checkpoint::outline::{store_offsets, Recompute};
+use super::super::loop_clone::clone_blocks;
+use super::super::runtime;
+use super::super::shadow::ShadowMap;
+use crate::analysis::calls::CallKinds;
+use crate::analysis::cfg::Cfg;
+use crate::analysis::checkpoint::{read_range, ReadRange};
+use crate::analysis::loops::{LoopId, LoopNest};
+use crate::analysis::writes::may_alias_pointers;
+use crate::ir::{Block, Builder, Function, Inst, LLVMOpcode, LLVMRealPredicate, Value, ValueMap};
+use crate::names::is_libm_without_side_effects;
+use std::collections::{HashMap, HashSet};
+
+/// What the forward synthesis knows about its derivative `f` of `p`.
+pub(super) struct Facts<'a, 'm> {
+    pub(super) p: Function<'m>,
+    pub(super) f: Function<'m>,
+    pub(super) cfg: &'a Cfg<'m>,
+    pub(super) kinds: &'a CallKinds<'m>,
+    pub(super) map: &'a ValueMap<'m>,
+    /// Primal value to its tangents, one per lane.
+    pub(super) tangents: &'a HashMap<Value<'m>, Vec<Value<'m>>>,
+    pub(super) shadows: &'a [ShadowMap<'m>],
+}
+
+/// Versions every qualifying loop of `f`; one note per loop versioned,
+/// for `--explain`.
+pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
+    let Ok(loops) = LoopNest::new(facts.cfg) else {
+        return Vec::new();
+    };
+    let clones: HashSet<Value> = facts
+        .p
+        .params()
+        .into_iter()
+        .chain(
+            facts
+                .p
+                .blocks()
+                .iter()
+                .flat_map(|b| b.instructions())
+                .map(|i| i.as_value()),
+        )
+        .map(|v| facts.map.get(v))
+        .collect();
+    let mut tangent_load: HashMap<Value, (Inst, usize)> = HashMap::new();
+    for (v, lanes) in facts.tangents {
+        let Some(i) = v.as_inst() else { continue };
+        if i.opcode() == Some(LLVMOpcode::LLVMLoad) {
+            for (lane, t) in lanes.iter().enumerate() {
+                tangent_load.insert(*t, (i, lane));
+            }
+        }
+    }
+    let mut shadow_of: HashMap<Value, Value> = HashMap::new();
+    for s in facts.shadows {
+        for (primal, shadow) in s.pairs() {
+            shadow_of.insert(shadow, primal);
+        }
+    }
+    let cx = Context {
+        facts,
+        loops: &loops,
+        clones,
+        tangent_load,
+        shadow_of,
+    };
+    let mut notes = Vec::new();
+    let mut done: Vec<LoopId> = Vec::new();
+    // Outer loops first: a loop inside a versioned one is left as it is.
+    let mut order: Vec<LoopId> = loops.ids().collect();
+    order.sort_by_key(|l| depth(&loops, *l));
+    for l in order {
+        if done.iter().any(|d| inside(&loops, l, *d)) {
+            continue;
+        }
+        if let Some(plan) = cx.plan(l) {
+            let n_values = plan.values.len();
+            let n_spans = cx.version(l, plan);
+            {
+                done.push(l);
+                let lp = loops.get(l);
+                let at = super::super::reverse::loop_location(lp)
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
+                let count = |n: usize, one: &str, many: &str| {
+                    (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
+                };
+                let checked: Vec<String> = [
+                    count(n_values, "tangent value", "tangent values"),
+                    count(n_spans, "span of shadow memory", "spans of shadow memory"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                notes.push(format!(
+                    "loop {}{at}: its tangent accumulations are skipped in a call where the \
+                     tangents it reads are all zero (checked before it: {}; the check is \
+                     dropped where the derivative is differentiated again)",
+                    l.0,
+                    checked.join(", ")
+                ));
+            }
+        }
+    }
+    notes
+}
+
+fn depth(loops: &LoopNest<'_>, l: LoopId) -> usize {
+    let mut d = 0;
+    let mut cur = loops.get(l).parent;
+    while let Some(p) = cur {
+        d += 1;
+        cur = loops.get(p).parent;
+    }
+    d
+}
+
+/// Whether loop `l` is `outer` or inside it.
+fn inside(loops: &LoopNest<'_>, l: LoopId, outer: LoopId) -> bool {
+    let mut cur = Some(l);
+    while let Some(c) = cur {
+        if c == outer {
+            return true;
+        }
+        cur = loops.get(c).parent;
+    }
+    false
+}
+
+struct Context<'a, 'b, 'm> {
+    facts: &'a Facts<'b, 'm>,
+    loops: &'a LoopNest<'m>,
+    /// The clones of the primal's instructions and parameters in `f`.
+    clones: HashSet<Value<'m>>,
+    /// Tangent load in `f` to the primal load it is the tangent of, and
+    /// its lane.
+    tangent_load: HashMap<Value<'m>, (Inst<'m>, usize)>,
+    /// Shadow pointer in `f` to its primal pointer.
+    shadow_of: HashMap<Value<'m>, Value<'m>>,
+}
+
+/// How to version one loop.
+struct Plan<'m> {
+    /// The loop's blocks in `f`.
+    blocks: Vec<Block<'m>>,
+    /// The tangent stores the copy leaves out.
+    stores: Vec<Inst<'m>>,
+    /// Tangent values from before the loop that must be zero.
+    values: Vec<Value<'m>>,
+    /// Shadow memory that must be zero: the range, and the lane whose
+    /// shadows of its roots it is in.
+    ranges: Vec<(ReadRange<'m>, usize)>,
+}
+
+/// Where one proof collects its sources.
+#[derive(Default)]
+struct Sources<'m> {
+    values: Vec<Value<'m>>,
+    loads: Vec<Value<'m>>,
+    steps: usize,
+}
+
+/// The most values one loop's proof looks at.
+const MAX_STEPS: usize = 4096;
+
+impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
+    fn plan(&self, l: LoopId) -> Option<Plan<'m>> {
+        let facts = self.facts;
+        let lp = self.loops.get(l);
+        let blocks: Vec<Block> = lp.ordered.iter().map(|b| facts.map.block(*b)).collect();
+        let set: HashSet<Block> = blocks.iter().copied().collect();
+        let header = facts.map.block(lp.header);
+        let latch = facts.map.block(lp.latch);
+        let pre = facts.map.block(lp.preheader);
+        // The copy's shape: entered from the preheader only, left from the
+        // latch only, its blocks those of the primal's loop.
+        let term = pre.terminator()?;
+        if term.opcode() != Some(LLVMOpcode::LLVMBr) || term.num_operands() != 1 {
+            return None;
+        }
+        for b in &blocks {
+            for s in b.successors() {
+                if !set.contains(&s) && *b != latch {
+                    return None;
+                }
+            }
+            for i in b.instructions() {
+                for u in i.as_value().users() {
+                    let ub = u.block_of()?;
+                    if set.contains(&ub) {
+                        continue;
+                    }
+                    let exit_phi =
+                        u.opcode() == Some(LLVMOpcode::LLVMPHI) && latch.successors().contains(&ub);
+                    if !self.clones.contains(&i.as_value()) || !exit_phi {
+                        return None;
+                    }
+                }
+            }
+        }
+        if self.preds_outside(header, &set) != vec![pre] {
+            return None;
+        }
+        let mut src = Sources::default();
+        let mut stores = Vec::new();
+        for b in &blocks {
+            for i in b.instructions() {
+                if self.clones.contains(&i.as_value()) {
+                    continue;
+                }
+                match i.opcode()? {
+                    LLVMOpcode::LLVMStore => {
+                        if !self.accumulates(i, &set, &mut src) {
+                            return None;
+                        }
+                        stores.push(i);
+                    }
+                    LLVMOpcode::LLVMCall => {
+                        let f = i.called_function()?;
+                        let pure = (f.intrinsic_id() != 0 && f.writes_no_memory())
+                            || is_libm_without_side_effects(&f.name());
+                        if !pure {
+                            return None;
+                        }
+                    }
+                    LLVMOpcode::LLVMInvoke
+                    | LLVMOpcode::LLVMAtomicRMW
+                    | LLVMOpcode::LLVMAtomicCmpXchg
+                    | LLVMOpcode::LLVMFence
+                    | LLVMOpcode::LLVMAlloca => return None,
+                    _ => {}
+                }
+            }
+        }
+        if stores.is_empty() || (src.values.is_empty() && src.loads.is_empty()) {
+            return None;
+        }
+        // The shadow memory read: ranges known before the loop, apart
+        // from the memory accumulated into.
+        let mut ranges = Vec::new();
+        for t in &src.loads {
+            let (primal, lane) = *self.tangent_load.get(t)?;
+            let r = read_range(facts.cfg, self.loops, facts.kinds, l, primal).ok()?;
+            for st in &stores {
+                let sp = *self.shadow_of.get(&st.operand(1))?;
+                if may_alias_pointers(sp, primal.operand(0)) {
+                    return None;
+                }
+            }
+            for root in &r.range.roots {
+                facts.shadows[lane].forward(*root)?;
+            }
+            ranges.push((r, lane));
+        }
+        Some(Plan {
+            blocks,
+            stores,
+            values: src.values,
+            ranges,
+        })
+    }
+
+    fn preds_outside(&self, b: Block<'m>, set: &HashSet<Block<'m>>) -> Vec<Block<'m>> {
+        let mut out = Vec::new();
+        for x in self.facts.f.blocks() {
+            if !set.contains(&x) && x.successors().contains(&b) && !out.contains(&x) {
+                out.push(x);
+            }
+        }
+        out
+    }
+
+    /// Whether tangent store `st` stores `load(p) + t` back to `p`, `t`
+    /// zero when the sources it adds to `src` are.
+    fn accumulates(&self, st: Inst<'m>, set: &HashSet<Block<'m>>, src: &mut Sources<'m>) -> bool {
+        let (v, p) = (st.operand(0), st.operand(1));
+        if !self.shadow_of.contains_key(&p) {
+            return false;
+        }
+        let is_old = |x: Value<'m>| {
+            x.as_inst().is_some_and(|l| {
+                l.opcode() == Some(LLVMOpcode::LLVMLoad)
+                    && l.operand(0) == p
+                    && l.parent_block() == st.parent_block()
+                    && !self.clones.contains(&x)
+                    && self.no_write_between(l, st)
+            })
+        };
+        if is_old(v) {
+            return true;
+        }
+        let Some(add) = v.as_inst() else { return false };
+        if add.opcode() != Some(LLVMOpcode::LLVMFAdd) || self.clones.contains(&v) {
+            return false;
+        }
+        let (a, b) = (add.operand(0), add.operand(1));
+        let mut stack = Vec::new();
+        (is_old(a) && self.zero(b, set, src, &mut stack))
+            || (is_old(b) && self.zero(a, set, src, &mut stack))
+    }
+
+    /// Whether `v` is zero whenever the sources this adds to `src` are;
+    /// `stack` holds the phis assumed zero on the way here.
+    fn zero(
+        &self,
+        v: Value<'m>,
+        set: &HashSet<Block<'m>>,
+        src: &mut Sources<'m>,
+        stack: &mut Vec<Value<'m>>,
+    ) -> bool {
+        src.steps += 1;
+        if src.steps > MAX_STEPS {
+            return false;
+        }
+        if v.is_constant() {
+            return v.is_undef_or_null();
+        }
+        if self.clones.contains(&v) {
+            return false;
+        }
+        let Some(i) = v.as_inst() else {
+            // A tangent parameter.
+            return self.source_value(v, src);
+        };
+        if !set.contains(&i.parent_block()) {
+            return self.source_value(v, src);
+        }
+        use LLVMOpcode::*;
+        let op = |k: u32| i.operand(k);
+        match i.opcode() {
+            Some(LLVMFAdd | LLVMFSub | LLVMInsertElement | LLVMShuffleVector) => {
+                self.zero(op(0), set, src, stack) && self.zero(op(1), set, src, stack)
+            }
+            Some(LLVMFMul) => self.either(op(0), op(1), set, src, stack),
+            Some(LLVMFDiv | LLVMFNeg | LLVMExtractElement | LLVMFPExt | LLVMFPTrunc) => {
+                self.zero(op(0), set, src, stack)
+            }
+            Some(LLVMSelect) => {
+                self.zero(op(1), set, src, stack) && self.zero(op(2), set, src, stack)
+            }
+            Some(LLVMPHI) => {
+                if stack.contains(&v) {
+                    return true;
+                }
+                stack.push(v);
+                let ok = i
+                    .incoming()
+                    .into_iter()
+                    .all(|(x, _)| self.zero(x, set, src, stack));
+                stack.pop();
+                ok
+            }
+            Some(LLVMLoad) => {
+                if self.tangent_load.contains_key(&v) && !src.loads.contains(&v) {
+                    src.loads.push(v);
+                }
+                self.tangent_load.contains_key(&v)
+            }
+            Some(LLVMCall) => {
+                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                if name.starts_with("llvm.fmuladd.") || name.starts_with("llvm.fma.") {
+                    self.either(op(0), op(1), set, src, stack) && self.zero(op(2), set, src, stack)
+                } else if name.starts_with("llvm.vector.reduce.fadd.") {
+                    self.zero(op(0), set, src, stack) && self.zero(op(1), set, src, stack)
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// A product's proof: through its first factor, else its second (the
+    /// sources of a failed attempt are dropped).
+    fn either(
+        &self,
+        a: Value<'m>,
+        b: Value<'m>,
+        set: &HashSet<Block<'m>>,
+        src: &mut Sources<'m>,
+        stack: &mut Vec<Value<'m>>,
+    ) -> bool {
+        let (nv, nl) = (src.values.len(), src.loads.len());
+        if self.zero(a, set, src, stack) {
+            return true;
+        }
+        src.values.truncate(nv);
+        src.loads.truncate(nl);
+        self.zero(b, set, src, stack)
+    }
+
+    /// A float tangent from before the loop: checked in the preheader.
+    fn source_value(&self, v: Value<'m>, src: &mut Sources<'m>) -> bool {
+        if !v.ty().is_fp_or_fp_vector() {
+            return false;
+        }
+        if !src.values.contains(&v) {
+            src.values.push(v);
+        }
+        true
+    }
+
+    /// Builds the check and the copy; returns how many spans of shadow
+    /// memory the check reads.
+    fn version(&self, l: LoopId, plan: Plan<'m>) -> usize {
+        let facts = self.facts;
+        let lp = self.loops.get(l);
+        let pre = facts.map.block(lp.preheader);
+        let header = facts.map.block(lp.header);
+        let latch = facts.map.block(lp.latch);
+        let term = pre.terminator().expect("checked in plan");
+        let b = Builder::new(facts.f.context());
+        b.position_before(term);
+        let i1 = crate::ir::Ty::int(b.ctx(), 1);
+        let mut all = b.const_int(i1, 1);
+        for v in &plan.values {
+            let zero = b.zero(v.ty());
+            let eq = b.fcmp(LLVMRealPredicate::LLVMRealOEQ, *v, zero);
+            let n = v.ty().len();
+            if n == 0 {
+                all = b.and(all, eq);
+            } else {
+                for k in 0..n {
+                    let lane = b.extract_element(
+                        eq,
+                        b.const_int(crate::ir::Ty::int(b.ctx(), 32), k as i64),
+                    );
+                    all = b.and(all, lane);
+                }
+            }
+        }
+        // Values of the primal from before the loop, as cloned in `f`;
+        // those of the loop are computed again here.
+        let mut map: HashMap<Value, Value> = HashMap::new();
+        for v in facts.p.params() {
+            map.insert(v, facts.map.get(v));
+        }
+        for blk in facts.p.blocks() {
+            if lp.blocks.contains(&blk) {
+                continue;
+            }
+            for i in blk.instructions() {
+                map.insert(i.as_value(), facts.map.get(i.as_value()));
+            }
+        }
+        let in_loop = |x: Block<'m>| lp.blocks.contains(&x);
+        // One check per shadow: the smallest span holding its ranges (the
+        // bytes between two ranges of one object are of that object too).
+        let mut spans: Vec<(Value, (Value, Value))> = Vec::new();
+        for (rr, lane) in &plan.ranges {
+            let mut r = Recompute {
+                b: &b,
+                map: map.clone(),
+                inside: &in_loop,
+                choices: &rr.choices,
+                finals: &rr.finals,
+                in_place: false,
+            };
+            let (lo, hi) = store_offsets(&mut r, &rr.range);
+            for root in &rr.range.roots {
+                let s = facts.shadows[*lane]
+                    .forward(*root)
+                    .expect("checked in plan");
+                match spans.iter_mut().find(|(x, _)| *x == s) {
+                    Some((_, span)) => *span = union(&b, *span, (lo, hi)),
+                    None => spans.push((s, (lo, hi))),
+                }
+            }
+        }
+        let n_spans = spans.len();
+        // At least one call: it marks the check (see `runtime::all_zero`).
+        if spans.is_empty() {
+            let i64t = crate::ir::Ty::int(b.ctx(), 64);
+            let none = b.const_int(i64t, 0);
+            spans.push((b.zero(crate::ir::Ty::ptr(b.ctx())), (none, none)));
+        }
+        for (s, (lo, hi)) in spans {
+            all = runtime::all_zero(&b, all, s, lo, hi);
+        }
+        // The copy, without the tangent stores.
+        let mut vmap: HashMap<Value, Value> = HashMap::new();
+        let skip: HashSet<Inst> = plan.stores.iter().copied().collect();
+        let mut copy = clone_blocks(&plan.blocks, facts.f, &mut vmap, |i| skip.contains(&i));
+        copy.blocks.insert(pre, pre);
+        let set: HashSet<Block> = plan.blocks.iter().copied().collect();
+        copy.patch(&vmap, |_, t| (!set.contains(&t)).then_some(t));
+        let copy_latch = copy.blocks[&latch];
+        for exit in latch.successors() {
+            if set.contains(&exit) {
+                continue;
+            }
+            for phi in exit.instructions() {
+                if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                    break;
+                }
+                let from_latch: Vec<Value> = phi
+                    .incoming()
+                    .into_iter()
+                    .filter(|(_, p)| *p == latch)
+                    .map(|(x, _)| vmap.get(&x).copied().unwrap_or(x))
+                    .collect();
+                for x in from_latch {
+                    phi.add_incoming(x, copy_latch);
+                }
+            }
+        }
+        term.erase();
+        b.position_at_end(pre);
+        b.cond_br(all, copy.blocks[&header], header);
+        n_spans
+    }
+
+    /// Whether no tangent work between load `l` and store `st` (same
+    /// block) writes memory (the primal's writes are to primal memory,
+    /// which no shadow is part of).
+    fn no_write_between(&self, l: Inst<'m>, st: Inst<'m>) -> bool {
+        let mut cur = l.next_instruction();
+        while let Some(i) = cur {
+            if i == st {
+                return true;
+            }
+            let tangent = !self.clones.contains(&i.as_value());
+            match i.opcode() {
+                Some(
+                    LLVMOpcode::LLVMStore
+                    | LLVMOpcode::LLVMAtomicRMW
+                    | LLVMOpcode::LLVMAtomicCmpXchg,
+                ) if tangent => return false,
+                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+                    if tangent && !i.called_function().is_some_and(|f| f.writes_no_memory()) =>
+                {
+                    return false
+                }
+                _ => {}
+            }
+            cur = i.next_instruction();
+        }
+        false
+    }
+}
+
+/// The byte offsets `[lo, hi)` spanning two ranges of one object, either
+/// of which may be empty (`lo == hi`: a loop that does not run).
+fn union<'m>(
+    b: &Builder<'m>,
+    x: (Value<'m>, Value<'m>),
+    y: (Value<'m>, Value<'m>),
+) -> (Value<'m>, Value<'m>) {
+    use crate::ir::LLVMIntPredicate::*;
+    let x_empty = b.icmp(LLVMIntEQ, x.0, x.1);
+    let y_empty = b.icmp(LLVMIntEQ, y.0, y.1);
+    let lo = b.select(b.icmp(LLVMIntSLT, x.0, y.0), x.0, y.0);
+    let hi = b.select(b.icmp(LLVMIntSGT, x.1, y.1), x.1, y.1);
+    let lo = b.select(y_empty, x.0, lo);
+    let hi = b.select(y_empty, x.1, hi);
+    (b.select(x_empty, y.0, lo), b.select(x_empty, y.1, hi))
+}
