@@ -635,9 +635,17 @@ pub fn generate(seed: u64) -> Program {
         .map(|_| (0..nz).map(|_| rng.range(-1.3, 1.3)).collect())
         .collect();
     let w = (0..nx).map(|_| rng.range(-1.0, 1.0)).collect();
-    let dirs = (0..3)
+    let mut dirs: Vec<Vec<f64>> = (0..3)
         .map(|_| (0..nz).map(|_| rng.range(-1.0, 1.0)).collect())
         .collect();
+    // The first direction is sparse in two of three programs (x's part
+    // zero, or a's and b's): a loop that reads only zero tangents then
+    // runs without its tangent work (forward mode's zero-tangent loops).
+    match seed % 3 {
+        0 => dirs[0][..nx].iter_mut().for_each(|v| *v = 0.0),
+        1 => dirs[0][nx..].iter_mut().for_each(|v| *v = 0.0),
+        _ => {}
+    }
     let dret = *rng.pick(&[1.0, 2.5, -0.75, 0.5]);
     Program {
         seed,

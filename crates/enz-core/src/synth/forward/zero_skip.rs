@@ -85,10 +85,10 @@ pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
             }
         }
     }
-    let mut shadow_of: HashMap<Value, Value> = HashMap::new();
+    let mut shadow_of: HashMap<Value, Vec<Value>> = HashMap::new();
     for s in facts.shadows {
         for (primal, shadow) in s.pairs() {
-            shadow_of.insert(shadow, primal);
+            shadow_of.entry(shadow).or_default().push(primal);
         }
     }
     let cx = Context {
@@ -107,34 +107,31 @@ pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
         if done.iter().any(|d| inside(&loops, l, *d)) {
             continue;
         }
-        if let Some(plan) = cx.plan(l) {
-            let n_values = plan.values.len();
-            let n_spans = cx.version(l, plan);
-            {
-                done.push(l);
-                let lp = loops.get(l);
-                let at = super::super::reverse::loop_location(lp)
-                    .map(|s| format!(" ({s})"))
-                    .unwrap_or_default();
-                let count = |n: usize, one: &str, many: &str| {
-                    (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
-                };
-                let checked: Vec<String> = [
-                    count(n_values, "tangent value", "tangent values"),
-                    count(n_spans, "span of shadow memory", "spans of shadow memory"),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                notes.push(format!(
-                    "loop {}{at}: its tangent accumulations are skipped in a call where the \
-                     tangents it reads are all zero (checked before it: {}; the check is \
-                     dropped where the derivative is differentiated again)",
-                    l.0,
-                    checked.join(", ")
-                ));
-            }
-        }
+        let Some(plan) = cx.plan(l) else { continue };
+        let n_values = plan.values.len();
+        let n_spans = cx.version(l, plan);
+        done.push(l);
+        let lp = loops.get(l);
+        let at = super::super::reverse::loop_location(lp)
+            .map(|s| format!(" at {s}"))
+            .unwrap_or_default();
+        let count = |n: usize, one: &str, many: &str| {
+            (n > 0).then(|| format!("{n} {}", if n == 1 { one } else { many }))
+        };
+        let checked: Vec<String> = [
+            count(n_values, "tangent value", "tangent values"),
+            count(n_spans, "span of shadow memory", "spans of shadow memory"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        notes.push(format!(
+            "loop {}{at}: its tangent accumulations are skipped in a call where the \
+                 tangents it reads are all zero (checked before it: {}; the check is \
+                 dropped where the derivative is differentiated again)",
+            l.0,
+            checked.join(", ")
+        ));
     }
     notes
 }
@@ -169,8 +166,8 @@ struct Context<'a, 'b, 'm> {
     /// Tangent load in `f` to the primal load it is the tangent of, and
     /// its lane.
     tangent_load: HashMap<Value<'m>, (Inst<'m>, usize)>,
-    /// Shadow pointer in `f` to its primal pointer.
-    shadow_of: HashMap<Value<'m>, Value<'m>>,
+    /// Shadow pointer in `f` to the primal pointers it shadows.
+    shadow_of: HashMap<Value<'m>, Vec<Value<'m>>>,
 }
 
 /// How to version one loop.
@@ -276,9 +273,10 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
             let (primal, lane) = *self.tangent_load.get(t)?;
             let r = read_range(facts.cfg, self.loops, facts.kinds, l, primal).ok()?;
             for st in &stores {
-                let sp = *self.shadow_of.get(&st.operand(1))?;
-                if may_alias_pointers(sp, primal.operand(0)) {
-                    return None;
+                for sp in self.shadow_of.get(&st.operand(1))? {
+                    if may_alias_pointers(*sp, primal.operand(0)) {
+                        return None;
+                    }
                 }
             }
             for root in &r.range.roots {
