@@ -464,6 +464,18 @@ impl<'m> Value<'m> {
         }
     }
 
+    /// A scalar floating-point constant as an `f64` (rounded when wider);
+    /// `None` for anything else.
+    pub fn const_float_value(self) -> Option<f64> {
+        unsafe {
+            if LLVMIsAConstantFP(self.0).is_null() {
+                return None;
+            }
+            let mut lost = 0;
+            Some(LLVMConstRealGetDouble(self.0, &mut lost))
+        }
+    }
+
     /// Whether this value is a constant (including globals, functions and
     /// constant expressions).
     pub fn is_constant(self) -> bool {

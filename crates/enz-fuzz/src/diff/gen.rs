@@ -639,8 +639,8 @@ pub fn generate(seed: u64) -> Program {
         .map(|_| (0..nz).map(|_| rng.range(-1.0, 1.0)).collect())
         .collect();
     // The first direction is sparse in two of three programs (x's part
-    // zero, or a's and b's): a loop that reads only zero tangents then
-    // runs without its tangent work (forward mode's zero-tangent loops).
+    // zero, or a's and b's): tangents structurally zero in part of the
+    // program, as in a Jacobian built one unit direction at a time.
     match seed % 3 {
         0 => dirs[0][..nx].iter_mut().for_each(|v| *v = 0.0),
         1 => dirs[0][nx..].iter_mut().for_each(|v| *v = 0.0),

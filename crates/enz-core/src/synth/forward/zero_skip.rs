@@ -309,8 +309,9 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
         if !self.shadow_of.contains_key(&p) {
             return false;
         }
+        // Vector mode's partials multiply the old tangent by 1 first.
         let is_old = |x: Value<'m>| {
-            x.as_inst().is_some_and(|l| {
+            unit_factor(x).as_inst().is_some_and(|l| {
                 l.opcode() == Some(LLVMOpcode::LLVMLoad)
                     && l.operand(0) == p
                     && l.parent_block() == st.parent_block()
@@ -544,7 +545,8 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
 
     /// Whether no tangent work between load `l` and store `st` (same
     /// block) writes memory (the primal's writes are to primal memory,
-    /// which no shadow is part of).
+    /// which no shadow is part of; another lane's shadow of the same
+    /// primal address is other memory).
     fn no_write_between(&self, l: Inst<'m>, st: Inst<'m>) -> bool {
         let mut cur = l.next_instruction();
         while let Some(i) = cur {
@@ -552,7 +554,16 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                 return true;
             }
             let tangent = !self.clones.contains(&i.as_value());
+            let sibling = |q: Value<'m>| {
+                q != st.operand(1)
+                    && self.shadow_of.get(&q).is_some_and(|ps| {
+                        self.shadow_of
+                            .get(&st.operand(1))
+                            .is_some_and(|mine| ps.iter().any(|p| mine.contains(p)))
+                    })
+            };
             match i.opcode() {
+                Some(LLVMOpcode::LLVMStore) if tangent && sibling(i.operand(1)) => {}
                 Some(
                     LLVMOpcode::LLVMStore
                     | LLVMOpcode::LLVMAtomicRMW
@@ -586,4 +597,23 @@ fn union<'m>(
     let lo = b.select(y_empty, x.0, lo);
     let hi = b.select(y_empty, x.1, hi);
     (b.select(x_empty, y.0, lo), b.select(x_empty, y.1, hi))
+}
+
+/// `x` without factors of one (`1.0 * y` is `y`).
+fn unit_factor(x: Value<'_>) -> Value<'_> {
+    let mut x = x;
+    while let Some(i) = x.as_inst() {
+        if i.opcode() != Some(LLVMOpcode::LLVMFMul) {
+            break;
+        }
+        let (a, b) = (i.operand(0), i.operand(1));
+        x = if a.const_float_value() == Some(1.0) {
+            b
+        } else if b.const_float_value() == Some(1.0) {
+            a
+        } else {
+            break;
+        };
+    }
+    x
 }
