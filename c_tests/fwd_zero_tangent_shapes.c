@@ -15,6 +15,11 @@
  * two zero lanes); nk = 0 and 5. Checked against the analytic tangents
  * and central finite differences.
  *
+ *
+ *   reduce(x, a, n) = c + sum_{i < n} x[i]^2 a, c = 0.5 (a reduction: the
+ *   loop leaves with its tangent, dc + sum 2 x[i] dx[i] a + x[i]^2 da):
+ *   returned tangent along (dx, da) in {0, e_a, e_3, random}, n = 7 and 0.
+ *
  * Build with -DNO_AD to replace the AD calls by the analytic derivative. */
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +45,16 @@ __attribute__((noinline)) static void shapes(const double *restrict m, double a,
     out2[v] += s * s;
   }
 }
+
+__attribute__((noinline)) static double reduce(const double *x, double a,
+                                              int n) {
+  double s = 0.5;
+  for (int i = 0; i < n; i++)
+    s += x[i] * x[i] * a;
+  return s;
+}
+static int g_n;
+static double reduce_z(double *z) { return reduce(z, z[NK], g_n); }
 
 static double g_w[NV * NK], g_o0[2 * NV];
 static int g_nk;
@@ -76,6 +91,29 @@ int main(void) {
   for (int i = 0; i < 2 * NV; i++) {
     g_o0[i] = cos(0.5 * i);
     q[i] = 0.25 * i - 1.0;
+  }
+  for (int t = 0; t < 2; t++) {
+    g_n = t ? 0 : NK;
+    for (int d = 0; d < 4; d++) {
+      double dd[NK + 1] = {0};
+      if (d == 1)
+        dd[NK] = 1.0;
+      if (d == 2)
+        dd[3] = 1.0;
+      if (d == 3)
+        check_rand_dir(dd, NK + 1);
+      double want_r = 0.0;
+      for (int i = 0; i < g_n; i++)
+        want_r += 2.0 * z[i] * dd[i] * z[NK] + z[i] * z[i] * dd[NK];
+      check_at("reduce n=%d direction %d", g_n, d);
+#ifdef NO_AD
+      double got = want_r;
+#else
+      double got = __enzyme_fwddiff((void *)reduce, z, dd, z[NK], dd[NK], g_n);
+#endif
+      check_close("tangent vs analytic", got, want_r, TOL_AD);
+      check_close("tangent vs FD", got, fddir(reduce_z, z, dd, NK + 1), TOL_FD);
+    }
   }
   const int nks[2] = {NK, 0};
   for (int t = 0; t < 2; t++) {

@@ -49,7 +49,9 @@ fn loops_at(section: &str, line: u32) -> Vec<(String, Vec<String>)> {
     let mut current: Option<usize> = None;
     for l in section.lines() {
         let t = l.trim_start();
-        let note = t.contains(": mixed (") || t.contains(" is not checkpointed: ");
+        let note = t.contains(": mixed (")
+            || t.contains(" is not checkpointed: ")
+            || t.contains(": its tangent accumulations are skipped");
         if t.starts_with("loop ") && !note {
             current = None;
             if t.contains(&at) {

@@ -183,16 +183,17 @@ pub(crate) fn candidates<'m>(
                 loops,
                 kinds,
                 lp: l,
+                whole: false,
             };
             (l, f.candidate())
         })
         .collect()
 }
 
-/// The bytes a load of loop `lp` reads over one run of the loop (every
-/// iteration reads the same range: its address may move only with the
-/// loops inside `lp`), with what computing the range before the loop
-/// needs (see [`Candidate::choices`] and [`Candidate::finals`]); the
+/// The bytes a load of loop `lp` reads over one run of the loop (its
+/// address affine in the iterations of `lp` and of the loops inside, whose
+/// trip counts are known before `lp`), with what computing the range
+/// before the loop needs (see [`Candidate::choices`] and [`Candidate::finals`]); the
 /// reason when the load is not of that kind. The load runs in every
 /// iteration, so the range is memory the loop does read when it runs.
 pub(crate) fn read_range<'m>(
@@ -209,6 +210,7 @@ pub(crate) fn read_range<'m>(
         loops,
         kinds,
         lp,
+        whole: true,
     };
     let range = f.access_range(load, load.operand(0), load.ty())?;
     Ok(ReadRange {
@@ -234,6 +236,10 @@ struct Finder<'a, 'm> {
     loops: &'a LoopNest<'m>,
     kinds: &'a CallKinds<'m>,
     lp: LoopId,
+    /// Ranges over the whole loop: an address may move with the loop's
+    /// own iterations too (`read_range`; a checkpointed loop's stores
+    /// may not, its state being what every iteration may write).
+    whole: bool,
 }
 
 impl<'a, 'm> Finder<'a, 'm> {
@@ -504,6 +510,20 @@ impl<'a, 'm> Finder<'a, 'm> {
             .pointer(ptr, 0)
             .ok_or("its address is not affine in its loops' iterations")?;
         let size = ty.alloc_size(at.as_value().module());
+        if self.whole && lin.per_iteration.iter().any(|(l, _)| *l == self.lp) {
+            let exit = self
+                .loops
+                .exact_exit(self.lp)
+                .ok_or("it moves with a loop that has no exact trip count")?;
+            if !self.known_before(exit.start) || !self.known_before(exit.limit) {
+                return Err("it moves with a loop whose trip count is not known before it");
+            }
+            trips.push(TripFacts {
+                lp: self.lp,
+                exit,
+                guard: Cond::True,
+            });
+        }
         if lin
             .per_iteration
             .iter()
@@ -753,7 +773,8 @@ impl<'a, 'm> Finder<'a, 'm> {
             }
             LLVMOpcode::LLVMPHI => {
                 let bl = i.parent_block();
-                if bl == self.loops.get(self.lp).header {
+                let own_iv = self.whole && self.affine_iv(i).is_some();
+                if bl == self.loops.get(self.lp).header && !own_iv {
                     return Some((self.cycled_roots(i)?, Linear::default()));
                 }
                 // A pointer induction variable of an inner loop.
@@ -866,7 +887,7 @@ impl<'a, 'm> Finder<'a, 'm> {
     /// The loop (inside the time loop) of which `phi` is an affine IV.
     fn affine_iv(&self, phi: Inst<'m>) -> Option<(LoopId, AffineIv<'m>)> {
         let m = self.loops.header_of(phi.parent_block())?;
-        if m == self.lp {
+        if m == self.lp && !self.whole {
             return None;
         }
         let iv = self

@@ -1,7 +1,8 @@
 //! Forward mode's zero-tangent loops: a loop whose tangent work only
-//! accumulates into shadow memory (`dy[k] = dy[k] + t`), with every `t`
-//! zero when the tangents the loop reads are, runs without that work in a
-//! call where they are all zero: the check runs once, before the loop,
+//! accumulates (into shadow memory, `dy[k] = dy[k] + t`, or into a
+//! register, `ds = ds + t`), with every `t` zero when the tangents the
+//! loop reads are, runs without that work in a call where they are all
+//! zero: the check runs once, before the loop,
 //! and picks between the loop and a copy of it without its tangent
 //! stores (the dead tangent arithmetic is then optimised away).
 //!
@@ -14,18 +15,25 @@
 //! A loop qualifies (the outermost such loop is versioned) when:
 //! - each tangent store in it stores `load(p) + t` (or `load(p)`) back to
 //!   the shadow address `p` it was loaded from, in the same block with no
-//!   other write between;
+//!   other tangent write between;
+//! - each tangent it leaves with is an accumulator: a tangent phi of its
+//!   header that each iteration adds a `t` to (`s += ...` in a register);
+//!   the copy leaves with the accumulator's value from before the loop;
 //! - each such `t` is zero whenever its sources are: tangent values from
 //!   before the loop, and tangent loads whose bytes over the whole loop
 //!   are a range known before it (`analysis::checkpoint::read_range`: the
-//!   load runs in every iteration, its address moves only with the loops
-//!   inside); sums, differences, negations, selects and vector shuffles of
+//!   load runs in every iteration, its address is affine in the iterations
+//!   of the loop and of those inside, whose trip counts are known before
+//!   it); sums, differences, negations, selects and vector shuffles of
 //!   zeros are zero, and so are products with one zero factor;
 //! - the shadow memory of its sources is not memory it accumulates into;
 //! - its tangent work calls nothing but intrinsics and math functions
-//!   that write no memory, and no tangent value of it is used after it;
-//!   its other values are used after it only through its exit blocks'
-//!   phis (LCSSA) and it leaves only from its latch.
+//!   that write no memory; its values are used after it only through its
+//!   exit blocks' phis (LCSSA) and it leaves only from its latch.
+//!
+//! The check reads each source range once (a span per shadow object):
+//! at most what the loop itself reads of those tangents, and it stops at
+//! the first nonzero word.
 //!
 //! A zero tangent times an infinite or NaN primal factor is NaN in the
 //! full loop and contributes nothing in the copy: the copy treats a zero
@@ -176,6 +184,9 @@ struct Plan<'m> {
     blocks: Vec<Block<'m>>,
     /// The tangent stores the copy leaves out.
     stores: Vec<Inst<'m>>,
+    /// Tangents the loop leaves with, and the value each keeps in the
+    /// copy (the accumulator's value from before the loop).
+    kept: Vec<(Value<'m>, Value<'m>)>,
     /// Tangent values from before the loop that must be zero.
     values: Vec<Value<'m>>,
     /// Shadow memory that must be zero: the range, and the lane whose
@@ -198,6 +209,7 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
     fn plan(&self, l: LoopId) -> Option<Plan<'m>> {
         let facts = self.facts;
         let lp = self.loops.get(l);
+        let mut escaping: Vec<Value> = Vec::new();
         let blocks: Vec<Block> = lp.ordered.iter().map(|b| facts.map.block(*b)).collect();
         let set: HashSet<Block> = blocks.iter().copied().collect();
         let header = facts.map.block(lp.header);
@@ -223,8 +235,11 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                     }
                     let exit_phi =
                         u.opcode() == Some(LLVMOpcode::LLVMPHI) && latch.successors().contains(&ub);
-                    if !self.clones.contains(&i.as_value()) || !exit_phi {
+                    if !exit_phi {
                         return None;
+                    }
+                    if !self.clones.contains(&i.as_value()) && !escaping.contains(&i.as_value()) {
+                        escaping.push(i.as_value());
                     }
                 }
             }
@@ -263,7 +278,33 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                 }
             }
         }
-        if stores.is_empty() || (src.values.is_empty() && src.loads.is_empty()) {
+        // Tangents the loop leaves with: accumulators, which keep their
+        // value from before the loop when what they add is zero.
+        let mut kept = Vec::new();
+        for t in escaping {
+            let start = header
+                .instructions()
+                .into_iter()
+                .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
+                .filter(|i| !self.clones.contains(&i.as_value()))
+                .find_map(|p| {
+                    let from = |b: Block<'m>| {
+                        p.incoming()
+                            .into_iter()
+                            .find(|(_, x)| *x == b)
+                            .map(|(v, _)| v)
+                    };
+                    let (before, again) = (from(pre)?, from(latch)?);
+                    let mut stack = Vec::new();
+                    let p = p.as_value();
+                    (self.equal(again, p, &set, &mut src, &mut stack)
+                        && self.equal(t, p, &set, &mut src, &mut stack))
+                    .then_some(before)
+                })?;
+            kept.push((t, start));
+        }
+        if (stores.is_empty() && kept.is_empty()) || (src.values.is_empty() && src.loads.is_empty())
+        {
             return None;
         }
         // The shadow memory read: ranges known before the loop, apart
@@ -287,6 +328,7 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
         Some(Plan {
             blocks,
             stores,
+            kept,
             values: src.values,
             ranges,
         })
@@ -401,6 +443,65 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
             }
             _ => false,
         }
+    }
+
+    /// Whether `v` equals accumulator phi `acc` whenever the sources this
+    /// adds to `src` are zero: `acc` itself, `acc` plus or minus a zero,
+    /// or a phi of such values.
+    fn equal(
+        &self,
+        v: Value<'m>,
+        acc: Value<'m>,
+        set: &HashSet<Block<'m>>,
+        src: &mut Sources<'m>,
+        stack: &mut Vec<Value<'m>>,
+    ) -> bool {
+        src.steps += 1;
+        let v = unit_factor(v);
+        if v == acc {
+            return true;
+        }
+        if src.steps > MAX_STEPS || self.clones.contains(&v) {
+            return false;
+        }
+        let Some(i) = v.as_inst() else { return false };
+        if !set.contains(&i.parent_block()) {
+            return false;
+        }
+        let (nv, nl) = (src.values.len(), src.loads.len());
+        let ok = match i.opcode() {
+            Some(LLVMOpcode::LLVMFAdd) => {
+                let (a, b) = (i.operand(0), i.operand(1));
+                let left = self.equal(a, acc, set, src, stack) && self.zero(b, set, src, stack);
+                left || {
+                    src.values.truncate(nv);
+                    src.loads.truncate(nl);
+                    self.equal(b, acc, set, src, stack) && self.zero(a, set, src, stack)
+                }
+            }
+            Some(LLVMOpcode::LLVMFSub) => {
+                self.equal(i.operand(0), acc, set, src, stack)
+                    && self.zero(i.operand(1), set, src, stack)
+            }
+            Some(LLVMOpcode::LLVMPHI) => {
+                if stack.contains(&v) {
+                    return true;
+                }
+                stack.push(v);
+                let ok = i
+                    .incoming()
+                    .into_iter()
+                    .all(|(x, _)| self.equal(x, acc, set, src, stack));
+                stack.pop();
+                ok
+            }
+            _ => false,
+        };
+        if !ok {
+            src.values.truncate(nv);
+            src.loads.truncate(nl);
+        }
+        ok
     }
 
     /// A product's proof: through its first factor, else its second (the
@@ -530,7 +631,10 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                     .incoming()
                     .into_iter()
                     .filter(|(_, p)| *p == latch)
-                    .map(|(x, _)| vmap.get(&x).copied().unwrap_or(x))
+                    .map(|(x, _)| match plan.kept.iter().find(|(t, _)| *t == x) {
+                        Some((_, start)) => *start,
+                        None => vmap.get(&x).copied().unwrap_or(x),
+                    })
                     .collect();
                 for x in from_latch {
                     phi.add_incoming(x, copy_latch);
