@@ -426,10 +426,11 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                 ok
             }
             Some(LLVMLoad) => {
-                if self.tangent_load.contains_key(&v) && !src.loads.contains(&v) {
+                let known = self.tangent_load.contains_key(&v) && !v.ty().is_scalable_vector();
+                if known && !src.loads.contains(&v) {
                     src.loads.push(v);
                 }
-                self.tangent_load.contains_key(&v)
+                known
             }
             Some(LLVMCall) => {
                 let name = i.called_function().map(|f| f.name()).unwrap_or_default();
@@ -525,7 +526,7 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
 
     /// A float tangent from before the loop: checked in the preheader.
     fn source_value(&self, v: Value<'m>, src: &mut Sources<'m>) -> bool {
-        if !v.ty().is_fp_or_fp_vector() {
+        if !v.ty().is_fp_or_fp_vector() || v.ty().is_scalable_vector() {
             return false;
         }
         if !src.values.contains(&v) {
