@@ -35,6 +35,8 @@ int main(int argc, char **argv) {
       opt_min_sample = 0.02;
     } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
       opt_size = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
+      opt_samples = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--enzyme")) {
       opt_enzyme = 1;
     } else if (!strcmp(argv[i], "--md") && i + 1 < argc) {
@@ -53,7 +55,7 @@ int main(int argc, char **argv) {
       want[4] = any = 1;
     } else {
       fprintf(stderr,
-              "usage: adbench [--quick] [--size I] [--enzyme] [--md FILE] "
+              "usage: adbench [--quick] [--size I] [--samples N] [--enzyme] [--md FILE] "
               "[--tsv FILE] [gmm] [ba] [lstm] [hand] [stencil]\n");
       return 2;
     }

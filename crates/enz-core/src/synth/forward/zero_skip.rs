@@ -12,7 +12,8 @@
 //! tangent of a bone's transform is zero for every direction that does not
 //! move that bone, and the loop then runs at the primal's cost.
 //!
-//! A loop qualifies (the outermost such loop is versioned) when:
+//! A loop qualifies (every such loop is versioned, outer ones first)
+//! when:
 //! - each tangent store in it stores `load(p) + t` (or `load(p)`) back to
 //!   the shadow address `p` it was loaded from, in the same block with no
 //!   other tangent write between;
@@ -107,18 +108,27 @@ pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
         shadow_of,
     };
     let mut notes = Vec::new();
-    let mut done: Vec<LoopId> = Vec::new();
-    // Outer loops first: a loop inside a versioned one is left as it is.
+    // Outer loops first; a loop inside a versioned one is versioned too,
+    // in the loop's full form (the copy has no tangent work to skip):
+    // where the outer check fails (the tangents of some iterations are
+    // not zero), the inner one still skips the iterations whose are.
+    // An inner loop whose tangent sources are the same in every iteration
+    // of the versioned loop around it is not checked again: its check
+    // would give the same answer each time (the outer check's, when those
+    // sources are what failed it).
     let mut order: Vec<LoopId> = loops.ids().collect();
     order.sort_by_key(|l| depth(&loops, *l));
+    let mut done: Vec<LoopId> = Vec::new();
     for l in order {
-        if done.iter().any(|d| inside(&loops, l, *d)) {
-            continue;
-        }
         let Some(plan) = cx.plan(l) else { continue };
+        if let Some(outer) = nearest(&loops, l, &done) {
+            if !cx.varies_in(&plan, outer) {
+                continue;
+            }
+        }
+        done.push(l);
         let n_values = plan.values.len();
         let n_spans = cx.version(l, plan);
-        done.push(l);
         let lp = loops.get(l);
         let at = super::super::reverse::loop_location(lp)
             .map(|s| format!(" at {s}"))
@@ -154,16 +164,16 @@ fn depth(loops: &LoopNest<'_>, l: LoopId) -> usize {
     d
 }
 
-/// Whether loop `l` is `outer` or inside it.
-fn inside(loops: &LoopNest<'_>, l: LoopId, outer: LoopId) -> bool {
-    let mut cur = Some(l);
+/// The innermost of `done` that loop `l` is inside.
+fn nearest(loops: &LoopNest<'_>, l: LoopId, done: &[LoopId]) -> Option<LoopId> {
+    let mut cur = loops.get(l).parent;
     while let Some(c) = cur {
-        if c == outer {
-            return true;
+        if done.contains(&c) {
+            return Some(c);
         }
         cur = loops.get(c).parent;
     }
-    false
+    None
 }
 
 struct Context<'a, 'b, 'm> {
@@ -332,6 +342,29 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
             values: src.values,
             ranges,
         })
+    }
+
+    /// Whether a source of `plan` may change from one iteration of loop
+    /// `outer` to the next: a tangent value computed in it, or a range
+    /// whose roots or terms are.
+    fn varies_in(&self, plan: &Plan<'m>, outer: LoopId) -> bool {
+        let lp = self.loops.get(outer);
+        let in_primal = |v: Value<'m>| {
+            v.as_inst()
+                .is_some_and(|i| lp.blocks.contains(&i.parent_block()))
+        };
+        let in_derivative = |v: Value<'m>| {
+            v.as_inst().is_some_and(|i| {
+                lp.blocks
+                    .iter()
+                    .any(|b| self.facts.map.block(*b) == i.parent_block())
+            })
+        };
+        plan.values.iter().any(|v| in_derivative(*v))
+            || plan.ranges.iter().any(|(r, _)| {
+                r.range.roots.iter().any(|v| in_primal(*v))
+                    || r.range.inv.iter().any(|(v, _)| in_primal(*v))
+            })
     }
 
     fn preds_outside(&self, b: Block<'m>, set: &HashSet<Block<'m>>) -> Vec<Block<'m>> {
