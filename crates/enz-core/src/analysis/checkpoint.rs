@@ -175,18 +175,7 @@ pub(crate) fn candidates<'m>(
         .ids()
         .filter(|l| loops.get(*l).parent.is_none())
         .filter(|l| loops.ids().any(|m| loops.get(m).parent == Some(*l)))
-        .map(|l| {
-            let f = Finder {
-                choices: RefCell::default(),
-                finals: RefCell::default(),
-                cfg,
-                loops,
-                kinds,
-                lp: l,
-                whole: false,
-            };
-            (l, f.candidate())
-        })
+        .map(|l| (l, Finder::new(cfg, loops, kinds, l, false).candidate()))
         .collect()
 }
 
@@ -203,15 +192,7 @@ pub(crate) fn read_range<'m>(
     lp: LoopId,
     load: Inst<'m>,
 ) -> Result<ReadRange<'m>, &'static str> {
-    let f = Finder {
-        choices: RefCell::default(),
-        finals: RefCell::default(),
-        cfg,
-        loops,
-        kinds,
-        lp,
-        whole: true,
-    };
+    let f = Finder::new(cfg, loops, kinds, lp, true);
     let range = f.access_range(load, load.operand(0), load.ty())?;
     Ok(ReadRange {
         range,
@@ -243,6 +224,24 @@ struct Finder<'a, 'm> {
 }
 
 impl<'a, 'm> Finder<'a, 'm> {
+    fn new(
+        cfg: &'a Cfg<'m>,
+        loops: &'a LoopNest<'m>,
+        kinds: &'a CallKinds<'m>,
+        lp: LoopId,
+        whole: bool,
+    ) -> Finder<'a, 'm> {
+        Finder {
+            choices: RefCell::default(),
+            finals: RefCell::default(),
+            cfg,
+            loops,
+            kinds,
+            lp,
+            whole,
+        }
+    }
+
     fn contains(&self, b: Block<'m>) -> bool {
         self.loops.contains(self.lp, b)
     }

@@ -204,11 +204,15 @@ struct Plan<'m> {
     ranges: Vec<(ReadRange<'m>, usize)>,
 }
 
-/// Where one proof collects its sources.
-#[derive(Default)]
-struct Sources<'m> {
+/// One loop's proof that its tangent work only adds zeros when its
+/// sources are zero: the loop's blocks, the sources found so far, and the
+/// phis assumed zero on the way to the value being proven.
+struct Proof<'c, 'a, 'b, 'm> {
+    cx: &'c Context<'a, 'b, 'm>,
+    set: &'c HashSet<Block<'m>>,
     values: Vec<Value<'m>>,
     loads: Vec<Value<'m>>,
+    stack: Vec<Value<'m>>,
     steps: usize,
 }
 
@@ -257,7 +261,14 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
         if self.preds_outside(header, &set) != vec![pre] {
             return None;
         }
-        let mut src = Sources::default();
+        let mut src = Proof {
+            cx: self,
+            set: &set,
+            values: Vec::new(),
+            loads: Vec::new(),
+            stack: Vec::new(),
+            steps: 0,
+        };
         let mut stores = Vec::new();
         for b in &blocks {
             for i in b.instructions() {
@@ -266,7 +277,7 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                 }
                 match i.opcode()? {
                     LLVMOpcode::LLVMStore => {
-                        if !self.accumulates(i, &set, &mut src) {
+                        if !src.accumulates(i) {
                             return None;
                         }
                         stores.push(i);
@@ -305,11 +316,8 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                             .map(|(v, _)| v)
                     };
                     let (before, again) = (from(pre)?, from(latch)?);
-                    let mut stack = Vec::new();
                     let p = p.as_value();
-                    (self.equal(again, p, &set, &mut src, &mut stack)
-                        && self.equal(t, p, &set, &mut src, &mut stack))
-                    .then_some(before)
+                    (src.equal(again, p) && src.equal(t, p)).then_some(before)
                 })?;
             kept.push((t, start));
         }
@@ -375,197 +383,6 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
             }
         }
         out
-    }
-
-    /// Whether tangent store `st` stores `load(p) + t` back to `p`, `t`
-    /// zero when the sources it adds to `src` are.
-    fn accumulates(&self, st: Inst<'m>, set: &HashSet<Block<'m>>, src: &mut Sources<'m>) -> bool {
-        let (v, p) = (st.operand(0), st.operand(1));
-        if !self.shadow_of.contains_key(&p) {
-            return false;
-        }
-        // Vector mode's partials multiply the old tangent by 1 first.
-        let is_old = |x: Value<'m>| {
-            unit_factor(x).as_inst().is_some_and(|l| {
-                l.opcode() == Some(LLVMOpcode::LLVMLoad)
-                    && l.operand(0) == p
-                    && l.parent_block() == st.parent_block()
-                    && !self.clones.contains(&x)
-                    && self.no_write_between(l, st)
-            })
-        };
-        if is_old(v) {
-            return true;
-        }
-        let Some(add) = v.as_inst() else { return false };
-        if add.opcode() != Some(LLVMOpcode::LLVMFAdd) || self.clones.contains(&v) {
-            return false;
-        }
-        let (a, b) = (add.operand(0), add.operand(1));
-        let mut stack = Vec::new();
-        (is_old(a) && self.zero(b, set, src, &mut stack))
-            || (is_old(b) && self.zero(a, set, src, &mut stack))
-    }
-
-    /// Whether `v` is zero whenever the sources this adds to `src` are;
-    /// `stack` holds the phis assumed zero on the way here.
-    fn zero(
-        &self,
-        v: Value<'m>,
-        set: &HashSet<Block<'m>>,
-        src: &mut Sources<'m>,
-        stack: &mut Vec<Value<'m>>,
-    ) -> bool {
-        src.steps += 1;
-        if src.steps > MAX_STEPS {
-            return false;
-        }
-        if v.is_constant() {
-            return v.is_undef_or_null();
-        }
-        if self.clones.contains(&v) {
-            return false;
-        }
-        let Some(i) = v.as_inst() else {
-            // A tangent parameter.
-            return self.source_value(v, src);
-        };
-        if !set.contains(&i.parent_block()) {
-            return self.source_value(v, src);
-        }
-        use LLVMOpcode::*;
-        let op = |k: u32| i.operand(k);
-        match i.opcode() {
-            Some(LLVMFAdd | LLVMFSub | LLVMInsertElement | LLVMShuffleVector) => {
-                self.zero(op(0), set, src, stack) && self.zero(op(1), set, src, stack)
-            }
-            Some(LLVMFMul) => self.either(op(0), op(1), set, src, stack),
-            Some(LLVMFDiv | LLVMFNeg | LLVMExtractElement | LLVMFPExt | LLVMFPTrunc) => {
-                self.zero(op(0), set, src, stack)
-            }
-            Some(LLVMSelect) => {
-                self.zero(op(1), set, src, stack) && self.zero(op(2), set, src, stack)
-            }
-            Some(LLVMPHI) => {
-                if stack.contains(&v) {
-                    return true;
-                }
-                stack.push(v);
-                let ok = i
-                    .incoming()
-                    .into_iter()
-                    .all(|(x, _)| self.zero(x, set, src, stack));
-                stack.pop();
-                ok
-            }
-            Some(LLVMLoad) => {
-                let known = self.tangent_load.contains_key(&v) && !v.ty().is_scalable_vector();
-                if known && !src.loads.contains(&v) {
-                    src.loads.push(v);
-                }
-                known
-            }
-            Some(LLVMCall) => {
-                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                if name.starts_with("llvm.fmuladd.") || name.starts_with("llvm.fma.") {
-                    self.either(op(0), op(1), set, src, stack) && self.zero(op(2), set, src, stack)
-                } else if name.starts_with("llvm.vector.reduce.fadd.") {
-                    self.zero(op(0), set, src, stack) && self.zero(op(1), set, src, stack)
-                } else {
-                    false
-                }
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether `v` equals accumulator phi `acc` whenever the sources this
-    /// adds to `src` are zero: `acc` itself, `acc` plus or minus a zero,
-    /// or a phi of such values.
-    fn equal(
-        &self,
-        v: Value<'m>,
-        acc: Value<'m>,
-        set: &HashSet<Block<'m>>,
-        src: &mut Sources<'m>,
-        stack: &mut Vec<Value<'m>>,
-    ) -> bool {
-        src.steps += 1;
-        let v = unit_factor(v);
-        if v == acc {
-            return true;
-        }
-        if src.steps > MAX_STEPS || self.clones.contains(&v) {
-            return false;
-        }
-        let Some(i) = v.as_inst() else { return false };
-        if !set.contains(&i.parent_block()) {
-            return false;
-        }
-        let (nv, nl) = (src.values.len(), src.loads.len());
-        let ok = match i.opcode() {
-            Some(LLVMOpcode::LLVMFAdd) => {
-                let (a, b) = (i.operand(0), i.operand(1));
-                let left = self.equal(a, acc, set, src, stack) && self.zero(b, set, src, stack);
-                left || {
-                    src.values.truncate(nv);
-                    src.loads.truncate(nl);
-                    self.equal(b, acc, set, src, stack) && self.zero(a, set, src, stack)
-                }
-            }
-            Some(LLVMOpcode::LLVMFSub) => {
-                self.equal(i.operand(0), acc, set, src, stack)
-                    && self.zero(i.operand(1), set, src, stack)
-            }
-            Some(LLVMOpcode::LLVMPHI) => {
-                if stack.contains(&v) {
-                    return true;
-                }
-                stack.push(v);
-                let ok = i
-                    .incoming()
-                    .into_iter()
-                    .all(|(x, _)| self.equal(x, acc, set, src, stack));
-                stack.pop();
-                ok
-            }
-            _ => false,
-        };
-        if !ok {
-            src.values.truncate(nv);
-            src.loads.truncate(nl);
-        }
-        ok
-    }
-
-    /// A product's proof: through its first factor, else its second (the
-    /// sources of a failed attempt are dropped).
-    fn either(
-        &self,
-        a: Value<'m>,
-        b: Value<'m>,
-        set: &HashSet<Block<'m>>,
-        src: &mut Sources<'m>,
-        stack: &mut Vec<Value<'m>>,
-    ) -> bool {
-        let (nv, nl) = (src.values.len(), src.loads.len());
-        if self.zero(a, set, src, stack) {
-            return true;
-        }
-        src.values.truncate(nv);
-        src.loads.truncate(nl);
-        self.zero(b, set, src, stack)
-    }
-
-    /// A float tangent from before the loop: checked in the preheader.
-    fn source_value(&self, v: Value<'m>, src: &mut Sources<'m>) -> bool {
-        if !v.ty().is_fp_or_fp_vector() || v.ty().is_scalable_vector() {
-            return false;
-        }
-        if !src.values.contains(&v) {
-            src.values.push(v);
-        }
-        true
     }
 
     /// Builds the check and the copy; returns how many spans of shadow
@@ -735,6 +552,166 @@ fn union<'m>(
     let lo = b.select(y_empty, x.0, lo);
     let hi = b.select(y_empty, x.1, hi);
     (b.select(x_empty, y.0, lo), b.select(x_empty, y.1, hi))
+}
+
+impl<'c, 'a, 'b, 'm> Proof<'c, 'a, 'b, 'm> {
+    /// Whether tangent store `st` stores `load(p) + t` back to `p`, `t`
+    /// zero when the sources it adds are.
+    fn accumulates(&mut self, st: Inst<'m>) -> bool {
+        let (v, p) = (st.operand(0), st.operand(1));
+        if !self.cx.shadow_of.contains_key(&p) {
+            return false;
+        }
+        // Vector mode's partials multiply the old tangent by 1 first.
+        let is_old = |x: Value<'m>| {
+            unit_factor(x).as_inst().is_some_and(|l| {
+                l.opcode() == Some(LLVMOpcode::LLVMLoad)
+                    && l.operand(0) == p
+                    && l.parent_block() == st.parent_block()
+                    && !self.cx.clones.contains(&x)
+                    && self.cx.no_write_between(l, st)
+            })
+        };
+        if is_old(v) {
+            return true;
+        }
+        let Some(add) = v.as_inst() else { return false };
+        if add.opcode() != Some(LLVMOpcode::LLVMFAdd) || self.cx.clones.contains(&v) {
+            return false;
+        }
+        let (a, b) = (add.operand(0), add.operand(1));
+        (is_old(a) && self.zero(b)) || (is_old(b) && self.zero(a))
+    }
+
+    /// Whether `v` is zero whenever the sources this adds are (`stack`
+    /// holds the phis assumed zero on the way here).
+    fn zero(&mut self, v: Value<'m>) -> bool {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return false;
+        }
+        if v.is_constant() {
+            return v.is_undef_or_null();
+        }
+        if self.cx.clones.contains(&v) {
+            return false;
+        }
+        let Some(i) = v.as_inst() else {
+            // A tangent parameter.
+            return self.source_value(v);
+        };
+        if !self.set.contains(&i.parent_block()) {
+            return self.source_value(v);
+        }
+        use LLVMOpcode::*;
+        let op = |k: u32| i.operand(k);
+        match i.opcode() {
+            Some(LLVMFAdd | LLVMFSub | LLVMInsertElement | LLVMShuffleVector) => {
+                self.zero(op(0)) && self.zero(op(1))
+            }
+            Some(LLVMFMul) => self.either(op(0), op(1)),
+            Some(LLVMFDiv | LLVMFNeg | LLVMExtractElement | LLVMFPExt | LLVMFPTrunc) => {
+                self.zero(op(0))
+            }
+            Some(LLVMSelect) => self.zero(op(1)) && self.zero(op(2)),
+            Some(LLVMPHI) => {
+                if self.stack.contains(&v) {
+                    return true;
+                }
+                self.stack.push(v);
+                let ok = i.incoming().into_iter().all(|(x, _)| self.zero(x));
+                self.stack.pop();
+                ok
+            }
+            Some(LLVMLoad) => {
+                let known = self.cx.tangent_load.contains_key(&v) && !v.ty().is_scalable_vector();
+                if known && !self.loads.contains(&v) {
+                    self.loads.push(v);
+                }
+                known
+            }
+            Some(LLVMCall) => {
+                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                if name.starts_with("llvm.fmuladd.") || name.starts_with("llvm.fma.") {
+                    self.either(op(0), op(1)) && self.zero(op(2))
+                } else if name.starts_with("llvm.vector.reduce.fadd.") {
+                    self.zero(op(0)) && self.zero(op(1))
+                } else {
+                    false
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `v` equals accumulator phi `acc` whenever the sources this
+    /// adds are zero: `acc` itself, `acc` plus or minus a zero,
+    /// or a phi of such values.
+    fn equal(&mut self, v: Value<'m>, acc: Value<'m>) -> bool {
+        self.steps += 1;
+        let v = unit_factor(v);
+        if v == acc {
+            return true;
+        }
+        if self.steps > MAX_STEPS || self.cx.clones.contains(&v) {
+            return false;
+        }
+        let Some(i) = v.as_inst() else { return false };
+        if !self.set.contains(&i.parent_block()) {
+            return false;
+        }
+        let (nv, nl) = (self.values.len(), self.loads.len());
+        let ok = match i.opcode() {
+            Some(LLVMOpcode::LLVMFAdd) => {
+                let (a, b) = (i.operand(0), i.operand(1));
+                let left = self.equal(a, acc) && self.zero(b);
+                left || {
+                    self.values.truncate(nv);
+                    self.loads.truncate(nl);
+                    self.equal(b, acc) && self.zero(a)
+                }
+            }
+            Some(LLVMOpcode::LLVMFSub) => self.equal(i.operand(0), acc) && self.zero(i.operand(1)),
+            Some(LLVMOpcode::LLVMPHI) => {
+                if self.stack.contains(&v) {
+                    return true;
+                }
+                self.stack.push(v);
+                let ok = i.incoming().into_iter().all(|(x, _)| self.equal(x, acc));
+                self.stack.pop();
+                ok
+            }
+            _ => false,
+        };
+        if !ok {
+            self.values.truncate(nv);
+            self.loads.truncate(nl);
+        }
+        ok
+    }
+
+    /// A product's proof: through its first factor, else its second (the
+    /// sources of a failed attempt are dropped).
+    fn either(&mut self, a: Value<'m>, b: Value<'m>) -> bool {
+        let (nv, nl) = (self.values.len(), self.loads.len());
+        if self.zero(a) {
+            return true;
+        }
+        self.values.truncate(nv);
+        self.loads.truncate(nl);
+        self.zero(b)
+    }
+
+    /// A float tangent from before the loop: checked in the preheader.
+    fn source_value(&mut self, v: Value<'m>) -> bool {
+        if !v.ty().is_fp_or_fp_vector() || v.ty().is_scalable_vector() {
+            return false;
+        }
+        if !self.values.contains(&v) {
+            self.values.push(v);
+        }
+        true
+    }
 }
 
 /// `x` without factors of one (`1.0 * y` is `y`).
