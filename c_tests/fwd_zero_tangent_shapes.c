@@ -16,9 +16,10 @@
  * and central finite differences.
  *
  *
- *   reduce(x, a, n) = c + sum_{i < n} x[i]^2 a, c = 0.5 (a reduction: the
- *   loop leaves with its tangent, dc + sum 2 x[i] dx[i] a + x[i]^2 da):
- *   returned tangent along (dx, da) in {0, e_a, e_3, random}, n = 7 and 0.
+ *   reduce(m, a, w, nv) = 0.5 + sum_{v < nv} sum_{k < NK} w[v NK + k] m[k] a
+ *   (a reduction: the loop over v leaves with its tangent, sum w (dm[k] a +
+ *   m[k] da), and reads the same dm in every iteration): returned tangent
+ *   along (dm, da) in {0, e_a, e_3, random}, nv = NV and 0.
  *
  * Build with -DNO_AD to replace the AD calls by the analytic derivative. */
 #include <math.h>
@@ -46,17 +47,18 @@ __attribute__((noinline)) static void shapes(const double *restrict m, double a,
   }
 }
 
-__attribute__((noinline)) static double reduce(const double *x, double a,
-                                              int n) {
+__attribute__((noinline)) static double reduce(const double *m, double a,
+                                              const double *w, int nv) {
   double s = 0.5;
-  for (int i = 0; i < n; i++)
-    s += x[i] * x[i] * a;
+  for (int v = 0; v < nv; v++)
+    for (int k = 0; k < NK; k++)
+      s += w[v * NK + k] * m[k] * a;
   return s;
 }
-static int g_n;
-static double reduce_z(double *z) { return reduce(z, z[NK], g_n); }
-
 static double g_w[NV * NK], g_o0[2 * NV];
+static int g_n;
+static double reduce_z(double *z) { return reduce(z, z[NK], g_w, g_n); }
+
 static int g_nk;
 
 /* z = (m[0..NK), a) -> (out, out2) from g_o0 */
@@ -93,7 +95,7 @@ int main(void) {
     q[i] = 0.25 * i - 1.0;
   }
   for (int t = 0; t < 2; t++) {
-    g_n = t ? 0 : NK;
+    g_n = t ? 0 : NV;
     for (int d = 0; d < 4; d++) {
       double dd[NK + 1] = {0};
       if (d == 1)
@@ -103,13 +105,15 @@ int main(void) {
       if (d == 3)
         check_rand_dir(dd, NK + 1);
       double want_r = 0.0;
-      for (int i = 0; i < g_n; i++)
-        want_r += 2.0 * z[i] * dd[i] * z[NK] + z[i] * z[i] * dd[NK];
-      check_at("reduce n=%d direction %d", g_n, d);
+      for (int v = 0; v < g_n; v++)
+        for (int k = 0; k < NK; k++)
+          want_r += g_w[v * NK + k] * (dd[k] * z[NK] + z[k] * dd[NK]);
+      check_at("reduce nv=%d direction %d", g_n, d);
 #ifdef NO_AD
       double got = want_r;
 #else
-      double got = __enzyme_fwddiff((void *)reduce, z, dd, z[NK], dd[NK], g_n);
+      double got = __enzyme_fwddiff((void *)reduce, enzyme_dup, z, dd, enzyme_dup, z[NK],
+                                    dd[NK], enzyme_const, g_w, g_n);
 #endif
       check_close("tangent vs analytic", got, want_r, TOL_AD);
       check_close("tangent vs FD", got, fddir(reduce_z, z, dd, NK + 1), TOL_FD);

@@ -175,14 +175,14 @@ pub(crate) fn candidates<'m>(
         .ids()
         .filter(|l| loops.get(*l).parent.is_none())
         .filter(|l| loops.ids().any(|m| loops.get(m).parent == Some(*l)))
-        .map(|l| (l, Finder::new(cfg, loops, kinds, l, false).candidate()))
+        .map(|l| (l, Finder::new(cfg, loops, kinds, l).candidate()))
         .collect()
 }
 
-/// The bytes a load of loop `lp` reads over one run of the loop (its
-/// address affine in the iterations of `lp` and of the loops inside, whose
-/// trip counts are known before `lp`), with what computing the range
-/// before the loop needs (see [`Candidate::choices`] and [`Candidate::finals`]); the
+/// The bytes a load of loop `lp` reads over one run of the loop (the same
+/// in every iteration: its address moves only with the loops inside
+/// `lp`, whose trip counts are known before it), with what computing the
+/// range before the loop needs (see [`Candidate::choices`] and [`Candidate::finals`]); the
 /// reason when the load is not of that kind. The load runs in every
 /// iteration, so the range is memory the loop does read when it runs.
 pub(crate) fn read_range<'m>(
@@ -192,7 +192,7 @@ pub(crate) fn read_range<'m>(
     lp: LoopId,
     load: Inst<'m>,
 ) -> Result<ReadRange<'m>, &'static str> {
-    let f = Finder::new(cfg, loops, kinds, lp, true);
+    let f = Finder::new(cfg, loops, kinds, lp);
     let range = f.access_range(load, load.operand(0), load.ty())?;
     Ok(ReadRange {
         range,
@@ -217,10 +217,6 @@ struct Finder<'a, 'm> {
     loops: &'a LoopNest<'m>,
     kinds: &'a CallKinds<'m>,
     lp: LoopId,
-    /// Ranges over the whole loop: an address may move with the loop's
-    /// own iterations too (`read_range`; a checkpointed loop's stores
-    /// may not, its state being what every iteration may write).
-    whole: bool,
 }
 
 impl<'a, 'm> Finder<'a, 'm> {
@@ -229,7 +225,6 @@ impl<'a, 'm> Finder<'a, 'm> {
         loops: &'a LoopNest<'m>,
         kinds: &'a CallKinds<'m>,
         lp: LoopId,
-        whole: bool,
     ) -> Finder<'a, 'm> {
         Finder {
             choices: RefCell::default(),
@@ -238,7 +233,6 @@ impl<'a, 'm> Finder<'a, 'm> {
             loops,
             kinds,
             lp,
-            whole,
         }
     }
 
@@ -509,20 +503,6 @@ impl<'a, 'm> Finder<'a, 'm> {
             .pointer(ptr, 0)
             .ok_or("its address is not affine in its loops' iterations")?;
         let size = ty.alloc_size(at.as_value().module());
-        if self.whole && lin.per_iteration.iter().any(|(l, _)| *l == self.lp) {
-            let exit = self
-                .loops
-                .exact_exit(self.lp)
-                .ok_or("it moves with a loop that has no exact trip count")?;
-            if !self.known_before(exit.start) || !self.known_before(exit.limit) {
-                return Err("it moves with a loop whose trip count is not known before it");
-            }
-            trips.push(TripFacts {
-                lp: self.lp,
-                exit,
-                guard: Cond::True,
-            });
-        }
         if lin
             .per_iteration
             .iter()
@@ -772,8 +752,7 @@ impl<'a, 'm> Finder<'a, 'm> {
             }
             LLVMOpcode::LLVMPHI => {
                 let bl = i.parent_block();
-                let own_iv = self.whole && self.affine_iv(i).is_some();
-                if bl == self.loops.get(self.lp).header && !own_iv {
+                if bl == self.loops.get(self.lp).header {
                     return Some((self.cycled_roots(i)?, Linear::default()));
                 }
                 // A pointer induction variable of an inner loop.
@@ -886,7 +865,7 @@ impl<'a, 'm> Finder<'a, 'm> {
     /// The loop (inside the time loop) of which `phi` is an affine IV.
     fn affine_iv(&self, phi: Inst<'m>) -> Option<(LoopId, AffineIv<'m>)> {
         let m = self.loops.header_of(phi.parent_block())?;
-        if m == self.lp && !self.whole {
+        if m == self.lp {
             return None;
         }
         let iv = self
