@@ -68,7 +68,7 @@ double time_median(bench_fn fn, void *ctx);
 void time_interleaved(int n, const bench_fn *fns, void *ctx, double *out);
 
 extern double opt_min_sample; /* 0.1 s */
-extern int opt_samples;       /* 5 */
+extern int opt_samples;       /* 11 (--samples N; at least 5) */
 extern int opt_quick;         /* --quick: larger sizes skipped, 20 ms samples */
 extern int opt_size;          /* --size I: only the I-th size (0-based) */
 extern int opt_enzyme;        /* --enzyme: bench.sh had an Enzyme plugin */

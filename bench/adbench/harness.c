@@ -16,7 +16,7 @@
 #include "adbench.h"
 
 double opt_min_sample = 0.1;
-int opt_samples = 5;
+int opt_samples = 11;
 int opt_quick = 0;
 int opt_size = -1;
 int opt_enzyme = 0;

@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--quick")) {
       opt_quick = 1;
       opt_min_sample = 0.02;
+      opt_samples = 5;
     } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
       opt_size = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
