@@ -122,7 +122,7 @@ pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
     // would give the same answer each time (the outer check's, when those
     // sources are what failed it).
     let mut order: Vec<LoopId> = loops.ids().collect();
-    order.sort_by_key(|l| depth(&loops, *l));
+    order.sort_by_key(|l| loops.chain(loops.get(*l).header).len());
     let mut done: Vec<LoopId> = Vec::new();
     for l in order {
         let Some(plan) = cx.plan(l) else { continue };
@@ -157,16 +157,6 @@ pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
         ));
     }
     notes
-}
-
-fn depth(loops: &LoopNest<'_>, l: LoopId) -> usize {
-    let mut d = 0;
-    let mut cur = loops.get(l).parent;
-    while let Some(p) = cur {
-        d += 1;
-        cur = loops.get(p).parent;
-    }
-    d
 }
 
 /// The innermost of `done` that loop `l` is inside.
@@ -434,18 +424,26 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
             }
         }
         let in_loop = |x: Block<'m>| lp.blocks.contains(&x);
+        // The ranges' facts are about one loop: one recomputation serves
+        // them all (and computes a value they share once).
+        let mut choices = HashMap::new();
+        let mut finals = HashMap::new();
+        for (rr, _) in &plan.ranges {
+            choices.extend(rr.choices.iter().map(|(k, v)| (*k, v.clone())));
+            finals.extend(rr.finals.iter().map(|(k, v)| (*k, *v)));
+        }
+        let mut r = Recompute {
+            b: &b,
+            map,
+            inside: &in_loop,
+            choices: &choices,
+            finals: &finals,
+            in_place: false,
+        };
         // One check per shadow: the smallest span holding its ranges (the
         // bytes between two ranges of one object are of that object too).
         let mut spans: Vec<(Value, (Value, Value))> = Vec::new();
         for (rr, lane) in &plan.ranges {
-            let mut r = Recompute {
-                b: &b,
-                map: map.clone(),
-                inside: &in_loop,
-                choices: &rr.choices,
-                finals: &rr.finals,
-                in_place: false,
-            };
             let (lo, hi) = store_offsets(&mut r, &rr.range);
             for root in &rr.range.roots {
                 let s = facts.shadows[*lane]
