@@ -18,7 +18,7 @@ mod split;
 mod zero_skip;
 
 use super::emit::{emit, Operands};
-use super::function_shadow::{load_entry, Entry};
+use super::function_shadow::{load_entry, Entry, MAX_TABLE_WIDTH};
 use super::masked;
 use super::registry::Registry;
 use super::rules::{lookup, OpKey};
@@ -499,7 +499,7 @@ impl<'m, 'a> Forward<'m, 'a> {
             // A registered derivative (which wins over the rule table) or
             // the body of a function of the module.
             CallKind::Custom(f) | CallKind::Defined(f) => self.user_call(i, gi, f, registry),
-            CallKind::Indirect => self.indirect_call(i, gi),
+            CallKind::Indirect => self.indirect_call(i, gi, registry),
             // Repeated on the shadow structure by the shadow mirror.
             CallKind::Structure => {}
             _ => self
@@ -565,17 +565,21 @@ impl<'m, 'a> Forward<'m, 'a> {
     }
 
     /// A call through a function pointer with active data: the forward
-    /// derivative is entry 2 of the pointer's shadow table, on the
-    /// canonical ABI of the call's function type.
-    fn indirect_call(&mut self, i: Inst<'m>, gi: Inst<'m>) {
+    /// derivative of this width is an entry of the pointer's shadow table,
+    /// on the canonical ABI of the call's function type.
+    fn indirect_call(&mut self, i: Inst<'m>, gi: Inst<'m>, registry: &mut Registry<'m>) {
         if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
             return self.diags.push(d);
         }
-        if self.req.width != 1 {
+        let width = self.req.width;
+        if width > MAX_TABLE_WIDTH {
             return self.unsupported(
                 i,
-                "a call through a function pointer in vector forward mode (enzyme_width above 1)",
+                &format!("a call through a function pointer in vector forward mode of width {width} (at most {MAX_TABLE_WIDTH}): call the function directly, or use a smaller enzyme_width"),
             );
+        }
+        if let Err(d) = registry.require_table_width(width) {
+            return self.diags.push(d);
         }
         if i.callee_with_other_type().is_some() {
             // A function called through another type: undefined in LLVM.
@@ -589,9 +593,11 @@ impl<'m, 'a> Forward<'m, 'a> {
                 "the function called through this pointer needs a shadow (its table of derivatives), and enz-rs cannot tell where the pointer comes from: pass it with enzyme_dup (the function itself as its shadow), or call the function directly",
             );
         };
-        let mode = Mode::Forward { width: 1 };
-        let sig = Canonical::signature(i.call_function_type(), mode, Kind::Forward { width: 1 });
-        self.call_forward(i, gi, &sig, |b| load_entry(b, table, Entry::Forward));
+        let mode = Mode::Forward { width };
+        let sig = Canonical::signature(i.call_function_type(), mode, Kind::Forward { width });
+        self.call_forward(i, gi, &sig, |b| {
+            load_entry(b, table, Entry::Forward { width })
+        });
     }
 
     /// Memory functions: allocations keep their primal (shadows were made

@@ -5,15 +5,22 @@
 //! The shadow of function `f` is a constant table
 //!
 //! ```text
-//! @f.shadow = internal constant { ptr, ptr, ptr }
-//!               { @augmented_f, @reverse_f, @fwddiffe_f }
+//! @f.shadow = internal constant [18 x ptr]
+//!               [@augmented_f, @reverse_f, @fwddiffe_f,
+//!                @fwddiffe2_f, ..., @fwddiffe16_f]
 //! ```
 //!
 //! of `f`'s derivatives on the canonical ABI (`signature::Canonical`:
 //! every activity from the type alone), so a caller knowing only the
-//! call's function type builds the same signatures. Entries are filled by
-//! direction when first needed (a reverse-mode caller needs the first two,
-//! a forward-mode one the third; an entry never asked for stays null).
+//! call's function type builds the same signatures: the augmented primal
+//! and the reverse sweep, then the forward derivative of each width 1 to
+//! [`MAX_TABLE_WIDTH`] (vector forward mode, `enzyme_width`). Entries are
+//! filled by direction when first needed (a reverse-mode caller needs the
+//! first two, a forward-mode one the third; an entry never asked for stays
+//! null). A width above 1 is filled in every table with a forward entry
+//! once a call through a pointer in vector forward mode of that width is
+//! made ([`Registry::require_table_width`]), and in every such table made
+//! afterwards.
 //! A function without a body (a libm function with a rule, a declaration
 //! with a registered derivative) gets its derivatives through a small
 //! internal wrapper calling it. The shadow of a global holding function
@@ -27,18 +34,41 @@ use crate::ir::{add_internal_function, add_internal_global, Builder, Function, G
 use crate::ir::{Context, Ty, TyKind, Value};
 use crate::signature::{Mode, Request};
 
-/// Index of each entry of a function's shadow table.
+/// The widest vector forward mode a call through a function pointer may
+/// use: the tables hold a forward derivative for each width up to it.
+pub(crate) const MAX_TABLE_WIDTH: u32 = 16;
+
+/// An entry of a function's shadow table.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Entry {
-    Augmented = 0,
-    Reverse = 1,
-    Forward = 2,
+    Augmented,
+    Reverse,
+    /// The forward derivative with this many tangents per value.
+    Forward {
+        width: u32,
+    },
 }
 
-/// The type of a shadow table: `{ ptr, ptr, ptr }`.
+impl Entry {
+    /// Where the entry is in the table.
+    fn index(self) -> usize {
+        match self {
+            Entry::Augmented => 0,
+            Entry::Reverse => 1,
+            Entry::Forward { width } => {
+                debug_assert!((1..=MAX_TABLE_WIDTH).contains(&width));
+                1 + width as usize
+            }
+        }
+    }
+}
+
+/// How many entries a shadow table has.
+const TABLE_LEN: usize = 2 + MAX_TABLE_WIDTH as usize;
+
+/// The type of a shadow table: `[18 x ptr]`.
 pub(crate) fn table_type<'m>(ctx: Context<'m>) -> Ty<'m> {
-    let p = Ty::ptr(ctx);
-    Ty::literal_struct(ctx, &[p, p, p])
+    Ty::ptr(ctx).array(TABLE_LEN as u64)
 }
 
 /// Loads entry `e` of the shadow table `table` at the builder's position.
@@ -48,7 +78,7 @@ pub(crate) fn load_entry<'m>(b: &Builder<'m>, table: Value<'m>, e: Entry) -> Val
     let at = b.gep(
         table_type(ctx),
         table,
-        &[b.const_int(i32t, 0), b.const_int(i32t, e as i64)],
+        &[b.const_int(i32t, 0), b.const_int(i32t, e.index() as i64)],
     );
     b.load(Ty::ptr(ctx), at)
 }
@@ -78,32 +108,82 @@ impl<'m> Registry<'m> {
                 t
             }
         };
-        let init = table.initializer().expect("a shadow table is defined");
-        let mut entries: Vec<Value> = (0..3)
-            .map(|k| init.aggregate_element(k).expect("three entries"))
-            .collect();
-        let filled = |e: Entry| !entries[e as usize].is_undef_or_null();
-        let wanted: &[Entry] = match direction {
-            Direction::Reverse => &[Entry::Augmented, Entry::Reverse],
-            Direction::Forward => &[Entry::Forward],
+        let wanted: Vec<Entry> = match direction {
+            Direction::Reverse => vec![Entry::Augmented, Entry::Reverse],
+            Direction::Forward => std::iter::once(1)
+                .chain(self.table_widths.iter().copied())
+                .map(|width| Entry::Forward { width })
+                .collect(),
         };
-        if wanted.iter().all(|e| filled(*e)) {
-            return Ok(table);
+        self.fill_entries(f, table, &wanted)?;
+        Ok(table)
+    }
+
+    /// Makes every shadow table with a forward entry also hold the forward
+    /// derivative of `width` (a call through a function pointer in vector
+    /// forward mode of that width is being made), and every table made
+    /// later too.
+    pub(crate) fn require_table_width(&mut self, width: u32) -> Result<(), Diagnostic> {
+        if width == 1 || !self.table_widths.insert(width) {
+            return Ok(());
+        }
+        // In the order of the tables' names: the derivatives made here are
+        // then emitted in the same order in every run.
+        let mut tables: Vec<(Function<'m>, Global<'m>)> = self
+            .function_shadows
+            .iter()
+            .map(|(f, t)| (*f, *t))
+            .collect();
+        tables.sort_by_key(|(_, t)| t.name());
+        for (f, table) in tables {
+            let init = table.initializer().expect("a shadow table is defined");
+            let single = Entry::Forward { width: 1 }.index() as u32;
+            let has_forward = init
+                .aggregate_element(single)
+                .is_some_and(|e| !e.is_undef_or_null());
+            if has_forward {
+                self.fill_entries(f, table, &[Entry::Forward { width }])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills the entries `wanted` of `f`'s shadow table `table` that are
+    /// still null.
+    fn fill_entries(
+        &mut self,
+        f: Function<'m>,
+        table: Global<'m>,
+        wanted: &[Entry],
+    ) -> Result<(), Diagnostic> {
+        let init = table.initializer().expect("a shadow table is defined");
+        let mut entries: Vec<Value> = (0..TABLE_LEN as u32)
+            .map(|k| init.aggregate_element(k).expect("a full table"))
+            .collect();
+        let missing: Vec<Entry> = wanted
+            .iter()
+            .copied()
+            .filter(|e| entries[e.index()].is_undef_or_null())
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
         }
         let target = self.canonical_target(f)?;
-        match direction {
-            Direction::Reverse => {
-                let d = self.split(&Request::canonical(target, Mode::Split))?;
-                entries[Entry::Augmented as usize] = d.forward.as_value();
-                entries[Entry::Reverse as usize] = d.reverse.as_value();
-            }
-            Direction::Forward => {
-                let d = self.forward(&Request::canonical(target, Mode::Forward { width: 1 }))?;
-                entries[Entry::Forward as usize] = d.as_value();
+        for e in missing {
+            match e {
+                Entry::Augmented | Entry::Reverse => {
+                    let d = self.split(&Request::canonical(target, Mode::Split))?;
+                    entries[Entry::Augmented.index()] = d.forward.as_value();
+                    entries[Entry::Reverse.index()] = d.reverse.as_value();
+                }
+                Entry::Forward { width } => {
+                    let d = self.forward(&Request::canonical(target, Mode::Forward { width }))?;
+                    entries[e.index()] = d.as_value();
+                }
             }
         }
-        table.set_initializer(table_type(ctx).const_aggregate(&entries));
-        Ok(table)
+        table.set_initializer(table_type(f.context()).const_aggregate(&entries));
+        Ok(())
     }
 
     /// The function whose canonical derivatives stand for `f`'s: `f`

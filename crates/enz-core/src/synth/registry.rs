@@ -55,6 +55,9 @@ pub(crate) struct Registry<'m> {
     user_inactive: HashSet<Value<'m>>,
     /// Shadow tables of functions (see `function_shadow`).
     pub(super) function_shadows: HashMap<Function<'m>, Global<'m>>,
+    /// The vector widths (above 1) of the forward derivatives every shadow
+    /// table with a forward entry holds (`function_shadow.rs`).
+    pub(super) table_widths: std::collections::BTreeSet<u32>,
     /// Wrappers standing for bodiless functions in shadow tables.
     pub(super) wrappers: HashMap<Function<'m>, Function<'m>>,
     /// Shadows of writable globals holding function pointers, with the
@@ -97,6 +100,7 @@ impl<'m> Registry<'m> {
             user_inactive: inactive_globals.iter().map(|g| g.as_value()).collect(),
             user_global_shadows,
             function_shadows: HashMap::new(),
+            table_widths: std::collections::BTreeSet::new(),
             wrappers: HashMap::new(),
             initialised_shadows: Vec::new(),
         }
