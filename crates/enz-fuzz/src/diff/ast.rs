@@ -116,6 +116,9 @@ pub enum Expr {
     PowV(Box<Expr>, Box<Expr>),
     /// A call of a scalar helper `h<k>(a, b)`.
     Helper(usize, Box<Expr>, Box<Expr>),
+    /// A call through a function-pointer expression `f(a, b)` (the same
+    /// text in both copies: the pointers are set up by the block).
+    Apply(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 /// How many times a `for` loop runs.
@@ -147,6 +150,11 @@ pub enum Piece {
     Cond(Expr),
     /// The name of pointer helper `p<k>` (suffixed in the reference).
     PHelper(usize),
+    /// The name of scalar helper `h<k>` (suffixed in the reference).
+    SHelper(usize),
+    /// `(int)(2 + 1.4*sin(e))`, 0..3 from data (truncation noted in the
+    /// reference).
+    Itr(Expr),
     /// The struct type.
     St,
 }

@@ -189,7 +189,7 @@ impl Gen {
     fn stmt(&mut self, depth: usize) -> Stmt {
         let in_loop = !self.loops.is_empty();
         let nested = depth >= 2;
-        match self.rng.below(20) {
+        match self.rng.below(24) {
             0..=5 => self.assign(),
             6 | 7 if !nested => {
                 let d = self.cond();
@@ -243,6 +243,11 @@ impl Gen {
             16 => self.struct_block(),
             17 if self.nx >= 2 => self.ptr_block(),
             18 if self.n_ptr_helpers > 0 => self.ptr_helper_call(),
+            19 => self.triangle_block(),
+            20 if self.nx >= 2 => self.recurrence_block(),
+            21 => self.gather_block(),
+            22 if self.n_scalar_helpers > 0 => self.fn_pointer_block(),
+            23 => self.switch_block(),
             _ => self.assign(),
         }
     }
@@ -451,6 +456,283 @@ impl Gen {
             b(Expr::Var(format!("*(p + {j})"))),
         );
         p.push(Val(e));
+        p.push(Self::text(";\n}"));
+        Stmt::Block(p)
+    }
+
+    /// A nest in the shape of ADBench's GMM: two buffers (heap or stack)
+    /// refilled in every iteration of an outer loop, a triangular update of
+    /// one by the other through a running integer index, a reduction.
+    fn triangle_block(&mut self) -> Stmt {
+        use Piece::*;
+        let (o, j, c, r, k) = (
+            self.fresh_var("o"),
+            self.fresh_var("j"),
+            self.fresh_var("c"),
+            self.fresh_var("r"),
+            self.fresh_var("k"),
+        );
+        let mut p = vec![Self::text("{\n")];
+        let heap = self.rng.chance(0.5);
+        if heap {
+            for buf in ["bu", "bz"] {
+                p.extend([
+                    Ty,
+                    Text(format!(" *{buf} = (")),
+                    Ty,
+                    Self::text(" *)malloc(NX * sizeof("),
+                    Ty,
+                    Self::text("));\n"),
+                ]);
+            }
+        } else {
+            p.extend([Ty, Self::text(" bu[NX], bz[NX];\n")]);
+        }
+        let outer = 1 + self.rng.below(3);
+        p.push(Text(format!(
+            "for (int {o} = 0; {o} < {outer}; {o}++) {{\nfor (int {j} = 0; {j} < NX; {j}++)\n  bu[{j}] = "
+        )));
+        self.loops.push((o.clone(), false));
+        self.loops.push((j.clone(), true));
+        p.push(Val(self.expr(2)));
+        p.push(Text(format!(
+            ";\nfor (int {j} = 0; {j} < NX; {j}++)\n  bz[{j}] = "
+        )));
+        let e = Expr::Bin('*', b(Expr::Var(format!("bu[{j}]"))), b(self.bounded(1)));
+        p.push(Val(e));
+        self.loops.pop();
+        p.push(Text(format!(
+            ";\nint {k} = 0;\nfor (int {c} = 0; {c} < NX; {c}++)\n  for (int {r} = {c} + 1; {r} < NX; {r}++) {{\nbz[{r}] += "
+        )));
+        let coef = if self.rng.chance(0.6) {
+            Expr::Var(format!("x[{k} % NX]"))
+        } else {
+            self.leaf()
+        };
+        let e = Expr::Bin(
+            '*',
+            b(Expr::Const(self.rng.range(0.1, 0.4))),
+            b(Expr::Bin(
+                '*',
+                b(Expr::Var(format!("bu[{c}]"))),
+                b(Expr::Call(*self.rng.pick(&FUNS), b(coef))),
+            )),
+        );
+        p.push(Val(e));
+        p.push(Text(format!(";\n{k}++;\n}}\n")));
+        let l = self.local();
+        p.push(Text(format!(
+            "for (int {j} = 0; {j} < NX; {j}++)\n  {l} += "
+        )));
+        let e = Expr::Bin(
+            '*',
+            b(Expr::Const(self.rng.range(0.1, 0.4))),
+            b(Expr::Call(
+                *self.rng.pick(&FUNS),
+                b(Expr::Var(format!("bz[{j}]"))),
+            )),
+        );
+        p.push(Val(e));
+        self.loops.pop();
+        p.push(Self::text(";\n}\n"));
+        if heap {
+            p.push(Self::text("free(bu);\nfree(bz);\n"));
+        }
+        p.push(Self::text("}"));
+        Stmt::Block(p)
+    }
+
+    /// x updated in place from its neighbour, forwards or backwards.
+    fn recurrence_block(&mut self) -> Stmt {
+        use Piece::*;
+        let j = self.fresh_var("j");
+        let (head, dst, src) = if self.rng.chance(0.5) {
+            (
+                format!("for (int {j} = 1; {j} < NX; {j}++)\n  "),
+                format!("x[{j}]"),
+                format!("x[{j} - 1]"),
+            )
+        } else {
+            (
+                format!("for (int {j} = NX - 1; {j} > 0; {j}--)\n  "),
+                format!("x[{j} - 1]"),
+                format!("x[{j}]"),
+            )
+        };
+        self.loops.push((j, true));
+        let arg = Expr::Bin('*', b(Expr::Var(src)), b(self.leaf()));
+        let e = Expr::Bin(
+            '+',
+            b(Expr::Bin(
+                '*',
+                b(Expr::Const(self.rng.range(0.3, 0.8))),
+                b(Expr::Var(dst.clone())),
+            )),
+            b(Expr::Bin(
+                '*',
+                b(Expr::Const(self.rng.range(0.2, 0.6))),
+                b(Expr::Call(*self.rng.pick(&FUNS), b(arg))),
+            )),
+        );
+        self.loops.pop();
+        Stmt::Block(vec![
+            Text(format!("{head}{dst} = ")),
+            Val(e),
+            Self::text(";"),
+        ])
+    }
+
+    /// Reads (and sometimes writes) x through an integer index array.
+    fn gather_block(&mut self) -> Stmt {
+        use Piece::*;
+        let j = self.fresh_var("j");
+        let (m, q) = (1 + self.rng.below(4), self.rng.below(5));
+        let mut p = vec![Text(format!(
+            "{{\nint ix[NX];\nfor (int {j} = 0; {j} < NX; {j}++)\n  ix[{j}] = ({j} * {m} + {q}) % NX;\n"
+        ))];
+        let l = self.local();
+        p.push(Text(format!(
+            "for (int {j} = 0; {j} < NX; {j}++)\n  {l} += "
+        )));
+        self.loops.push((j.clone(), true));
+        let arg = Expr::Bin('*', b(Expr::Var(format!("x[ix[{j}]]"))), b(self.leaf()));
+        let e = Expr::Bin(
+            '*',
+            b(Expr::Const(self.rng.range(0.1, 0.5))),
+            b(Expr::Call(*self.rng.pick(&FUNS), b(arg))),
+        );
+        p.push(Val(e));
+        p.push(Self::text(";\n"));
+        if self.rng.chance(0.5) {
+            let dst = format!("x[ix[{j}]]");
+            p.push(Text(format!(
+                "for (int {j} = 0; {j} < NX; {j}++)\n  {dst} = "
+            )));
+            let e = Expr::Bin(
+                '+',
+                b(Expr::Bin(
+                    '*',
+                    b(Expr::Const(self.rng.range(0.3, 0.8))),
+                    b(Expr::Var(dst)),
+                )),
+                b(self.bounded(1)),
+            );
+            p.push(Val(e));
+            p.push(Self::text(";\n"));
+        }
+        self.loops.pop();
+        p.push(Self::text("}"));
+        Stmt::Block(p)
+    }
+
+    /// Calls scalar helpers through a local table of function pointers and
+    /// through a pointer chosen by a branch.
+    fn fn_pointer_block(&mut self) -> Stmt {
+        use Piece::*;
+        let j = self.fresh_var("j");
+        let n = self.n_scalar_helpers;
+        let (h0, h1) = (self.rng.below(n), self.rng.below(n));
+        let mut p = vec![
+            Self::text("{\n"),
+            Ty,
+            Self::text(" (*fp[2])("),
+            Ty,
+            Self::text(", "),
+            Ty,
+            Self::text(") = {"),
+            SHelper(h0),
+            Self::text(", "),
+            SHelper(h1),
+            Self::text("};\n"),
+        ];
+        let l = self.local();
+        let trips = 1 + self.rng.below(3);
+        p.push(Text(format!(
+            "for (int {j} = 0; {j} < {trips}; {j}++)\n  {l} = "
+        )));
+        self.loops.push((j.clone(), false));
+        let call = Expr::Var(format!("fp[{j} % 2]"));
+        let e = Expr::Bin(
+            '+',
+            b(Expr::Bin(
+                '*',
+                b(Expr::Const(self.rng.range(0.3, 0.7))),
+                b(Expr::Var(l.clone())),
+            )),
+            b(Expr::Bin(
+                '*',
+                b(Expr::Const(self.rng.range(0.2, 0.5))),
+                b(Expr::Apply(b(call), b(self.expr(1)), b(self.expr(1)))),
+            )),
+        );
+        self.loops.pop();
+        p.push(Val(e));
+        p.push(Self::text(";\n"));
+        if self.rng.chance(0.6) {
+            p.extend([
+                Ty,
+                Self::text(" (*g)("),
+                Ty,
+                Self::text(", "),
+                Ty,
+                Self::text(") = ("),
+            ]);
+            p.push(Cond(self.cond()));
+            p.extend([
+                Self::text(") ? fp[0] : fp[1];\n"),
+                Text(format!("{} += ", self.local())),
+            ]);
+            let e = Expr::Bin(
+                '*',
+                b(Expr::Const(self.rng.range(0.2, 0.5))),
+                b(Expr::Apply(
+                    b(Expr::Var("g".into())),
+                    b(self.expr(1)),
+                    b(self.expr(1)),
+                )),
+            );
+            p.push(Val(e));
+            p.push(Self::text(";\n"));
+        }
+        p.push(Self::text("}"));
+        Stmt::Block(p)
+    }
+
+    /// A `switch` on a small count from data, with fallthrough.
+    fn switch_block(&mut self) -> Stmt {
+        use Piece::*;
+        let mut p = vec![
+            Self::text("switch ("),
+            Itr(self.expr(2)),
+            Self::text(") {\n"),
+        ];
+        for case in 0..3 {
+            p.push(Text(format!("case {case}:\n")));
+            let l = self.local();
+            p.push(Text(format!("  {l} = ")));
+            let e = Expr::Bin(
+                '+',
+                b(Expr::Bin(
+                    '*',
+                    b(Expr::Const(self.rng.range(0.3, 0.9))),
+                    b(Expr::Var(l)),
+                )),
+                b(self.bounded(2)),
+            );
+            p.push(Val(e));
+            p.push(Self::text(";\n"));
+            if self.rng.chance(0.6) {
+                p.push(Self::text("  break;\n"));
+            }
+        }
+        p.push(Self::text("default:\n  "));
+        let l = self.local();
+        p.push(Text(format!("{l} *= ")));
+        p.push(Val(Expr::Bin(
+            '+',
+            b(Expr::Const(0.5)),
+            b(Expr::Bin('*', b(Expr::Const(0.4)), b(self.bounded(1)))),
+        )));
         p.push(Self::text(";\n}"));
         Stmt::Block(p)
     }

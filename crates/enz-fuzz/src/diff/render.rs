@@ -115,6 +115,9 @@ impl Ctx {
             Expr::Helper(k, a, b) => {
                 format!("h{k}{}({}, {})", self.sfx(), self.expr(a), self.expr(b))
             }
+            Expr::Apply(f, a, b) => {
+                format!("{}({}, {})", self.expr(f), self.expr(a), self.expr(b))
+            }
         }
     }
 
@@ -158,6 +161,22 @@ impl Ctx {
         }
     }
 
+    /// `(int)(2 + 1.4*sin(e))`: a small count or case from data.
+    fn itr(self, e: &Expr) -> String {
+        let v = format!(
+            "{} + {} * {}({})",
+            self.lit(2.0),
+            self.lit(1.4),
+            self.fun("sin"),
+            self.expr(e)
+        );
+        if self.reff {
+            format!("fz_itr({v})")
+        } else {
+            format!("(int)({v})")
+        }
+    }
+
     fn pieces(self, ps: &[Piece]) -> String {
         let mut s = String::new();
         for p in ps {
@@ -173,6 +192,10 @@ impl Ctx {
                 Piece::PHelper(k) => {
                     let _ = write!(s, "p{k}{}", self.sfx());
                 }
+                Piece::SHelper(k) => {
+                    let _ = write!(s, "h{k}{}", self.sfx());
+                }
+                Piece::Itr(e) => s.push_str(&self.itr(e)),
             }
         }
         s
@@ -203,21 +226,7 @@ impl Ctx {
                 let (pre, lim) = match bound {
                     Bound::Const(k) => (None, k.to_string()),
                     Bound::N => (None, "n".to_string()),
-                    Bound::Data(e) => {
-                        let v = format!(
-                            "{} + {} * {}({})",
-                            self.lit(2.0),
-                            self.lit(1.4),
-                            self.fun("sin"),
-                            self.expr(e)
-                        );
-                        let init = if self.reff {
-                            format!("fz_itr({v})")
-                        } else {
-                            format!("(int)({v})")
-                        };
-                        (Some(init), format!("k_{var}"))
-                    }
+                    Bound::Data(e) => (Some(self.itr(e)), format!("k_{var}")),
                 };
                 let mut ind2 = ind;
                 if let Some(init) = &pre {
