@@ -224,6 +224,9 @@ pub struct Modes {
     pub fwd: usize,
     /// `__enzyme_fwddiff` with `enzyme_width, 2`.
     pub vec: bool,
+    /// `__enzyme_autodiff` with `enzyme_width, 2`: lane 0 as `rev`, lane 1
+    /// with x's shadow seeded with W / FZ_DRET.
+    pub rev_vec: bool,
     /// `__enzyme_augmentfwd` + `__enzyme_reverse`.
     pub split: bool,
 }

@@ -904,8 +904,15 @@ pub fn generate(seed: u64) -> Program {
         fwd: rng.below(3),
         vec: rng.chance(0.4),
         split: rng.chance(0.4),
+        rev_vec: rng.chance(0.3),
     };
-    if !modes.rev && !modes.rev_const && modes.fwd == 0 && !modes.vec && !modes.split {
+    if !modes.rev
+        && !modes.rev_const
+        && modes.fwd == 0
+        && !modes.vec
+        && !modes.split
+        && !modes.rev_vec
+    {
         match rng.below(3) {
             0 => modes.rev = true,
             1 => modes.fwd = 1,

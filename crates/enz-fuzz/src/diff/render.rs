@@ -388,7 +388,9 @@ pub fn render(p: &Program, header: &str) -> String {
          fz_grad2 __enzyme_reverse_fzg2(void *, ...);\n\
          fz_real __enzyme_fwddiff_fz(void *, ...);\n\
          typedef struct {{ fz_real d[2]; }} fz_tan2;\n\
-         fz_tan2 __enzyme_fwddiff_fzw2(void *, ...);\n"
+         fz_tan2 __enzyme_fwddiff_fzw2(void *, ...);\n\
+         typedef struct {{ fz_real da[2], db[2]; }} fz_grad2w2;\n\
+         fz_grad2w2 __enzyme_autodiff_fzgw2(void *, ...);\n"
     );
     let _ = writeln!(
         o,
@@ -489,6 +491,22 @@ pub fn render(p: &Program, header: &str) -> String {
              \x20 check_close(\"vec lane 1\", got1, want1, FZ_TOL);\n}}\n"
         );
     }
+    if m.rev_vec {
+        let _ = writeln!(
+            o,
+            "/* vector reverse mode, width 2: the return seeded with 1 in both lanes, x's shadow\n\
+             \x20* with W in lane 0 (the gradient g) and W / FZ_DRET in lane 1 (gs / FZ_DRET) */\n\
+             static void fz_check_rev_vec(const double *z, const double *g, const double *gs) {{\n\
+             \x20 fz_real xa[NX], d0[NX], d1[NX];\n\
+             \x20 for (int i = 0; i < NX; i++) {{\n    xa[i] = (fz_real)z[i];\n    d0[i] = FZ_W[i];\n    d1[i] = (fz_real)(FZ_W[i] / FZ_DRET);\n  }}\n\
+             \x20 fz_grad2w2 r = __enzyme_autodiff_fzgw2((void *)fz_f, enzyme_width, 2, {dup}xa, d0, d1, {out}(fz_real)z[NX], {out}(fz_real)z[NX + 1], {cst}NX);\n\
+             \x20 for (int i = 0; i < NX; i++) {{\n    check_close_i(\"rev_vec lane 0 dx\", i, d0[i], g[i], FZ_TOL);\n    check_close_i(\"rev_vec lane 1 dx\", i, d1[i], gs[i] / FZ_DRET, FZ_TOL);\n  }}\n\
+             \x20 check_close(\"rev_vec lane 0 da\", r.da[0], g[NX], FZ_TOL);\n\
+             \x20 check_close(\"rev_vec lane 0 db\", r.db[0], g[NX + 1], FZ_TOL);\n\
+             \x20 check_close(\"rev_vec lane 1 da\", r.da[1], gs[NX] / FZ_DRET, FZ_TOL);\n\
+             \x20 check_close(\"rev_vec lane 1 db\", r.db[1], gs[NX + 1] / FZ_DRET, FZ_TOL);\n}}\n"
+        );
+    }
     if m.split {
         let _ = writeln!(
             o,
@@ -524,6 +542,9 @@ pub fn render(p: &Program, header: &str) -> String {
     }
     if m.split {
         o.push_str("    fz_check_split(z, gs);\n");
+    }
+    if m.rev_vec {
+        o.push_str("    fz_check_rev_vec(z, g, gs);\n");
     }
     o.push_str("    (void)gs;\n  }\n");
     o.push_str(

@@ -76,7 +76,12 @@ fn unwrap(s: &Stmt) -> Option<Vec<Stmt>> {
 /// Mode-removal candidates (each keeps at least one mode).
 fn fewer_modes(p: &Program) -> Vec<Program> {
     let m = &p.modes;
-    let active = m.rev as usize + m.rev_const as usize + m.fwd + m.vec as usize + m.split as usize;
+    let active = m.rev as usize
+        + m.rev_const as usize
+        + m.fwd
+        + m.vec as usize
+        + m.split as usize
+        + m.rev_vec as usize;
     let mut v = Vec::new();
     if active <= 1 {
         return v;
@@ -100,6 +105,9 @@ fn fewer_modes(p: &Program) -> Vec<Program> {
     }
     if m.split {
         push(&|q| q.modes.split = false);
+    }
+    if m.rev_vec {
+        push(&|q| q.modes.rev_vec = false);
     }
     if m.markers {
         push(&|q| q.modes.markers = false);
