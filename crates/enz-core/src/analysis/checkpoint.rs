@@ -184,7 +184,10 @@ pub(crate) fn candidates<'m>(
 /// `lp`, whose trip counts are known before it), with what computing the
 /// range before the loop needs (see [`Candidate::choices`] and [`Candidate::finals`]); the
 /// reason when the load is not of that kind. The load runs in every
-/// iteration, so the range is memory the loop does read when it runs.
+/// iteration, so the range is memory the loop does read when it runs;
+/// an iteration that ends by an exception (the unwind edge of a primal
+/// `invoke`: a C++ call that may throw) is not counted, as a throw ends
+/// the loop before its reads rather than picking which memory they read.
 pub(crate) fn read_range<'m>(
     cfg: &Cfg<'m>,
     loops: &LoopNest<'m>,
@@ -192,7 +195,8 @@ pub(crate) fn read_range<'m>(
     lp: LoopId,
     load: Inst<'m>,
 ) -> Result<ReadRange<'m>, &'static str> {
-    let f = Finder::new(cfg, loops, kinds, lp);
+    let mut f = Finder::new(cfg, loops, kinds, lp);
+    f.unwinds_end_early = true;
     let range = f.access_range(load, load.operand(0), load.ty())?;
     Ok(ReadRange {
         range,
@@ -217,6 +221,9 @@ struct Finder<'a, 'm> {
     loops: &'a LoopNest<'m>,
     kinds: &'a CallKinds<'m>,
     lp: LoopId,
+    /// Whether an exit by an exception leaves the time loop early instead
+    /// of being one of its exits (see [`read_range`]).
+    unwinds_end_early: bool,
 }
 
 impl<'a, 'm> Finder<'a, 'm> {
@@ -233,6 +240,7 @@ impl<'a, 'm> Finder<'a, 'm> {
             loops,
             kinds,
             lp,
+            unwinds_end_early: false,
         }
     }
 
@@ -616,10 +624,18 @@ impl<'a, 'm> Finder<'a, 'm> {
     /// last one too: it dominates the latch and every block leaving.
     fn every_iteration(&self, b: Block<'m>) -> bool {
         let lp = self.loops.get(self.lp);
+        let stays = |x: Block<'m>, s: Block<'m>| {
+            self.contains(s)
+                || (self.unwinds_end_early
+                    && x.terminator().is_some_and(|t| {
+                        t.is_invoke() && t.unwind_dest() == s && t.normal_dest() != s
+                    }))
+        };
         self.cfg.dominates(b, lp.latch)
-            && lp.ordered.iter().all(|x| {
-                x.successors().iter().all(|s| self.contains(*s)) || self.cfg.dominates(b, *x)
-            })
+            && lp
+                .ordered
+                .iter()
+                .all(|x| x.successors().iter().all(|s| stays(*x, *s)) || self.cfg.dominates(b, *x))
     }
 
     /// When block `p` branches to `b` (given that `p` runs).

@@ -139,7 +139,9 @@ pub(crate) fn synthesize_forward<'m>(
         }
     }
     fw.finish();
-    super::unwind::reattach_invokes(std::mem::take(&mut fw.detached));
+    let reattached = super::unwind::reattach_invokes(std::mem::take(&mut fw.detached));
+    // The primal's invokes now map to the invokes their calls became.
+    let continuations = super::unwind::remap_reattached(p, &mut fw.map, &reattached);
     if fw.diags.is_empty() && req.release.is_none() && !super::gpu::is_gpu_module(p) {
         let primal = super::disjoint::primal_pointers(p, &fw.map);
         let shadow: std::collections::HashSet<Value<'m>> =
@@ -156,6 +158,7 @@ pub(crate) fn synthesize_forward<'m>(
             map: &fw.map,
             tangents: &fw.tangents,
             shadows: &fw.shadows,
+            continuations: &continuations,
         });
     }
     if fw.diags.is_empty() {

@@ -44,15 +44,54 @@ pub(crate) fn replaced_call<'m>(detached: &mut [Detached<'m>], old: Inst<'m>, ne
     }
 }
 
+/// A detached call made an invoke again: the call (erased: a key for
+/// comparison only), the invoke, and the block of what followed the call.
+pub(crate) struct Reattached<'m> {
+    pub(crate) call: Inst<'m>,
+    pub(crate) invoke: Inst<'m>,
+    pub(crate) cont: Block<'m>,
+}
+
 /// Makes each detached call an invoke of its landing pad again.
-pub(crate) fn reattach_invokes<'m>(detached: Vec<Detached<'m>>) {
+pub(crate) fn reattach_invokes<'m>(detached: Vec<Detached<'m>>) -> Vec<Reattached<'m>> {
+    let mut out = Vec::new();
     for (call, built_in, unwind) in detached {
         let now_in = call.parent_block();
-        call.call_into_invoke(unwind);
+        let invoke = call.call_into_invoke(unwind);
         if now_in != built_in {
             unwind.redirect_phi_incoming(built_in, now_in);
         }
+        let cont = invoke.normal_dest();
+        out.push(Reattached { call, invoke, cont });
     }
+    out
+}
+
+/// Maps each invoke of `prep` whose clone (through `map`) was a detached
+/// call to the invoke that call became; the blocks made by
+/// [`reattach_invokes`] (what followed each call), by the block of their
+/// invoke.
+pub(crate) fn remap_reattached<'m>(
+    prep: Function<'m>,
+    map: &mut ValueMap<'m>,
+    reattached: &[Reattached<'m>],
+) -> std::collections::HashMap<Block<'m>, Block<'m>> {
+    let mut conts = std::collections::HashMap::new();
+    for r in reattached {
+        conts.insert(r.invoke.parent_block(), r.cont);
+    }
+    for b in prep.blocks() {
+        let Some(inv) = b.terminator().filter(|t| t.is_invoke()) else {
+            continue;
+        };
+        if let Some(r) = reattached
+            .iter()
+            .find(|r| map.get(inv) == r.call.as_value())
+        {
+            map.insert(inv, r.invoke);
+        }
+    }
+    conts
 }
 
 /// The primal invoke whose normal edge is `blk` (its only predecessor

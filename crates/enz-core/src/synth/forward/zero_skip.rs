@@ -31,7 +31,10 @@
 //! - the shadow memory of its sources is not memory it accumulates into;
 //! - its tangent work calls nothing but intrinsics and math functions
 //!   that write no memory; its values are used after it only through its
-//!   exit blocks' phis (LCSSA) and it leaves only from its latch.
+//!   exit blocks' phis (LCSSA) and it leaves only from its latch, or by
+//!   an exception from a primal `invoke` (C++: a virtual call that may
+//!   throw, with cleanups), whose landing pad the copy's `invoke` unwinds
+//!   to as well, carrying only primal values there.
 //!
 //! The check reads each source range once (a span per shadow object),
 //! stopping at the first nonzero word: what one iteration of the loop
@@ -68,6 +71,10 @@ pub(super) struct Facts<'a, 'm> {
     /// Primal value to its tangents, one per lane.
     pub(super) tangents: &'a HashMap<Value<'m>, Vec<Value<'m>>>,
     pub(super) shadows: &'a [ShadowMap<'m>],
+    /// Blocks of `f` holding what followed a call that became an invoke
+    /// again, by the invoke's block (`unwind::remap_reattached`): part of
+    /// the loop of that block.
+    pub(super) continuations: &'a HashMap<Block<'m>, Block<'m>>,
 }
 
 /// Versions every qualifying loop of `f`; one note per loop versioned,
@@ -197,6 +204,9 @@ struct Plan<'m> {
     /// Shadow memory that must be zero: the range, and the lane whose
     /// shadows of its roots it is in.
     ranges: Vec<(ReadRange<'m>, usize)>,
+    /// The loop's blocks ending in a primal `invoke` and its landing pad
+    /// outside the loop.
+    unwinds: Vec<(Block<'m>, Block<'m>)>,
 }
 
 /// One loop's proof that its tangent work only adds zeros when its
@@ -219,7 +229,14 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
         let facts = self.facts;
         let lp = self.loops.get(l);
         let mut escaping: Vec<Value> = Vec::new();
-        let blocks: Vec<Block> = lp.ordered.iter().map(|b| facts.map.block(*b)).collect();
+        let mut blocks: Vec<Block> = Vec::new();
+        for b in &lp.ordered {
+            let mut cur = Some(facts.map.block(*b));
+            while let Some(c) = cur {
+                blocks.push(c);
+                cur = facts.continuations.get(&c).copied();
+            }
+        }
         let set: HashSet<Block> = blocks.iter().copied().collect();
         let header = facts.map.block(lp.header);
         let latch = facts.map.block(lp.latch);
@@ -230,24 +247,38 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
         if term.opcode() != Some(LLVMOpcode::LLVMBr) || term.num_operands() != 1 {
             return None;
         }
+        let mut unwinds = Vec::new();
         for b in &blocks {
             for s in b.successors() {
-                if !set.contains(&s) && *b != latch {
+                if set.contains(&s) || *b == latch {
+                    continue;
+                }
+                let term = b.terminator()?;
+                if !self.unwinds_to(term, s) {
                     return None;
                 }
+                unwinds.push((*b, s));
             }
+        }
+        let unwind_dests: HashSet<Block> = unwinds.iter().map(|(_, s)| *s).collect();
+        for b in &blocks {
             for i in b.instructions() {
                 for u in i.as_value().users() {
                     let ub = u.block_of()?;
                     if set.contains(&ub) {
                         continue;
                     }
-                    let exit_phi =
-                        u.opcode() == Some(LLVMOpcode::LLVMPHI) && latch.successors().contains(&ub);
-                    if !exit_phi {
+                    let phi = u.opcode() == Some(LLVMOpcode::LLVMPHI);
+                    let primal = self.clones.contains(&i.as_value());
+                    if phi && unwind_dests.contains(&ub) && primal {
+                        // A primal value where an exception lands: the
+                        // copy's clone of it.
+                        continue;
+                    }
+                    if !(phi && latch.successors().contains(&ub)) {
                         return None;
                     }
-                    if !self.clones.contains(&i.as_value()) && !escaping.contains(&i.as_value()) {
+                    if !primal && !escaping.contains(&i.as_value()) {
                         escaping.push(i.as_value());
                     }
                 }
@@ -344,7 +375,16 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
             kept,
             values: src.values,
             ranges,
+            unwinds,
         })
+    }
+
+    /// Whether `term` is a primal `invoke` whose exception lands in `s`.
+    fn unwinds_to(&self, term: Inst<'m>, s: Block<'m>) -> bool {
+        term.opcode() == Some(LLVMOpcode::LLVMInvoke)
+            && self.clones.contains(&term.as_value())
+            && term.unwind_dest() == s
+            && term.normal_dest() != s
     }
 
     /// Whether a source of `plan` may change from one iteration of loop
@@ -492,6 +532,22 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
                     .collect();
                 for x in from_latch {
                     phi.add_incoming(x, copy_latch);
+                }
+            }
+        }
+        for (blk, pad) in &plan.unwinds {
+            for phi in pad.instructions() {
+                if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+                    break;
+                }
+                let from_blk: Vec<Value> = phi
+                    .incoming()
+                    .into_iter()
+                    .filter(|(_, p)| p == blk)
+                    .map(|(x, _)| vmap.get(&x).copied().unwrap_or(x))
+                    .collect();
+                for x in from_blk {
+                    phi.add_incoming(x, copy.blocks[blk]);
                 }
             }
         }

@@ -459,7 +459,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             self.build_release(rf, &live);
         }
         self.tape.finish(&self.top, self.rev_tape);
-        super::unwind::reattach_invokes(std::mem::take(&mut self.detached));
+        let _ = super::unwind::reattach_invokes(std::mem::take(&mut self.detached));
     }
 
     /// The forward call `old` of a primal invoke was replaced by `new`.
