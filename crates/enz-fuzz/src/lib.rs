@@ -40,6 +40,22 @@ pub struct CommonArgs {
     pub verbose: bool,
 }
 
+impl CommonArgs {
+    /// `count` cases from `seed` on two jobs with the given enz-rs, nothing
+    /// kept, quiet: a fixed-seed slice for a test.
+    pub fn slice(count: u64, seed: u64, enz_rs: impl Into<PathBuf>) -> CommonArgs {
+        CommonArgs {
+            count,
+            seed,
+            jobs: Some(2),
+            keep: None,
+            enz_rs: Some(enz_rs.into()),
+            no_inline: false,
+            verbose: false,
+        }
+    }
+}
+
 /// A campaign by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CampaignKind {

@@ -10,13 +10,8 @@ use enz_fuzz::{run_campaign, CampaignKind, CommonArgs};
 #[test]
 fn diff_fixed_seeds() {
     let args = CommonArgs {
-        count: 12,
-        seed: 20_250_101,
-        jobs: Some(2),
-        keep: None,
-        enz_rs: Some(env!("CARGO_BIN_EXE_enz-rs").into()),
         no_inline: true,
-        verbose: false,
+        ..CommonArgs::slice(12, 20_250_101, env!("CARGO_BIN_EXE_enz-rs"))
     };
     let summary = run_campaign(CampaignKind::Diff, &args);
     println!("{summary}");
@@ -51,15 +46,7 @@ fn diff_fixed_seeds() {
 #[test]
 fn diff_regression_seeds() {
     for seed in [5082, 5130, 5134, 50132, 50179] {
-        let args = CommonArgs {
-            count: 1,
-            seed,
-            jobs: Some(2),
-            keep: None,
-            enz_rs: Some(env!("CARGO_BIN_EXE_enz-rs").into()),
-            no_inline: false,
-            verbose: false,
-        };
+        let args = CommonArgs::slice(1, seed, env!("CARGO_BIN_EXE_enz-rs"));
         let summary = run_campaign(CampaignKind::Diff, &args);
         assert!(
             !summary.has_failures(),

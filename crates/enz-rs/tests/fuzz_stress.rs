@@ -10,15 +10,7 @@ use enz_fuzz::{run_campaign, CampaignKind, CommonArgs};
 
 #[test]
 fn stress_slice_has_no_failures() {
-    let args = CommonArgs {
-        count: 60,
-        seed: 1000,
-        jobs: Some(2),
-        keep: None,
-        enz_rs: Some(env!("CARGO_BIN_EXE_enz-rs").into()),
-        no_inline: false,
-        verbose: false,
-    };
+    let args = CommonArgs::slice(60, 1000, env!("CARGO_BIN_EXE_enz-rs"));
     let summary = run_campaign(CampaignKind::Stress, &args);
     println!("{summary}");
     assert_eq!(summary.inputs, 60);
