@@ -14,7 +14,7 @@ use crate::ir::{Builder, Function, Inst, Module};
 use crate::names::is_iteration_count;
 
 /// The calls to `__enzyme_iter` in `f`.
-fn iteration_calls<'m>(f: Function<'m>) -> Vec<Inst<'m>> {
+pub(super) fn iteration_calls<'m>(f: Function<'m>) -> Vec<Inst<'m>> {
     f.blocks()
         .into_iter()
         .flat_map(|b| b.instructions())
@@ -26,9 +26,13 @@ fn iteration_calls<'m>(f: Function<'m>) -> Vec<Inst<'m>> {
         .collect()
 }
 
-/// One derivative level more for every `__enzyme_iter` of `f`.
-pub(super) fn step_iteration_counts<'m>(f: Function<'m>) {
+/// One derivative level more for every `__enzyme_iter` of `f` but those
+/// in `stepped` (already stepped).
+pub(super) fn step_iteration_counts<'m>(f: Function<'m>, stepped: &[Inst<'m>]) {
     for call in iteration_calls(f) {
+        if stepped.contains(&call) {
+            continue;
+        }
         let b = Builder::new(call.context());
         b.position_before(call);
         let (n, m) = (call.operand(0), call.operand(1));

@@ -74,13 +74,25 @@ pub(crate) fn preprocess<'m>(
     }
     refuse_float_input(func, clone)?;
     drop_zero_tangent_checks(clone);
-    iteration::step_iteration_counts(clone);
+    iteration::step_iteration_counts(clone, &[]);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {
         LOOP_FORM_PIPELINE
     };
     run_function_passes(clone, pipeline).map_err(failed)?;
+    if inline && optimise {
+        // The clean-up may have made a call through a pointer direct (a
+        // local table of functions folded away): inline those calls too,
+        // as vector reverse mode needs, and clean up again.
+        let stepped = iteration::iteration_calls(clone);
+        if inline_calls(clone, keep_calls_to).map_err(failed)? {
+            refuse_float_input(func, clone)?;
+            drop_zero_tangent_checks(clone);
+            iteration::step_iteration_counts(clone, &stepped);
+            run_function_passes(clone, pipeline).map_err(failed)?;
+        }
+    }
     sanitize::sanitize(clone)?;
     int_pointers::restore_pointer_phis(clone);
     give_invokes_their_own_normal_edge(clone);
@@ -207,15 +219,16 @@ pub(crate) fn copy_derivative_attributes<'m>(from: Function<'m>, to: Function<'m
 }
 
 /// Inlines, level by level, calls from `func` to functions defined in the
-/// module: those the call classifier calls `Defined` (not math, memory or
+/// module (whether there was one): those the call classifier calls `Defined` (not math, memory or
 /// known-inactive functions, not entry points, not those in
 /// `keep_calls_to`: the user's inactive functions and those with custom
 /// derivatives), and not recursive ones.
 fn inline_calls<'m>(
     func: Function<'m>,
     keep_calls_to: &HashSet<Function<'m>>,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let no_rules = HashMap::new();
+    let mut any = false;
     for _ in 0..INLINE_ROUNDS {
         let mut marked = false;
         for b in func.blocks() {
@@ -234,9 +247,10 @@ fn inline_calls<'m>(
         if !marked {
             break;
         }
+        any = true;
         run_module_passes(func.global_parent(), "always-inline")?;
     }
-    Ok(())
+    Ok(any)
 }
 
 /// Whether `f` can reach itself through calls to defined functions.
