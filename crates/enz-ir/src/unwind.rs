@@ -85,7 +85,27 @@ impl<'m> Inst<'m> {
             "call_into_invoke of a non-call"
         );
         let from = self.parent_block();
-        let cont = from.insert_block_after("invoke.cont");
+        let cont = self.split_block_after("invoke.cont");
+        let b = Builder::new(self.context());
+        b.position_at_end(from);
+        // SAFETY: `self` is a call; the invoke is built at the end of its
+        // block (which lost its tail), then the call is erased.
+        unsafe {
+            let inv = build_call_like(&b, self.0 .0, Some((cont.0, unwind.0)));
+            replace_keeping_name(self.0 .0, inv);
+            Inst(Value::wrap(inv))
+        }
+    }
+}
+
+impl<'m> Inst<'m> {
+    /// Moves the instructions after this one (its block's terminator
+    /// included) to a new block `name` right after the block, whose
+    /// successors' phis then name the new block. This block is left
+    /// without a terminator, ending with this instruction.
+    pub fn split_block_after(self, name: &str) -> Block<'m> {
+        let from = self.parent_block();
+        let cont = from.insert_block_after(name);
         let b = Builder::new(self.context());
         b.position_at_end(cont);
         let mut next = self.next_instruction();
@@ -103,13 +123,23 @@ impl<'m> Inst<'m> {
         for s in cont.successors() {
             s.redirect_phi_incoming(from, cont);
         }
-        b.position_at_end(from);
-        // SAFETY: `self` is a call; the invoke is built at the end of its
-        // block (which lost its tail), then the call is erased.
+        cont
+    }
+
+    /// Makes this call (or invoke) call `callee`, with its function type
+    /// unchanged.
+    pub fn set_called_value(self, callee: Value<'m>) {
+        assert!(
+            self.called_value().is_some(),
+            "set_called_value of a non-call"
+        );
+        // SAFETY: the callee is a call's last operand.
         unsafe {
-            let inv = build_call_like(&b, self.0 .0, Some((cont.0, unwind.0)));
-            replace_keeping_name(self.0 .0, inv);
-            Inst(Value::wrap(inv))
+            LLVMSetOperand(
+                self.0 .0,
+                LLVMGetNumOperands(self.0 .0) as u32 - 1,
+                callee.0,
+            )
         }
     }
 }

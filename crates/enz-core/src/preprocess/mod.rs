@@ -8,6 +8,7 @@
 //! nothing from it that is only valid for the primal (`sanitize`). The
 //! user's function is never modified.
 
+mod devirtualize;
 pub(crate) mod int_pointers;
 mod iteration;
 mod sanitize;
@@ -70,6 +71,7 @@ pub(crate) fn preprocess<'m>(
     }
     clone_body(func, clone, &mut map, false);
     if inline {
+        devirtualize::devirtualize_known_targets(clone);
         inline_calls(clone, keep_calls_to).map_err(failed)?;
     }
     refuse_float_input(func, clone)?;
@@ -83,10 +85,12 @@ pub(crate) fn preprocess<'m>(
     run_function_passes(clone, pipeline).map_err(failed)?;
     if inline && optimise {
         // The clean-up may have made a call through a pointer direct (a
-        // local table of functions folded away): inline those calls too,
-        // as vector reverse mode needs, and clean up again.
+        // local table of functions folded away) or its targets known:
+        // inline those calls too, as vector reverse mode needs, and clean
+        // up again.
         let stepped = iteration::iteration_calls(clone);
-        if inline_calls(clone, keep_calls_to).map_err(failed)? {
+        let direct = devirtualize::devirtualize_known_targets(clone);
+        if inline_calls(clone, keep_calls_to).map_err(failed)? || direct {
             refuse_float_input(func, clone)?;
             drop_zero_tangent_checks(clone);
             iteration::step_iteration_counts(clone, &stepped);
