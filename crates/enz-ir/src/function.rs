@@ -169,6 +169,26 @@ impl<'m> Function<'m> {
             );
         }
     }
+    /// Whether the function's attributes say it writes no memory but
+    /// `errno` (`memory(argmem: read, errnomem: write)`: what clang infers
+    /// for a function that reads its arguments and calls libm).
+    pub fn writes_only_errno(self) -> bool {
+        if self.writes_no_memory() {
+            return true;
+        }
+        // SAFETY: reads an enum attribute of a function.
+        let m = unsafe {
+            let name = "memory";
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            LLVMGetEnumAttributeAtIndex(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, kind)
+        };
+        // Two bits per location (argmem, inaccessiblemem, errnomem, other,
+        // ...), the high one "may modify"; errnomem is the third.
+        const ERRNO_MOD: u64 = 0b10 << 4;
+        !m.is_null()
+            && unsafe { LLVMGetEnumAttributeValue(m) } & 0xAAAA_AAAA_AAAA_AAAA & !ERRNO_MOD == 0
+    }
+
     /// Whether the function's attributes say it writes no memory
     /// (`memory(none)`, `memory(read)`, `readnone`, `readonly`; the LLVM
     /// intrinsics `smin`, `usub.sat`... carry them).

@@ -32,6 +32,17 @@ pub(super) struct AugmentedCall<'m> {
     reverse: ReverseTarget<'m>,
 }
 
+/// A call in vector reverse mode of a function that writes no memory (but
+/// errno):
+/// each lane's reverse sweep runs its augmented primal again and then its
+/// reverse function, with that lane's shadows and adjoint (running it
+/// again changes nothing the program can see).
+#[derive(Clone, Debug)]
+pub(super) struct LaneCall<'m> {
+    key: Request<'m>,
+    fns: crate::synth::reverse::Derivative<'m>,
+}
+
 /// The reverse function of an augmented call.
 #[derive(Copy, Clone, Debug)]
 enum ReverseTarget<'m> {
@@ -84,9 +95,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
         if !Self::call_is_active(&args, ret_active, ret_shadowed) {
             return;
         }
-        if self.req.width > 1 {
-            return self.not_inlined_in_vector_mode(i);
-        }
         let key = Request {
             function: callee,
             args,
@@ -94,6 +102,24 @@ impl<'m, 'a> Reverse<'m, 'a> {
             ret_shadowed,
             mode: Mode::Split,
         };
+        if self.req.width > 1 {
+            // Run again per lane when that changes nothing: no memory
+            // written (but errno, with the same value), no shadow
+            // returned, no user code in between.
+            let again = callee.writes_only_errno()
+                && !ret_shadowed
+                && registry.custom_gradient(callee).is_none();
+            if !again {
+                return self.not_inlined_in_vector_mode(i);
+            }
+            match registry.split(&key) {
+                Ok(fns) => {
+                    self.lane_calls.insert(i.as_value(), LaneCall { key, fns });
+                }
+                Err(d) => self.diags.push(d),
+            }
+            return;
+        }
         let fns = match registry.split(&key) {
             Ok(f) => f,
             Err(d) => return self.diags.push(d),
@@ -197,8 +223,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
         self.aug_calls.insert(i.as_value(), aug);
     }
 
-    /// Vector reverse mode has no derivatives of callees yet: every call
-    /// with active data must have been inlined.
+    /// Vector reverse mode has no vector derivatives of callees: a call
+    /// with active data must have been inlined, unless the callee writes
+    /// no memory ([`LaneCall`]).
     fn not_inlined_in_vector_mode(&mut self, i: Inst<'m>) {
         let callee = i
             .called_function_of_call_or_invoke()
@@ -206,7 +233,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .unwrap_or_else(|| "a function pointer".to_string());
         self.unsupported(
             i,
-            &format!("with enzyme_width in reverse mode, a call with active data must be inlined, and this call of {callee} is not (recursive, through a pointer, with a custom derivative, or --no-inline)"),
+            &format!("with enzyme_width in reverse mode, a call with active data must be inlined or call a function that writes no memory (`__attribute__((pure))`, or what clang infers from -O1), and this call of {callee} is neither (recursive, through a pointer, with a custom derivative, or --no-inline, and the callee may write memory or returns a pointer)"),
         );
     }
 
@@ -221,6 +248,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
     pub(super) fn reverse_call(&mut self, i: Inst<'m>) {
         if let Some(aug) = self.aug_calls.get(&i.as_value()).cloned() {
             return self.reverse_augmented_call(i, aug);
+        }
+        if let Some(lc) = self.lane_calls.get(&i.as_value()).cloned() {
+            return self.reverse_lane_call(i, lc);
         }
         match self.facts.call_kinds.get(i.as_value()) {
             // Mirrored: what came after the barrier is reversed before it.
@@ -273,6 +303,51 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         };
         let res = self.b.call(sig.function_type(), rev, &args);
+        for (j, (field, _)) in sig.fields().iter().enumerate() {
+            if let Field::Adjoint(k) = *field {
+                let d = self.b.extract_value(res.as_value(), j as u32);
+                self.accumulate(i.operand(k as u32), d);
+            }
+        }
+    }
+
+    /// The reverse sweep of this lane for a [`LaneCall`]: the augmented
+    /// primal with this lane's shadows, then the reverse function with its
+    /// tape and this lane's adjoint of the result.
+    fn reverse_lane_call(&mut self, i: Inst<'m>, lc: LaneCall<'m>) {
+        let aug_sig = lc.key.signature(Kind::Augmented);
+        let args = aug_sig.arguments(|p, _| match p {
+            Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
+            Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
+            Param::ReturnAdjoint | Param::Tape => {
+                unreachable!("not parameters of an augmented function")
+            }
+        });
+        let args = match args {
+            Ok(a) => a,
+            Err(k) => return self.no_shadow_arg(i, k),
+        };
+        let res = self
+            .b
+            .call(aug_sig.function_type(), lc.fns.forward.as_value(), &args);
+        let tape_at = aug_sig
+            .field_index(Field::Tape)
+            .expect("the augmented function returns its tape");
+        let tape = self.b.extract_value(res.as_value(), tape_at);
+        let sig = lc.key.signature(Kind::Reverse);
+        let args = sig.arguments(|p, _| match p {
+            Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
+            Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
+            Param::ReturnAdjoint => Ok(self.take_adjoint(i.as_value())),
+            Param::Tape => Ok(tape),
+        });
+        let args = match args {
+            Ok(a) => a,
+            Err(k) => return self.no_shadow_arg(i, k),
+        };
+        let res = self
+            .b
+            .call(sig.function_type(), lc.fns.reverse.as_value(), &args);
         for (j, (field, _)) in sig.fields().iter().enumerate() {
             if let Field::Adjoint(k) = *field {
                 let d = self.b.extract_value(res.as_value(), j as u32);

@@ -285,6 +285,10 @@ pub(super) struct Reverse<'m, 'a> {
     /// Forward-sweep calls to augmented primals: primal call -> (tape in
     /// the forward sweep, signature, reverse function).
     aug_calls: HashMap<Value<'m>, calls::AugmentedCall<'m>>,
+    /// Vector reverse mode: calls of functions that write no memory, left
+    /// as they are in the forward sweep and differentiated lane by lane in
+    /// the reverse sweeps (`calls.rs`).
+    lane_calls: HashMap<Value<'m>, calls::LaneCall<'m>>,
     /// Tape slots of forward values read by the reverse sweep.
     cache_slots: HashMap<Value<'m>, Slot<'m>>,
     loop_states: HashMap<LoopId, LoopState<'m>>,
@@ -411,6 +415,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             came_from: HashMap::new(),
             rev_tape: None,
             aug_calls: HashMap::new(),
+            lane_calls: HashMap::new(),
             cache_slots: HashMap::new(),
             loop_states: HashMap::new(),
             loop_buffers: HashMap::new(),
