@@ -1,11 +1,12 @@
 /* rev_vector_calls.c: vector reverse mode (__enzyme_autodiff with
  * enzyme_width) through calls that are not inlined: a recursive function
- * declared pure (it writes no memory), called in a loop with a pointer
- * argument whose shadow differs per lane. Each lane's reverse sweep runs
- * the callee's augmented primal again and then its reverse function, with
- * that lane's shadows and adjoint.
- *   r(x, 0, a) = a,  r(x, n, a) = sin(r(x, n - 1, a) x[n % 2]) + x0 / 2
- *   f(x[2], a, y[1]) = sum_{j=1..3} r(x, j, a) x1,  y0 = r(x, 2, a)^2
+ * of its scalar arguments (it touches no memory but its stack), called in
+ * a loop. Each lane's reverse sweep runs the callee's augmented primal
+ * again and then its reverse function, with that lane's adjoint.
+ *   r(x0, x1, 0, a) = a,
+ *   r(x0, x1, n, a) = sin(r(x0, x1, n - 1, a) x_{n % 2}) + x0 / 2
+ *   f(x[2], a, y[1]) = sum_{j=1..3} r(x0, x1, j, a) x1,
+ *   y0 = r(x0, x1, 2, a)^2
  * Width 2 (dy = 0, 0: both lanes grad f) and width 3 (dy = 0, 1, -2: lane k
  * gives grad f + s_k grad y0). The analytic gradients come from the
  * recursion differentiated by hand (forward, per parameter); checked
@@ -15,17 +16,18 @@
 #include "enzyme.h"
 #include "check.h"
 
-__attribute__((pure, noinline)) static double r(const double *x, int n, double a) {
+__attribute__((noinline)) static double r(double x0, double x1, int n, double a) {
   if (n == 0)
     return a;
-  return sin(r(x, n - 1, a) * x[n % 2]) + 0.5 * x[0];
+  double t = r(x0, x1, n - 1, a) * (n % 2 ? x1 : x0);
+  return sin(t) + 0.5 * x0;
 }
 
 static double f(const double *x, double a, double *y) {
   double s = 0.0;
   for (int j = 1; j <= 3; j++)
-    s += r(x, j, a) * x[1];
-  double q = r(x, 2, a);
+    s += r(x[0], x[1], j, a) * x[1];
+  double q = r(x[0], x[1], 2, a);
   y[0] = q * q;
   return s;
 }

@@ -169,24 +169,23 @@ impl<'m> Function<'m> {
             );
         }
     }
-    /// Whether the function's attributes say it writes no memory but
-    /// `errno` (`memory(argmem: read, errnomem: write)`: what clang infers
-    /// for a function that reads its arguments and calls libm).
-    pub fn writes_only_errno(self) -> bool {
-        if self.writes_no_memory() {
-            return true;
-        }
-        // SAFETY: reads an enum attribute of a function.
-        let m = unsafe {
-            let name = "memory";
+    /// Whether the function's attributes say it reads and writes no
+    /// memory but `errno` (`readnone`, `memory(none)`, `memory(errnomem:
+    /// write)`: what clang infers for a function of scalars calling libm).
+    pub fn accesses_only_errno(self) -> bool {
+        // SAFETY: reads enum attributes of a function.
+        let attr = |name: &str| unsafe {
             let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
             LLVMGetEnumAttributeAtIndex(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, kind)
         };
+        if !attr("readnone").is_null() {
+            return true;
+        }
         // Two bits per location (argmem, inaccessiblemem, errnomem, other,
-        // ...), the high one "may modify"; errnomem is the third.
-        const ERRNO_MOD: u64 = 0b10 << 4;
-        !m.is_null()
-            && unsafe { LLVMGetEnumAttributeValue(m) } & 0xAAAA_AAAA_AAAA_AAAA & !ERRNO_MOD == 0
+        // ...); errnomem is the third.
+        const ERRNO: u64 = 0b11 << 4;
+        let m = attr("memory");
+        !m.is_null() && unsafe { LLVMGetEnumAttributeValue(m) } & !ERRNO == 0
     }
 
     /// Whether the function's attributes say it writes no memory

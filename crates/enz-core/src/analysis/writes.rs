@@ -219,6 +219,63 @@ fn roots<'m>(p: Value<'m>) -> HashSet<Value<'m>> {
     out
 }
 
+/// Whether `f` reads and writes no memory but its own stack (and errno),
+/// through the functions it calls too: a function of its scalar
+/// arguments, so that running it again anywhere gives the same results
+/// and changes nothing the program can see. Clang -O0 leaves such a
+/// function without the attributes that say so (`accesses_only_errno`):
+/// every local variable is a stack slot. A function reached again on the
+/// way (recursion) is assumed to qualify while it is being checked.
+pub(crate) fn touches_only_its_stack<'m>(f: Function<'m>, facts: CallFacts<'m, '_>) -> bool {
+    let mut seen = HashSet::new();
+    stack_only(f, facts, &mut seen)
+}
+
+fn stack_only<'m>(
+    f: Function<'m>,
+    facts: CallFacts<'m, '_>,
+    seen: &mut HashSet<Function<'m>>,
+) -> bool {
+    if f.accesses_only_errno() || !seen.insert(f) {
+        return true;
+    }
+    if f.is_declaration() {
+        return false;
+    }
+    let on_stack = |p: Value<'m>| {
+        let r = roots(p);
+        !r.is_empty() && r.iter().all(|o| o.opcode() == Some(LLVMOpcode::LLVMAlloca))
+    };
+    let kinds = super::calls::CallKinds::of(f, facts, Direction::Reverse);
+    let insts: Vec<Inst<'m>> = f.blocks().iter().flat_map(|b| b.instructions()).collect();
+    insts.into_iter().all(|i| match i.opcode() {
+        Some(LLVMOpcode::LLVMLoad) => on_stack(i.operand(0)),
+        Some(LLVMOpcode::LLVMStore) => on_stack(i.operand(1)),
+        Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg | LLVMOpcode::LLVMFence) => {
+            false
+        }
+        Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
+            if i.called_function().is_some_and(|g| g.accesses_only_errno()) {
+                return true;
+            }
+            match kinds.get(i.as_value()) {
+                CallKind::Defined(g) => stack_only(g, facts, seen),
+                CallKind::Math(m) => math_written_pointer(i, m).is_none_or(|(p, _)| on_stack(p)),
+                CallKind::External(g) => is_libm_without_side_effects(&g.name()),
+                CallKind::Memory(m) if m.transfers() => {
+                    on_stack(i.operand(0)) && on_stack(i.operand(1))
+                }
+                CallKind::Memory(MemFn::Memset) => on_stack(i.operand(0)),
+                CallKind::KnownInactive => i.called_function().is_some_and(|g| {
+                    g.name().starts_with("llvm.lifetime.") || g.name().starts_with("llvm.dbg.")
+                }),
+                _ => false,
+            }
+        }
+        _ => true,
+    })
+}
+
 /// Whether every object `p` may point into was created by the function
 /// (an alloca or an allocation), so that running the function again makes
 /// it afresh.

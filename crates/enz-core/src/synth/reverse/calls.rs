@@ -32,8 +32,8 @@ pub(super) struct AugmentedCall<'m> {
     reverse: ReverseTarget<'m>,
 }
 
-/// A call in vector reverse mode of a function that writes no memory (but
-/// errno):
+/// A call in vector reverse mode of a function of its scalar arguments
+/// (it reads and writes no memory but its own stack and errno):
 /// each lane's reverse sweep runs its augmented primal again and then its
 /// reverse function, with that lane's shadows and adjoint (running it
 /// again changes nothing the program can see).
@@ -103,12 +103,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
             mode: Mode::Split,
         };
         if self.req.width > 1 {
-            // Run again per lane when that changes nothing: no memory
-            // written (but errno, with the same value), no shadow
-            // returned, no user code in between.
-            let again = callee.writes_only_errno()
-                && !ret_shadowed
-                && registry.custom_gradient(callee).is_none();
+            // Run again per lane when that gives the same and changes
+            // nothing: no memory read or written but the callee's stack
+            // (and errno), no shadow returned, no user code in between.
+            let again =
+                crate::analysis::writes::touches_only_its_stack(callee, registry.call_facts())
+                    && !ret_shadowed
+                    && registry.custom_gradient(callee).is_none();
             if !again {
                 return self.not_inlined_in_vector_mode(i);
             }
@@ -224,8 +225,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
     }
 
     /// Vector reverse mode has no vector derivatives of callees: a call
-    /// with active data must have been inlined, unless the callee writes
-    /// no memory ([`LaneCall`]).
+    /// with active data must have been inlined, unless the callee is a
+    /// function of its scalar arguments ([`LaneCall`]).
     fn not_inlined_in_vector_mode(&mut self, i: Inst<'m>) {
         let callee = i
             .called_function_of_call_or_invoke()
@@ -233,7 +234,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .unwrap_or_else(|| "a function pointer".to_string());
         self.unsupported(
             i,
-            &format!("with enzyme_width in reverse mode, a call with active data must be inlined or call a function that writes no memory (`__attribute__((pure))`, or what clang infers from -O1), and this call of {callee} is neither (recursive, through a pointer, with a custom derivative, or --no-inline, and the callee may write memory or returns a pointer)"),
+            &format!("with enzyme_width in reverse mode, a call with active data must be inlined or call a function of its scalar arguments (one that reads and writes no memory but its own stack), and this call of {callee} is neither (recursive, through a pointer, with a custom derivative, or --no-inline; the callee may read or write memory through pointers or globals, or returns a pointer)"),
         );
     }
 
