@@ -52,13 +52,7 @@ fn targets_of<'m>(v: Value<'m>, depth: usize, out: &mut Vec<Function<'m>>) -> bo
     if depth == 0 {
         return false;
     }
-    if let Some(f) = v.strip_to_function() {
-        if !out.contains(&f) {
-            out.push(f);
-        }
-        return true;
-    }
-    if v.is_undef_or_null() {
+    if function_or_null(v, out) {
         return true;
     }
     match v.opcode() {
@@ -85,6 +79,17 @@ fn targets_of<'m>(v: Value<'m>, depth: usize, out: &mut Vec<Function<'m>>) -> bo
     }
 }
 
+/// Whether `v` is a function (added to `out`) or null.
+fn function_or_null<'m>(v: Value<'m>, out: &mut Vec<Function<'m>>) -> bool {
+    if let Some(f) = v.strip_to_function() {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+        return true;
+    }
+    v.is_undef_or_null()
+}
+
 /// The object `p` points into, through GEPs and casts.
 fn base_object(p: Value<'_>) -> Option<Value<'_>> {
     let mut p = p;
@@ -100,13 +105,7 @@ fn base_object(p: Value<'_>) -> Option<Value<'_>> {
 /// Adds every function in constant `c` (a table, nested or not) to `out`;
 /// false when it holds a pointer that is not a function or null.
 fn functions_in<'m>(c: Value<'m>, out: &mut Vec<Function<'m>>) -> bool {
-    if let Some(f) = c.strip_to_function() {
-        if !out.contains(&f) {
-            out.push(f);
-        }
-        return true;
-    }
-    if c.is_undef_or_null() {
+    if function_or_null(c, out) {
         return true;
     }
     let ty = c.ty();

@@ -166,6 +166,30 @@ pub(super) fn version_loops(facts: &Facts<'_, '_>) -> Vec<String> {
     notes
 }
 
+/// Gives each phi of `exit` an entry for `copy` (the copy of block
+/// `from`): `value` of its entry for `from`.
+fn phis_from_copy<'m>(
+    exit: Block<'m>,
+    from: Block<'m>,
+    copy: Block<'m>,
+    value: impl Fn(Value<'m>) -> Value<'m>,
+) {
+    for phi in exit.instructions() {
+        if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
+            break;
+        }
+        let entries: Vec<Value> = phi
+            .incoming()
+            .into_iter()
+            .filter(|(_, p)| *p == from)
+            .map(|(x, _)| value(x))
+            .collect();
+        for x in entries {
+            phi.add_incoming(x, copy);
+        }
+    }
+}
+
 /// The innermost of `done` that loop `l` is inside.
 fn nearest(loops: &LoopNest<'_>, l: LoopId, done: &[LoopId]) -> Option<LoopId> {
     let mut cur = loops.get(l).parent;
@@ -512,44 +536,21 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
         copy.blocks.insert(pre, pre);
         let set: HashSet<Block> = plan.blocks.iter().copied().collect();
         copy.patch(&vmap, |_, t| (!set.contains(&t)).then_some(t));
-        let copy_latch = copy.blocks[&latch];
+        // The copy's edges out: from its latch (each accumulator leaving
+        // with its value from before the loop) and by an exception.
+        let kept = |x: Value<'m>| match plan.kept.iter().find(|(t, _)| *t == x) {
+            Some((_, start)) => *start,
+            None => vmap.get(&x).copied().unwrap_or(x),
+        };
         for exit in latch.successors() {
-            if set.contains(&exit) {
-                continue;
-            }
-            for phi in exit.instructions() {
-                if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
-                    break;
-                }
-                let from_latch: Vec<Value> = phi
-                    .incoming()
-                    .into_iter()
-                    .filter(|(_, p)| *p == latch)
-                    .map(|(x, _)| match plan.kept.iter().find(|(t, _)| *t == x) {
-                        Some((_, start)) => *start,
-                        None => vmap.get(&x).copied().unwrap_or(x),
-                    })
-                    .collect();
-                for x in from_latch {
-                    phi.add_incoming(x, copy_latch);
-                }
+            if !set.contains(&exit) {
+                phis_from_copy(exit, latch, copy.blocks[&latch], kept);
             }
         }
         for (blk, pad) in &plan.unwinds {
-            for phi in pad.instructions() {
-                if phi.opcode() != Some(LLVMOpcode::LLVMPHI) {
-                    break;
-                }
-                let from_blk: Vec<Value> = phi
-                    .incoming()
-                    .into_iter()
-                    .filter(|(_, p)| p == blk)
-                    .map(|(x, _)| vmap.get(&x).copied().unwrap_or(x))
-                    .collect();
-                for x in from_blk {
-                    phi.add_incoming(x, copy.blocks[blk]);
-                }
-            }
+            phis_from_copy(*pad, *blk, copy.blocks[blk], |x| {
+                vmap.get(&x).copied().unwrap_or(x)
+            });
         }
         term.erase();
         b.position_at_end(pre);
