@@ -141,7 +141,9 @@ pub(crate) fn may_alias_pointers<'m>(a: Value<'m>, b: Value<'m>) -> bool {
 /// Execution order between instructions of one function, from block
 /// reachability: a write that cannot run after a load cannot change what
 /// the load read (so a buffer filled once and then only read is re-read).
-struct Order<'m> {
+/// Which instructions of a function may run after which (block
+/// reachability, around loops too).
+pub(crate) struct Order<'m> {
     /// Blocks reachable from each block through at least one edge.
     reach: HashMap<Block<'m>, HashSet<Block<'m>>>,
     /// Position of each instruction in its block.
@@ -149,7 +151,7 @@ struct Order<'m> {
 }
 
 impl<'m> Order<'m> {
-    fn new(func: Function<'m>) -> Order<'m> {
+    pub(crate) fn new(func: Function<'m>) -> Order<'m> {
         let blocks = func.blocks();
         let mut reach = HashMap::new();
         let mut index = HashMap::new();
@@ -170,7 +172,7 @@ impl<'m> Order<'m> {
     }
 
     /// Whether `later` may execute after `earlier` (in the same call).
-    fn may_follow(&self, earlier: Inst<'m>, later: Inst<'m>) -> bool {
+    pub(crate) fn may_follow(&self, earlier: Inst<'m>, later: Inst<'m>) -> bool {
         let (eb, lb) = (earlier.parent_block(), later.parent_block());
         if self.reach.get(&eb).is_some_and(|r| r.contains(&lb)) {
             return true;

@@ -23,10 +23,15 @@
 //!   treat as integer data and skip: the floats' derivatives were lost
 //!   when the copy's target escaped to a call (no SROA to split it). A
 //!   load whose one use is a store right after it becomes a `memmove`
-//!   again, which synthesis copies shadow memory for, by type.
+//!   again, which synthesis copies shadow memory for, by type; so do a
+//!   load's stores anywhere when nothing that may run between the load
+//!   and a store may write what it read (LICM hoists the load of an array
+//!   copied into a buffer in every iteration out of the loop).
 //! - **Scalable vectors** have no size before run time, which the tape,
 //!   the caches and type analysis need: they are refused with a diagnostic.
 
+use crate::analysis::calls::{classify_callee, CallKind, Direction};
+use crate::analysis::writes::{may_point_into, written_by, Order, Written};
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
@@ -268,34 +273,82 @@ fn integer_loads<'m>(func: Function<'m>) -> Vec<(Inst<'m>, u32)> {
     out
 }
 
-/// Rewrites `%v = load iN, p; ...; store iN %v, q` (the store the load's
-/// only use, nothing in between writing memory) as `memmove(q, p, N/8)`.
+/// Rewrites `%v = load iN, p; ...; store iN %v, q` as `memmove(q, p,
+/// N/8)`: the stores the load's only uses, each right after it in its
+/// block with nothing in between writing memory, or anywhere when nothing
+/// that may run between the load and a store may write the memory `p`
+/// points into (an array copied into a buffer in every iteration of a
+/// loop, the load hoisted out of it: without this the floats'
+/// derivatives were silently lost).
 fn restore_integer_copies<'m>(func: Function<'m>) {
     let mut copies = Vec::new();
+    let mut writes: Option<(Vec<(Inst<'m>, Written<'m>)>, Order<'m>)> = None;
     for (load, bits) in integer_loads(func) {
+        if bits % 8 != 0 {
+            continue;
+        }
         let users = load.users();
-        let [store] = users[..] else { continue };
-        let Some(store) = store.as_inst() else {
+        let stores: Option<Vec<Inst>> = users
+            .iter()
+            .map(|u| {
+                u.as_inst().filter(|st| {
+                    st.opcode() == Some(LLVMOpcode::LLVMStore)
+                        && st.operand(0) == load.as_value()
+                        && st.is_simple_access()
+                })
+            })
+            .collect();
+        let Some(stores) = stores.filter(|s| !s.is_empty()) else {
             continue;
         };
-        if bits % 8 == 0
-            && store.opcode() == Some(LLVMOpcode::LLVMStore)
-            && store.operand(0) == load
-            && store.is_simple_access()
-            && store.parent_block() == load.parent_block()
-            && nothing_writes_between(load, store)
-        {
-            copies.push((load, store, bits / 8));
+        let adjacent = |st: &Inst<'m>| {
+            st.parent_block() == load.parent_block() && nothing_writes_between(load, *st)
+        };
+        let one_adjacent = matches!(stores[..], [st] if adjacent(&st));
+        let ok = one_adjacent || {
+            let (writes, order) = writes.get_or_insert_with(|| (writes_of(func), Order::new(func)));
+            writes.iter().all(|(w, written)| {
+                let between =
+                    order.may_follow(load, *w) && stores.iter().any(|st| order.may_follow(*w, *st));
+                !between
+                    || match written {
+                        Written::Nothing => true,
+                        Written::Objects(objs) => !may_point_into(load.operand(0), objs),
+                        Written::Anything => false,
+                    }
+            })
+        };
+        if ok {
+            copies.push((load, stores, bits / 8));
         }
     }
-    for (load, store, bytes) in copies {
-        let fb = Builder::new(load.context());
-        fb.position_before(store);
-        let bytes = fb.const_int(Ty::int(load.context(), 64), i64::from(bytes));
-        fb.memmove(store.operand(1), load.operand(0), bytes);
-        store.erase();
+    for (load, stores, bytes) in copies {
+        for store in stores {
+            let fb = Builder::new(load.context());
+            fb.position_before(store);
+            let bytes = fb.const_int(Ty::int(load.context(), 64), i64::from(bytes));
+            fb.memmove(store.operand(1), load.operand(0), bytes);
+            store.erase();
+        }
         load.erase();
     }
+}
+
+/// What each instruction of `func` may write.
+fn writes_of<'m>(func: Function<'m>) -> Vec<(Inst<'m>, Written<'m>)> {
+    let no_rules = HashMap::new();
+    let keep = HashSet::new();
+    func.blocks()
+        .iter()
+        .flat_map(|b| b.instructions())
+        .map(|i| {
+            let kind = || match i.called_function() {
+                Some(f) => classify_callee(f, Direction::Reverse, &keep, &no_rules),
+                None => CallKind::Indirect,
+            };
+            (i, written_by(i, kind))
+        })
+        .collect()
 }
 
 /// Whether no instruction strictly between `from` and `to` (same block,
