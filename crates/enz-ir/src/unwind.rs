@@ -26,6 +26,12 @@ impl<'m> Inst<'m> {
         Block::wrap(unsafe { LLVMGetNormalDest(self.0 .0) })
     }
 
+    /// Whether this is an `invoke` whose edge to `s` is taken only by an
+    /// exception (`s` its landing pad, not also its normal destination).
+    pub fn only_unwinds_to(self, s: Block<'m>) -> bool {
+        self.is_invoke() && self.unwind_dest() == s && self.normal_dest() != s
+    }
+
     /// The unwind destination (landing pad) of an `invoke`.
     pub fn unwind_dest(self) -> Block<'m> {
         assert!(self.is_invoke(), "unwind_dest of a non-invoke");

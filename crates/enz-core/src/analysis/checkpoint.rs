@@ -626,10 +626,7 @@ impl<'a, 'm> Finder<'a, 'm> {
         let lp = self.loops.get(self.lp);
         let stays = |x: Block<'m>, s: Block<'m>| {
             self.contains(s)
-                || (self.unwinds_end_early
-                    && x.terminator().is_some_and(|t| {
-                        t.is_invoke() && t.unwind_dest() == s && t.normal_dest() != s
-                    }))
+                || (self.unwinds_end_early && x.terminator().is_some_and(|t| t.only_unwinds_to(s)))
         };
         self.cfg.dominates(b, lp.latch)
             && lp

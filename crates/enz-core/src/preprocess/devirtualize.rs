@@ -11,6 +11,7 @@
 //! entry reached through a shadow.
 
 use crate::ir::{Block, Builder, Function, Inst, LLVMIntPredicate, LLVMOpcode, Value};
+use crate::names::MemFn;
 
 /// The most targets a call is split into.
 const MAX_TARGETS: usize = 8;
@@ -148,15 +149,18 @@ fn stored_in_slot<'m>(
             let Some(f) = i.called_function() else {
                 return false;
             };
-            let name = f.name();
-            if name.starts_with("llvm.lifetime.") {
+            if super::sanitize::is_lifetime_marker(i) {
                 return true;
             }
+            // The memory intrinsics (not calls of the C library's).
+            let m = (f.intrinsic_id() != 0)
+                .then(|| MemFn::from_callee(&f.name()))
+                .flatten();
             let is_dest = i.operand(0) == p;
-            if name.starts_with("llvm.memset.") {
+            if m == Some(MemFn::Memset) {
                 return is_dest && i.operand(1).const_int_sext() == Some(0);
             }
-            if name.starts_with("llvm.memcpy.") || name.starts_with("llvm.memmove.") {
+            if m.is_some_and(MemFn::transfers) {
                 if !is_dest {
                     // Copied out of the slot: a read.
                     return i.operand(1) == p && base_object(i.operand(0)) != Some(slot);

@@ -378,7 +378,7 @@ fn nothing_writes_between<'m>(from: Inst<'m>, to: Inst<'m>) -> bool {
 }
 
 /// `llvm.lifetime.start` / `llvm.lifetime.end`.
-fn is_lifetime_marker<'m>(call: Inst<'m>) -> bool {
+pub(super) fn is_lifetime_marker<'m>(call: Inst<'m>) -> bool {
     call.called_function()
         .is_some_and(|f| f.intrinsic_id() != 0 && f.name().starts_with("llvm.lifetime."))
 }

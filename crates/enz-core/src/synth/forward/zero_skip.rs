@@ -405,10 +405,7 @@ impl<'a, 'b, 'm> Context<'a, 'b, 'm> {
 
     /// Whether `term` is a primal `invoke` whose exception lands in `s`.
     fn unwinds_to(&self, term: Inst<'m>, s: Block<'m>) -> bool {
-        term.opcode() == Some(LLVMOpcode::LLVMInvoke)
-            && self.clones.contains(&term.as_value())
-            && term.unwind_dest() == s
-            && term.normal_dest() != s
+        self.clones.contains(&term.as_value()) && term.only_unwinds_to(s)
     }
 
     /// Whether a source of `plan` may change from one iteration of loop

@@ -277,19 +277,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// The reverse sweep of a call whose forward sweep called an augmented
     /// primal: its reverse function, with the tape.
     fn reverse_augmented_call(&mut self, i: Inst<'m>, aug: AugmentedCall<'m>) {
-        let blk = i.parent_block();
-        let sig = aug.reverse_sig;
         let tape = aug.tape.expect("set by the forward sweep");
-        let args = sig.arguments(|p, _| match p {
-            Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
-            Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
-            Param::ReturnAdjoint => Ok(self.take_adjoint(i.as_value())),
-            Param::Tape => Ok(self.cached_forward(tape, blk)),
-        });
-        let args = match args {
-            Ok(a) => a,
-            Err(k) => return self.no_shadow_arg(i, k),
-        };
+        let tape = self.cached_forward(tape, i.parent_block());
         let rev = match aug.reverse {
             ReverseTarget::Known(f) => f.as_value(),
             ReverseTarget::Table => {
@@ -302,6 +291,23 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 };
                 load_entry(&self.b, t, Entry::Reverse)
             }
+        };
+        self.call_reverse(i, &aug.reverse_sig, rev, tape);
+    }
+
+    /// Calls `rev`, the reverse function (signature `sig`) of call `i`,
+    /// with `tape` and the adjoint of `i`'s result, and accumulates the
+    /// adjoints it returns into `i`'s arguments.
+    fn call_reverse(&mut self, i: Inst<'m>, sig: &Signature<'m>, rev: Value<'m>, tape: Value<'m>) {
+        let args = sig.arguments(|p, _| match p {
+            Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
+            Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
+            Param::ReturnAdjoint => Ok(self.take_adjoint(i.as_value())),
+            Param::Tape => Ok(tape),
+        });
+        let args = match args {
+            Ok(a) => a,
+            Err(k) => return self.no_shadow_arg(i, k),
         };
         let res = self.b.call(sig.function_type(), rev, &args);
         for (j, (field, _)) in sig.fields().iter().enumerate() {
@@ -336,25 +342,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .expect("the augmented function returns its tape");
         let tape = self.b.extract_value(res.as_value(), tape_at);
         let sig = lc.key.signature(Kind::Reverse);
-        let args = sig.arguments(|p, _| match p {
-            Param::Primal(k) => Ok(self.primal(i.operand(k as u32))),
-            Param::Shadow { of, .. } => self.shadow_rev(i.operand(of as u32)).ok_or(of),
-            Param::ReturnAdjoint => Ok(self.take_adjoint(i.as_value())),
-            Param::Tape => Ok(tape),
-        });
-        let args = match args {
-            Ok(a) => a,
-            Err(k) => return self.no_shadow_arg(i, k),
-        };
-        let res = self
-            .b
-            .call(sig.function_type(), lc.fns.reverse.as_value(), &args);
-        for (j, (field, _)) in sig.fields().iter().enumerate() {
-            if let Field::Adjoint(k) = *field {
-                let d = self.b.extract_value(res.as_value(), j as u32);
-                self.accumulate(i.operand(k as u32), d);
-            }
-        }
+        self.call_reverse(i, &sig, lc.fns.reverse.as_value(), tape);
     }
 
     /// Mixed mode's `y = __enz_linear(y, J_1, x_1, ..., J_n, x_n)`: adds
