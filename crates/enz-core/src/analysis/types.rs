@@ -57,6 +57,16 @@ use crate::names::MemFn;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
+/// What the `!tbaa` tag of load or store `access` says it accesses
+/// (`Integer` for `long`, `Float` for `double`, ...), if it has one that
+/// names a scalar type.
+pub(crate) fn tbaa_access_type<'m>(access: Inst<'m>) -> Option<ConcreteType> {
+    access
+        .metadata_node("tbaa")
+        .and_then(solve::tbaa_access)
+        .map(|(t, _)| t)
+}
+
 /// Two facts that disagree about one place (e.g. `Float` vs `Pointer`).
 #[derive(Clone, Debug)]
 pub(crate) struct Conflict<'m> {

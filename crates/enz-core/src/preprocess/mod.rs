@@ -10,6 +10,8 @@
 
 mod devirtualize;
 pub(crate) mod int_pointers;
+mod integer_copies;
+mod integer_floats;
 mod iteration;
 mod sanitize;
 

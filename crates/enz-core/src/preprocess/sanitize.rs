@@ -19,19 +19,12 @@
 //!   floats lost theirs. Each float taken apart this way is loaded as a
 //!   float instead (from the same address, at the same point).
 //! - **Integer copies.** instcombine turns a small `memcpy` into a load and
-//!   store of an integer (`load i64` of two floats), which synthesis would
-//!   treat as integer data and skip: the floats' derivatives were lost
-//!   when the copy's target escaped to a call (no SROA to split it). A
-//!   load whose one use is a store right after it becomes a `memmove`
-//!   again, which synthesis copies shadow memory for, by type; so do a
-//!   load's stores anywhere when nothing that may run between the load
-//!   and a store may write what it read (LICM hoists the load of an array
-//!   copied into a buffer in every iteration out of the loop).
+//!   store of an integer, which synthesis would treat as integer data
+//!   without derivatives; `integer_copies` makes them copies of memory
+//!   again.
 //! - **Scalable vectors** have no size before run time, which the tape,
 //!   the caches and type analysis need: they are refused with a diagnostic.
 
-use crate::analysis::calls::{classify_callee, CallKind, Direction};
-use crate::analysis::writes::{may_point_into, written_by, Order, Written};
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
@@ -57,7 +50,8 @@ pub(crate) fn sanitize<'m>(func: Function<'m>) -> Result<(), Diagnostic> {
     }
     define_constant_vector_lanes(func);
     split_integer_loads_of_floats(func);
-    restore_integer_copies(func);
+    let integers = super::integer_floats::retype_integer_floats(func);
+    super::integer_copies::restore_integer_copies(func, &integers);
     Ok(())
 }
 
@@ -254,127 +248,6 @@ fn erase_dead_chain<'m>(v: Value<'m>) {
             next = from.as_inst();
         }
     }
-}
-
-/// The simple (neither volatile nor atomic) loads of an integer in
-/// `func`, with their widths.
-fn integer_loads<'m>(func: Function<'m>) -> Vec<(Inst<'m>, u32)> {
-    let mut out = Vec::new();
-    for b in func.blocks() {
-        for load in b.instructions() {
-            if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
-                continue;
-            }
-            if let TyKind::Integer(bits) = load.ty().kind() {
-                out.push((load, bits));
-            }
-        }
-    }
-    out
-}
-
-/// Rewrites `%v = load iN, p; ...; store iN %v, q` as `memmove(q, p,
-/// N/8)`: the stores the load's only uses, each right after it in its
-/// block with nothing in between writing memory, or anywhere when nothing
-/// that may run between the load and a store may write the memory `p`
-/// points into (an array copied into a buffer in every iteration of a
-/// loop, the load hoisted out of it: without this the floats'
-/// derivatives were silently lost).
-fn restore_integer_copies<'m>(func: Function<'m>) {
-    let mut copies = Vec::new();
-    let mut writes: Option<(Vec<(Inst<'m>, Written<'m>)>, Order<'m>)> = None;
-    for (load, bits) in integer_loads(func) {
-        if bits % 8 != 0 {
-            continue;
-        }
-        let users = load.users();
-        let stores: Option<Vec<Inst>> = users
-            .iter()
-            .map(|u| {
-                u.as_inst().filter(|st| {
-                    st.opcode() == Some(LLVMOpcode::LLVMStore)
-                        && st.operand(0) == load.as_value()
-                        && st.is_simple_access()
-                })
-            })
-            .collect();
-        let Some(stores) = stores.filter(|s| !s.is_empty()) else {
-            continue;
-        };
-        let adjacent = |st: &Inst<'m>| {
-            st.parent_block() == load.parent_block() && nothing_writes_between(load, *st)
-        };
-        let one_adjacent = matches!(stores[..], [st] if adjacent(&st));
-        let ok = one_adjacent || {
-            let (writes, order) = writes.get_or_insert_with(|| (writes_of(func), Order::new(func)));
-            writes.iter().all(|(w, written)| {
-                let between =
-                    order.may_follow(load, *w) && stores.iter().any(|st| order.may_follow(*w, *st));
-                !between
-                    || match written {
-                        Written::Nothing => true,
-                        Written::Objects(objs) => !may_point_into(load.operand(0), objs),
-                        Written::Anything => false,
-                    }
-            })
-        };
-        if ok {
-            copies.push((load, stores, bits / 8));
-        }
-    }
-    for (load, stores, bytes) in copies {
-        for store in stores {
-            let fb = Builder::new(load.context());
-            fb.position_before(store);
-            let bytes = fb.const_int(Ty::int(load.context(), 64), i64::from(bytes));
-            fb.memmove(store.operand(1), load.operand(0), bytes);
-            store.erase();
-        }
-        load.erase();
-    }
-}
-
-/// What each instruction of `func` may write.
-fn writes_of<'m>(func: Function<'m>) -> Vec<(Inst<'m>, Written<'m>)> {
-    let no_rules = HashMap::new();
-    let keep = HashSet::new();
-    func.blocks()
-        .iter()
-        .flat_map(|b| b.instructions())
-        .map(|i| {
-            let kind = || match i.called_function() {
-                Some(f) => classify_callee(f, Direction::Reverse, &keep, &no_rules),
-                None => CallKind::Indirect,
-            };
-            (i, written_by(i, kind))
-        })
-        .collect()
-}
-
-/// Whether no instruction strictly between `from` and `to` (same block,
-/// `from` first) may write memory; `false` if `to` does not follow.
-fn nothing_writes_between<'m>(from: Inst<'m>, to: Inst<'m>) -> bool {
-    let mut i = from.next_instruction();
-    while let Some(x) = i {
-        if x == to {
-            return true;
-        }
-        if matches!(
-            x.opcode(),
-            Some(
-                LLVMOpcode::LLVMStore
-                    | LLVMOpcode::LLVMCall
-                    | LLVMOpcode::LLVMInvoke
-                    | LLVMOpcode::LLVMAtomicRMW
-                    | LLVMOpcode::LLVMAtomicCmpXchg
-                    | LLVMOpcode::LLVMFence
-            )
-        ) {
-            return false;
-        }
-        i = x.next_instruction();
-    }
-    false
 }
 
 /// `llvm.lifetime.start` / `llvm.lifetime.end`.

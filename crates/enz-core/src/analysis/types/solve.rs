@@ -239,7 +239,9 @@ pub(super) fn layout<'m>(ty: Ty<'m>, module: Module<'m>) -> TypeTree {
 
 /// The access type a `!tbaa` tag names (`!{base, access, offset}`, or an
 /// old-style scalar type node), with its size where fixed.
-pub(super) fn tbaa_access<'m>(tag: Value<'m>) -> Option<(ConcreteType, Option<u64>)> {
+pub(in crate::analysis::types) fn tbaa_access<'m>(
+    tag: Value<'m>,
+) -> Option<(ConcreteType, Option<u64>)> {
     let ops = tag.md_node_operands();
     let first = *ops.first()?;
     let name = if let Some(s) = first.metadata_string() {
