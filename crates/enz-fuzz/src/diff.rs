@@ -34,15 +34,31 @@ pub const EXIT_NO_POINT: i32 = 77;
 pub struct Config {
     pub level: u8,
     pub no_inline: bool,
+    /// Compiled with fast-math and AVX2/FMA as well (vectorised
+    /// reductions reassociated, contracted multiply-adds).
+    pub fast: bool,
 }
+
+/// clang's flags for a fast-math configuration, on top of `-O<level>`.
+const FAST_MATH_FLAGS: [&str; 3] = ["-ffast-math", "-fno-finite-math-only", "-march=x86-64-v3"];
 
 impl Config {
     fn label(self) -> String {
         format!(
-            "O{}{}",
+            "O{}{}{}",
             self.level,
+            if self.fast { " fast-math" } else { "" },
             if self.no_inline { " no-inline" } else { "" }
         )
+    }
+
+    /// What clang compiles the program with.
+    fn clang_flags(self) -> Vec<String> {
+        let mut v = vec![format!("-O{}", self.level)];
+        if self.fast {
+            v.extend(FAST_MATH_FLAGS.iter().map(|s| s.to_string()));
+        }
+        v
     }
 }
 
@@ -61,10 +77,10 @@ fn c_tests_dir(tools: &Tools) -> PathBuf {
 }
 
 /// Compiles `src` at `level` to bitcode; Err(stderr) when clang rejects it.
-pub fn compile(tools: &Tools, src: &Path, level: u8, out: &Path) -> Result<(), String> {
+pub fn compile(tools: &Tools, src: &Path, cfg: Config, out: &Path) -> Result<(), String> {
     let f = run_with_timeout(
         Command::new(&tools.clang)
-            .arg(format!("-O{level}"))
+            .args(cfg.clang_flags())
             .args(["-c", "-emit-llvm", "-I"])
             .arg(&tools.include)
             .arg("-I")
@@ -158,18 +174,24 @@ fn classify_run(r: &Finished) -> CaseResult {
     }
 }
 
-/// The configurations of one program.
-pub fn configs(no_inline: bool) -> Vec<Config> {
+/// The configurations of one program: -O0..-O3, each also with
+/// `--no-inline` when asked, and -O3 with fast-math when asked.
+pub fn configs(no_inline: bool, fast: bool) -> Vec<Config> {
     let mut v = Vec::new();
-    for level in 0..4u8 {
+    let levels = (0..4u8)
+        .map(|l| (l, false))
+        .chain(fast.then_some((3, true)));
+    for (level, fast) in levels {
         v.push(Config {
             level,
             no_inline: false,
+            fast,
         });
         if no_inline {
             v.push(Config {
                 level,
                 no_inline: true,
+                fast,
             });
         }
     }
@@ -218,17 +240,24 @@ fn run_program(tools: &Tools, args: &CommonArgs, seed: u64) -> ProgramResult {
     }
     let mut vacuous = false;
     let mut first_failure: Option<(Config, Outcome, String)> = None;
-    for level in 0..4u8 {
-        let bc = dir.path().join(format!("in_O{level}.bc"));
-        if let Err(e) = compile(tools, &src, level, &bc) {
+    let all = configs(args.no_inline, args.fast_math);
+    // One compile per (level, fast-math), shared by its configurations.
+    for first in all.iter().filter(|c| !c.no_inline) {
+        let (level, fast) = (first.level, first.fast);
+        let bc = dir
+            .path()
+            .join(format!("in_O{level}{}.bc", if fast { "f" } else { "" }));
+        if let Err(e) = compile(tools, &src, *first, &bc) {
             res.notes.push(format!(
-                "seed={seed} O{level}: generator bug: clang rejects the program: {e}"
+                "seed={seed} {}: generator bug: clang rejects the program: {e}",
+                first.label()
             ));
             continue;
         }
-        for cfg in configs(args.no_inline)
-            .into_iter()
-            .filter(|c| c.level == level)
+        for cfg in all
+            .iter()
+            .copied()
+            .filter(|c| c.level == level && c.fast == fast)
         {
             let r = run_case(tools, &bc, cfg, dir.path());
             vacuous |= r.vacuous;
@@ -272,8 +301,8 @@ fn keep_failure(
     let seed = prog.seed;
     let _ = std::fs::create_dir_all(keep);
     let what = format!(
-        "Failed at -O{}{}: {}: {}",
-        cfg.level,
+        "Failed at {}{}: {}: {}",
+        cfg.clang_flags().join(" "),
         if cfg.no_inline {
             " with enz-rs --no-inline"
         } else {
@@ -310,7 +339,7 @@ pub fn still_fails(tools: &Tools, p: &gen::Program, cfg: Config, outcome: Outcom
         return false;
     }
     let bc = dir.path().join("in.bc");
-    if compile(tools, &src, cfg.level, &bc).is_err() {
+    if compile(tools, &src, cfg, &bc).is_err() {
         return false;
     }
     run_case(tools, &bc, cfg, dir.path()).outcome == outcome

@@ -35,6 +35,10 @@ pub struct CommonArgs {
     /// Also pass --no-inline to enz-rs (diff: an extra trial per level).
     #[arg(long)]
     pub no_inline: bool,
+    /// diff: also compile each program at -O3 with fast-math and AVX2/FMA
+    /// (an extra trial per program, two with --no-inline).
+    #[arg(long)]
+    pub fast_math: bool,
     /// Print every non-ok case, not only the summary.
     #[arg(long, short)]
     pub verbose: bool,
@@ -51,6 +55,7 @@ impl CommonArgs {
             keep: None,
             enz_rs: Some(enz_rs.into()),
             no_inline: false,
+            fast_math: false,
             verbose: false,
         }
     }

@@ -1,9 +1,10 @@
 //! A fixed-seed slice of the differential fuzz campaign (`enz-fuzz diff`):
-//! random self-checking C programs, each compiled at -O0..-O3, differentiated
-//! by this enz-rs (also with `--no-inline`) in reverse, forward, vector
+//! random self-checking C programs, each compiled at -O0..-O3 (and at -O3
+//! with fast-math and AVX2), differentiated by this enz-rs (also with
+//! `--no-inline`) in reverse, forward, vector
 //! forward and split mode, and checked against central finite differences.
 //! A failing seed is re-run alone with
-//! `target/release/enz-fuzz diff --seed S --count 1 --no-inline --keep DIR -v`.
+//! `target/release/enz-fuzz diff --seed S --count 1 --no-inline --fast-math --keep DIR -v`.
 
 use enz_fuzz::{run_campaign, CampaignKind, CommonArgs};
 
@@ -11,6 +12,7 @@ use enz_fuzz::{run_campaign, CampaignKind, CommonArgs};
 fn diff_fixed_seeds() {
     let args = CommonArgs {
         no_inline: true,
+        fast_math: true,
         ..CommonArgs::slice(12, 20_250_101, env!("CARGO_BIN_EXE_enz-rs"))
     };
     let summary = run_campaign(CampaignKind::Diff, &args);

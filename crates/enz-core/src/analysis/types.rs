@@ -24,7 +24,10 @@
 //! fixed-size array (`gep [16 x double], p, 0, %i`) lays the facts out over
 //! that array explicitly (`[0]`, `[8]`, ... `[120]`). A pointer stepped by
 //! a constant around a loop or a recursion counts as a variable index.
-//! Offsets above 4096 and paths deeper than 6 are dropped.
+//! Offsets above 4096 and paths deeper than 6 are dropped. Last, after
+//! everything the IR proves and the integer defaults, a variable-index `gep double, p, %i` whose element is still untyped says
+//! it is a `double` (the C type of the pointer indexed), so that doubles
+//! only ever moved as integers (a `memcpy` of `x[j]`) are known as such.
 //!
 //! **What it owns.** The lattice and trees (`tree.rs`), the fixed point, the
 //! facts API below used by synthesis, the undecided values the pipeline

@@ -76,8 +76,8 @@ pub(super) fn restore_integer_copies<'m>(func: Function<'m>, integers: &HashSet<
     }
 }
 
-/// The simple (neither volatile nor atomic) loads of an integer in
-/// `func`, with their widths.
+/// The simple (neither volatile nor atomic) loads of an integer or of a
+/// fixed vector of integers in `func`, with their widths in bits.
 fn integer_loads<'m>(func: Function<'m>) -> Vec<(Inst<'m>, u32)> {
     let mut out = Vec::new();
     for b in func.blocks() {
@@ -85,9 +85,16 @@ fn integer_loads<'m>(func: Function<'m>) -> Vec<(Inst<'m>, u32)> {
             if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
                 continue;
             }
-            if let TyKind::Integer(bits) = load.ty().kind() {
-                out.push((load, bits));
-            }
+            let ty = load.ty();
+            let bits = match ty.kind() {
+                TyKind::Integer(bits) => bits,
+                TyKind::Vector if !ty.is_scalable_vector() => match ty.element().kind() {
+                    TyKind::Integer(bits) => bits * ty.len() as u32,
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            out.push((load, bits));
         }
     }
     out

@@ -157,6 +157,9 @@ pub enum Piece {
     Itr(Expr),
     /// The struct type.
     St,
+    /// The unsigned integer type of the scalar's width (`uint64_t` for
+    /// double, `uint32_t` for float): floats moved as integers.
+    Bits,
 }
 
 /// A statement of the function body.

@@ -189,7 +189,7 @@ impl Gen {
     fn stmt(&mut self, depth: usize) -> Stmt {
         let in_loop = !self.loops.is_empty();
         let nested = depth >= 2;
-        match self.rng.below(24) {
+        match self.rng.below(25) {
             0..=5 => self.assign(),
             6 | 7 if !nested => {
                 let d = self.cond();
@@ -248,6 +248,7 @@ impl Gen {
             21 => self.gather_block(),
             22 if self.n_scalar_helpers > 0 => self.fn_pointer_block(),
             23 => self.switch_block(),
+            24 => self.bits_block(),
             _ => self.assign(),
         }
     }
@@ -622,6 +623,63 @@ impl Gen {
         }
         self.loops.pop();
         p.push(Self::text("}"));
+        Stmt::Block(p)
+    }
+
+    /// Elements of x moved as integers of their width (`memcpy` through
+    /// `uint64_t`/`uint32_t`, which clang turns into integer loads and
+    /// stores): x rotated by one place through an integer carried around
+    /// the loop, or two elements saved as integers, overwritten, and one
+    /// of them chosen by a branch.
+    fn bits_block(&mut self) -> Stmt {
+        use Piece::*;
+        let (j, c, n) = (
+            self.fresh_var("j"),
+            self.fresh_var("c"),
+            self.fresh_var("n"),
+        );
+        if self.rng.chance(0.5) {
+            return Stmt::Block(vec![
+                Self::text("{\n"),
+                Bits,
+                Text(format!(" {c};\nmemcpy(&{c}, &x[NX - 1], sizeof {c});\nfor (int {j} = 0; {j} < NX; {j}++) {{\n")),
+                Bits,
+                Text(format!(
+                    " {n};\nmemcpy(&{n}, &x[{j}], sizeof {n});\nmemcpy(&x[{j}], &{c}, sizeof {c});\n{c} = {n};\n}}\n}}"
+                )),
+            ]);
+        }
+        let k0 = self.rng.below(self.nx);
+        let k1 = (k0 + 1 + self.rng.below(self.nx.max(2) - 1)) % self.nx;
+        let (u0, u1, t, v) = (
+            self.fresh_var("u"),
+            self.fresh_var("u"),
+            self.fresh_var("t"),
+            self.fresh_var("v"),
+        );
+        let mut p = vec![
+            Self::text("{\n"),
+            Bits,
+            Text(format!(
+                " {u0}, {u1};\nmemcpy(&{u0}, &x[{k0}], sizeof {u0});\nmemcpy(&{u1}, &x[{k1}], sizeof {u1});\nx[{k0}] = "
+            )),
+        ];
+        let e = Expr::Bin(
+            '*',
+            b(Expr::Var(format!("x[{k0}]"))),
+            b(Expr::Call(*self.rng.pick(&FUNS), b(self.leaf()))),
+        );
+        p.push(Val(e));
+        p.extend([Self::text(";\n"), Bits, Text(format!(" {t} = ("))]);
+        p.push(Cond(self.expr(2)));
+        p.extend([Text(format!(") ? {u0} : {u1};\n")), Ty]);
+        let l = self.local();
+        p.push(Text(format!(
+            " {v};\nmemcpy(&{v}, &{t}, sizeof {v});\n{l} += "
+        )));
+        let e = Expr::Bin('*', b(Expr::Var(v)), b(self.bounded(1)));
+        p.push(Val(e));
+        p.push(Self::text(";\n}"));
         Stmt::Block(p)
     }
 

@@ -186,6 +186,7 @@ impl Ctx {
                 Piece::Ty => s.push_str(self.ty()),
                 Piece::V2 => s.push_str(if self.reff { "fz_v2_ref" } else { "fz_v2" }),
                 Piece::St => s.push_str(if self.reff { "fz_pt_ref" } else { "fz_pt" }),
+                Piece::Bits => s.push_str(if self.fl() { "uint32_t" } else { "uint64_t" }),
                 Piece::Lit(c) => s.push_str(&self.lit(*c)),
                 Piece::E(e) => s.push_str(&self.expr(e)),
                 Piece::Val(e) => s.push_str(&self.val(e)),
@@ -369,7 +370,7 @@ pub fn render(p: &Program, header: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "/* {} */", header.trim().replace("*/", "* /"));
     o.push_str(
-        "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
+        "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\
          #include \"enzyme.h\"\n#include \"check.h\"\n\n",
     );
     let _ = writeln!(o, "#define NX {nx}\n#define NZ (NX + 2)");

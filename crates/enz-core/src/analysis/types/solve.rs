@@ -132,11 +132,38 @@ pub(super) fn solve<'m>(
         }
         s.drain();
     }
+    // Last, what the element types of indexed pointers hint at, where
+    // neither the facts nor the integer defaults typed the element.
+    for i in s.insts.clone() {
+        if let Some(t) = element_hint(&s, i) {
+            s.update(i.as_value(), &t);
+        }
+    }
+    s.drain();
     Solved {
         trees: s.trees,
         ret: s.ret,
         conflicts: s.conflicts,
     }
+}
+
+/// What a variable-index `gep T, p, %i` of a float type `T` says when
+/// nothing else typed the element it addresses: that the element is a `T`
+/// (`x[j]` on a `double *`, the C type of the pointer indexed). Memory
+/// only moved as integers (`memcpy` of `x[j]`, a rotation of `x`) is
+/// otherwise of unknown type, and whether it holds floats undecided.
+fn element_hint<'m>(s: &Solver<'m, '_>, i: Inst<'m>) -> Option<TypeTree> {
+    if i.opcode() != Some(LLVMOpcode::LLVMGetElementPtr) || i.num_operands() != 2 {
+        return None;
+    }
+    if i.operand(1).is_constant() {
+        return None;
+    }
+    let elem = ConcreteType::from_ty(i.gep_source_type());
+    if !elem.is_float() || s.tree_ref(i.as_value()).at(&[0]).is_known() {
+        return None;
+    }
+    Some(TypeTree::from_path(&[0], elem))
 }
 
 /// Whether phase two (integer defaults) can add facts at `i` directly.

@@ -654,3 +654,49 @@ fn enzyme_type_attribute_notation() {
     assert!(TypeTree::parse_enzyme("{[8]:Integer}").is_none());
     assert!(TypeTree::parse_enzyme("{[-1]:Vector}").is_none());
 }
+
+#[test]
+fn indexing_a_float_pointer_types_untyped_elements() {
+    // x[j] moved as an integer: only the GEP's element type says that x
+    // holds doubles. A byte GEP says nothing; an element used as an
+    // integer stays one (the hint comes after the integer defaults).
+    let ir = r#"
+define void @rot(ptr %x, i64 %j) {
+  %p = getelementptr inbounds double, ptr %x, i64 %j
+  %v = load i64, ptr %p, align 8
+  store i64 %v, ptr %x, align 8
+  ret void
+}
+define void @bytes(ptr %x, i64 %j) {
+  %p = getelementptr inbounds i8, ptr %x, i64 %j
+  %v = load i64, ptr %p, align 8
+  store i64 %v, ptr %x, align 8
+  ret void
+}
+define void @ints(ptr %x, i64 %j) {
+  %p = getelementptr inbounds double, ptr %x, i64 %j
+  %v = load i64, ptr %p, align 8
+  %w = add i64 %v, 1
+  store i64 %w, ptr %x, align 8
+  ret void
+}
+"#;
+    with_analysis(ir, "rot", |f, ta| {
+        let out = print(f, ta);
+        assert!(
+            out.contains("%v = load i64, ptr %p, align 8: {[]:Float@double}"),
+            "{out}"
+        );
+    });
+    with_analysis(ir, "bytes", |f, ta| {
+        let out = print(f, ta);
+        assert!(!out.contains("Float"), "{out}");
+    });
+    with_analysis(ir, "ints", |f, ta| {
+        let out = print(f, ta);
+        assert!(
+            out.contains("%v = load i64, ptr %p, align 8: {[]:Integer}"),
+            "{out}"
+        );
+    });
+}
