@@ -598,3 +598,72 @@ fn declared_types_decide_an_untyped_copy() {
         grad.join("\n")
     );
 }
+
+/// Doubles moved only as integers, through a `<2 x i64>` shuffle: where
+/// nothing says what the memory holds, the move is refused (before, the
+/// integers were taken as data without derivatives and the gradient was
+/// silently zero); where rustc's `"enzyme_type"` says doubles, the
+/// shuffle is rebuilt over `<2 x double>` and differentiated.
+#[test]
+fn integer_shuffles_of_untyped_memory_are_refused_not_dropped() {
+    let dir = tmpdir();
+    let module = |attr: &str| {
+        format!(
+            r#"target triple = "x86_64-pc-linux-gnu"
+@enzyme_dup = external global i32
+define void @swap2(ptr {attr} %x) {{
+  %v = load <2 x i64>, ptr %x, align 8
+  %s = shufflevector <2 x i64> %v, <2 x i64> zeroinitializer, <2 x i32> <i32 1, i32 0>
+  store <2 x i64> %s, ptr %x, align 8
+  ret void
+}}
+define void @grad(ptr %x, ptr %dx) {{
+  call void (ptr, ...) @__enzyme_autodiff(ptr @swap2, ptr @enzyme_dup, ptr %x, ptr %dx)
+  ret void
+}}
+declare void @__enzyme_autodiff(ptr, ...)
+"#
+        )
+    };
+    let untyped = dir.path().join("untyped.ll");
+    std::fs::write(&untyped, module("")).unwrap();
+    let refused = dir.path().join("refused.ll");
+    let out = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(&untyped)
+        .args(["-S", "-o"])
+        .arg(&refused)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot tell whether this copy moves floats"),
+        "{err}"
+    );
+    assert!(!refused.exists(), "no partial output");
+    let typed = dir.path().join("typed.ll");
+    std::fs::write(
+        &typed,
+        module(r#""enzyme_type"="{[-1]:Pointer, [-1,-1]:Float@double}""#),
+    )
+    .unwrap();
+    let ll = dir.path().join("typed_out.ll");
+    run(Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(&typed)
+        .args(["-O1", "-S", "-o"])
+        .arg(&ll));
+    let out = std::fs::read_to_string(&ll).unwrap();
+    let grad: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("define void @grad"))
+        .take_while(|l| *l != "}")
+        .collect();
+    // The adjoints of the two doubles are swapped back: loads of the
+    // shadow as doubles (or a <2 x double>), and a shuffle or two stores.
+    assert!(
+        grad.iter().any(|l| l.contains("load <2 x double>, ptr %dx")
+            || l.contains("load double, ptr %dx")),
+        "{}",
+        grad.join("\n")
+    );
+}

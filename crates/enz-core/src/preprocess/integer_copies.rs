@@ -12,19 +12,23 @@
 //! (shadow memory copied and adjoints moved back for floats, shadow
 //! pointers copied for pointers, nothing for integers).
 //!
-//! A *copy web* is a set of simple integer loads, the phis and selects
-//! that merge them, and the stores of any of them, where every use of a
-//! value of the web is a store of it or another member. A web of one load
-//! whose stores may read the source directly (nothing that may run
-//! between the load and a store may write it) becomes `memmove(q, p, n)`
-//! at each store. Any other web gives each load and each phi a stack
-//! temporary of its own, which holds that value's bytes from where it is
-//! computed on: a load copies what it reads into its temporary, a phi
-//! copies from the temporary of the incoming value (all phis of a block
-//! at once, as phis take their values), a select chooses between its
-//! operands' temporaries, and each store copies from its value's
-//! temporary. Loads that C typed as integers (`!tbaa` `long`), and loads
-//! that type analysis knows hold integers, are left alone.
+//! A *copy web* is a set of integer values (scalars or fixed vectors)
+//! connected by moves only: simple loads, phis and selects of them,
+//! vector element moves (`shufflevector`, `insertelement`,
+//! `extractelement` with constant lanes), integer constants, and the
+//! stores of any of them; every use of a member is a store of it or
+//! another member. A web of one load whose stores may read the source
+//! directly (nothing that may run between the load and a store may write
+//! it) becomes `memmove(q, p, n)` at each store. Any other web gives each
+//! member a place in memory holding its bytes from where it is computed
+//! on: a load copies what it reads into a stack temporary of its own, a
+//! phi copies from the place of the incoming value into its own (all phis
+//! of a block at once, as phis take their values), a select chooses
+//! between its operands' places, an extract points into its vector's
+//! place, a shuffle or insert assembles its lanes in a temporary of its
+//! own; each store copies from its value's place. Loads that C typed as
+//! integers (`!tbaa` `long`), and webs that type analysis knows hold
+//! integers, are left alone.
 
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::analysis::types::{tbaa_access_type, ConcreteType};
@@ -33,13 +37,20 @@ use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use std::collections::{HashMap, HashSet};
 
-/// One copy web: its loads, the phis and selects merging them (in the
-/// order found) and the stores of any of them.
+/// One copy web: its members (loads, phis, selects, vector element
+/// moves), in the order found, and the stores of any of them.
 struct Web<'m> {
-    loads: Vec<Inst<'m>>,
-    merges: Vec<Inst<'m>>,
+    members: Vec<Inst<'m>>,
     stores: Vec<Inst<'m>>,
-    bytes: u32,
+}
+
+impl<'m> Web<'m> {
+    fn loads(&self) -> impl Iterator<Item = Inst<'m>> + '_ {
+        self.members
+            .iter()
+            .copied()
+            .filter(|m| m.opcode() == Some(LLVMOpcode::LLVMLoad))
+    }
 }
 
 /// Rewrites the copy webs of `func` as copies of memory (module doc),
@@ -47,13 +58,13 @@ struct Web<'m> {
 pub(super) fn restore_integer_copies<'m>(func: Function<'m>, integers: &HashSet<Inst<'m>>) {
     let mut in_web = HashSet::new();
     let mut webs = Vec::new();
-    for (load, bits) in integer_loads(func) {
-        if in_web.contains(&load) || bits % 8 != 0 {
+    for load in integer_loads(func) {
+        if in_web.contains(&load) {
             continue;
         }
-        if let Some(web) = copy_web(load, bits / 8) {
-            in_web.extend(web.loads.iter().copied());
-            if !web.loads.iter().any(|l| integers.contains(l)) {
+        if let Some(web) = copy_web(load) {
+            in_web.extend(web.loads());
+            if !web.loads().any(|l| integers.contains(&l)) {
                 webs.push(web);
             }
         }
@@ -63,94 +74,128 @@ pub(super) fn restore_integer_copies<'m>(func: Function<'m>, integers: &HashSet<
     }
     let mut writes: Option<(Vec<(Inst<'m>, Written<'m>)>, Order<'m>)> = None;
     for web in webs {
-        if let ([load], []) = (&web.loads[..], &web.merges[..]) {
+        if let [load] = web.members[..] {
             let (writes, order) = writes.get_or_insert_with(|| (writes_of(func), Order::new(func)));
-            if stores_may_read_source(*load, &web.stores, writes, order) {
-                copy_directly(*load, &web.stores, web.bytes);
+            if stores_may_read_source(load, &web.stores, writes, order) {
+                copy_directly(load, &web.stores);
                 continue;
             }
         }
-        if web.merges.iter().all(|m| phi_copies_fit(*m)) {
+        if web.members.iter().all(|m| phi_copies_fit(*m)) {
             copy_through_temporaries(func, &web);
         }
     }
 }
 
+/// The size in bytes of a value of integer or integer-vector type `ty`,
+/// if it is one of whole bytes.
+fn byte_size<'m>(ty: Ty<'m>) -> Option<u64> {
+    let bits = match ty.kind() {
+        TyKind::Integer(bits) => u64::from(bits),
+        TyKind::Vector if !ty.is_scalable_vector() => match ty.element().kind() {
+            TyKind::Integer(bits) => u64::from(bits) * ty.len(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    (bits % 8 == 0 && bits > 0).then_some(bits / 8)
+}
+
+/// The size in bytes of one lane of integer vector type `ty`.
+fn lane_size<'m>(ty: Ty<'m>) -> Option<u64> {
+    match ty.element().kind() {
+        TyKind::Integer(bits) if bits % 8 == 0 => Some(u64::from(bits) / 8),
+        _ => None,
+    }
+}
+
 /// The simple (neither volatile nor atomic) loads of an integer or of a
-/// fixed vector of integers in `func`, with their widths in bits.
-fn integer_loads<'m>(func: Function<'m>) -> Vec<(Inst<'m>, u32)> {
+/// fixed vector of integers of whole bytes in `func`.
+fn integer_loads<'m>(func: Function<'m>) -> Vec<Inst<'m>> {
     let mut out = Vec::new();
     for b in func.blocks() {
         for load in b.instructions() {
-            if load.opcode() != Some(LLVMOpcode::LLVMLoad) || !load.is_simple_access() {
-                continue;
+            if load.opcode() == Some(LLVMOpcode::LLVMLoad)
+                && load.is_simple_access()
+                && byte_size(load.ty()).is_some()
+            {
+                out.push(load);
             }
-            let ty = load.ty();
-            let bits = match ty.kind() {
-                TyKind::Integer(bits) => bits,
-                TyKind::Vector if !ty.is_scalable_vector() => match ty.element().kind() {
-                    TyKind::Integer(bits) => bits * ty.len() as u32,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            out.push((load, bits));
         }
     }
     out
 }
 
-/// The copy web of `load` (of `bytes` bytes), if every member's every use
-/// is a store of it or another member, every merged value is a member, no
+/// The copy web of `load`, if every member's every use is a store of it
+/// or another member, every operand a member or an integer constant, no
 /// load is typed as an integer by `!tbaa`, and there is a store.
-fn copy_web<'m>(load: Inst<'m>, bytes: u32) -> Option<Web<'m>> {
+fn copy_web<'m>(load: Inst<'m>) -> Option<Web<'m>> {
     let mut web = Web {
-        loads: Vec::new(),
-        merges: Vec::new(),
+        members: Vec::new(),
         stores: Vec::new(),
-        bytes,
     };
     let mut seen: HashSet<Inst<'m>> = HashSet::new();
     let mut todo = vec![load];
+    // An operand: a member to visit, or a plain integer constant.
+    let operand = |x: Value<'m>, todo: &mut Vec<Inst<'m>>| match x.as_inst() {
+        Some(i) => {
+            todo.push(i);
+            true
+        }
+        None => x.is_constant() && !x.is_constant_expr(),
+    };
+    let constant_lane = |x: Value<'m>| x.const_int_sext().is_some();
     while let Some(v) = todo.pop() {
         if !seen.insert(v) {
             continue;
         }
+        byte_size(v.ty())?;
         // What v is built from.
-        match v.opcode() {
+        let ok = match v.opcode() {
+            // A load that C typed as an integer (`long`) reads integer data.
             Some(LLVMOpcode::LLVMLoad) => {
-                // A load that C typed as an integer (`long`) reads integer data.
-                if !v.is_simple_access() || tbaa_access_type(v) == Some(ConcreteType::Integer) {
-                    return None;
-                }
-                web.loads.push(v);
+                v.is_simple_access() && tbaa_access_type(v) != Some(ConcreteType::Integer)
             }
             Some(LLVMOpcode::LLVMPHI) => {
-                for (x, _) in v.incoming() {
-                    todo.push(x.as_inst()?);
-                }
-                web.merges.push(v);
+                v.incoming().into_iter().all(|(x, _)| operand(x, &mut todo))
             }
             Some(LLVMOpcode::LLVMSelect) => {
-                todo.push(v.operand(1).as_inst()?);
-                todo.push(v.operand(2).as_inst()?);
-                web.merges.push(v);
+                operand(v.operand(1), &mut todo) && operand(v.operand(2), &mut todo)
             }
-            _ => return None,
+            Some(LLVMOpcode::LLVMShuffleVector) => {
+                v.shuffle_mask().iter().all(Option::is_some)
+                    && lane_size(v.ty()).is_some()
+                    && operand(v.operand(0), &mut todo)
+                    && operand(v.operand(1), &mut todo)
+            }
+            Some(LLVMOpcode::LLVMInsertElement) => {
+                constant_lane(v.operand(2))
+                    && operand(v.operand(0), &mut todo)
+                    && operand(v.operand(1), &mut todo)
+            }
+            Some(LLVMOpcode::LLVMExtractElement) => {
+                constant_lane(v.operand(1)) && operand(v.operand(0), &mut todo)
+            }
+            _ => false,
+        };
+        if !ok {
+            return None;
         }
+        web.members.push(v);
         // What uses v.
         for u in v.users() {
             let u = u.as_inst()?;
+            let at = |k: u32| u.operand(k) == v.as_value();
             match u.opcode() {
-                Some(LLVMOpcode::LLVMStore)
-                    if u.operand(0) == v.as_value() && u.is_simple_access() =>
-                {
+                Some(LLVMOpcode::LLVMStore) if at(0) && !at(1) && u.is_simple_access() => {
                     if !web.stores.contains(&u) {
                         web.stores.push(u);
                     }
                 }
-                Some(LLVMOpcode::LLVMPHI) => todo.push(u),
-                Some(LLVMOpcode::LLVMSelect) if u.operand(0) != v.as_value() => todo.push(u),
+                Some(LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector) => todo.push(u),
+                Some(LLVMOpcode::LLVMSelect) if !at(0) => todo.push(u),
+                Some(LLVMOpcode::LLVMInsertElement) if !at(2) => todo.push(u),
+                Some(LLVMOpcode::LLVMExtractElement) if !at(1) => todo.push(u),
                 _ => return None,
             }
         }
@@ -185,13 +230,14 @@ fn stores_may_read_source<'m>(
     })
 }
 
-/// Each store of `load`'s value becomes `memmove(q, p, bytes)`.
-fn copy_directly<'m>(load: Inst<'m>, stores: &[Inst<'m>], bytes: u32) {
+/// Each store of `load`'s value becomes `memmove(q, p, n)`.
+fn copy_directly<'m>(load: Inst<'m>, stores: &[Inst<'m>]) {
     let ctx = load.context();
     let fb = Builder::new(ctx);
+    let bytes = byte_size(load.ty()).expect("a copy web's load");
     for store in stores {
         fb.position_before(*store);
-        let size = fb.const_int(Ty::int(ctx, 64), i64::from(bytes));
+        let size = fb.const_int(Ty::int(ctx, 64), bytes as i64);
         fb.memmove(store.operand(1), load.operand(0), size);
         store.erase();
     }
@@ -215,105 +261,218 @@ fn phi_copies_fit<'m>(m: Inst<'m>) -> bool {
         })
 }
 
-/// Rewrites `web` through stack temporaries (module doc).
+/// Rewrites `web` through places in memory (module doc).
 fn copy_through_temporaries<'m>(func: Function<'m>, web: &Web<'m>) {
-    let ctx = func.context();
-    let fb = Builder::new(ctx);
-    let size = |fb: &Builder<'m>| fb.const_int(Ty::int(ctx, 64), i64::from(web.bytes));
-    let entry_start = func
-        .entry_block()
-        .first_non_phi()
-        .expect("a block has a terminator");
-    let temporary = |name: &str| {
-        fb.position_before(entry_start);
-        fb.alloca(Ty::int(ctx, 8).array(u64::from(web.bytes)), name)
-    };
-    // Where each member's bytes are: a temporary of its own for loads and
-    // phis, a select of its operands' places for selects.
-    let mut place: HashMap<Value<'m>, Value<'m>> = HashMap::new();
-    for load in &web.loads {
-        let tmp = temporary("int_copy");
-        fb.position_before(*load);
-        fb.memcpy(tmp, load.operand(0), size(&fb));
-        place.insert(load.as_value(), tmp);
-    }
+    let mut places = Places::new(func);
+    // Phis' temporaries first: a member may use a phi defined later in
+    // the function (around a loop).
     let phis: Vec<Inst<'m>> = web
-        .merges
+        .members
         .iter()
         .copied()
         .filter(|m| m.opcode() == Some(LLVMOpcode::LLVMPHI))
         .collect();
     for phi in &phis {
-        place.insert(phi.as_value(), temporary("int_copy"));
+        let tmp = places.temporary(phi.ty(), "int_copy");
+        places.at.insert(phi.as_value(), tmp);
     }
-    let ptr = place[&web.loads[0].as_value()].ty();
-    let selects: Vec<Inst<'m>> = web
-        .merges
-        .iter()
-        .copied()
-        .filter(|m| m.opcode() == Some(LLVMOpcode::LLVMSelect))
-        .collect();
-    for s in &selects {
-        fb.position_before(*s);
-        let poison = fb.poison(ptr);
-        place.insert(s.as_value(), fb.select(s.operand(0), poison, poison));
+    for m in &web.members {
+        places.of(m.as_value());
     }
-    for s in &selects {
-        let sel = place[&s.as_value()].as_inst().expect("built above");
-        sel.set_operand(1, place[&s.operand(1)]);
-        sel.set_operand(2, place[&s.operand(2)]);
-    }
-    // Each phi copies from the place of its incoming value, all phis of a
-    // block together: through a staging temporary each when there are
-    // several (one may take another's old value).
-    let mut blocks = Vec::new();
-    for p in &phis {
-        if !blocks.contains(&p.parent_block()) {
-            blocks.push(p.parent_block());
-        }
-    }
-    for block in blocks {
-        let here: Vec<Inst<'m>> = phis
-            .iter()
-            .copied()
-            .filter(|p| p.parent_block() == block)
-            .collect();
-        let first = block.first_non_phi().expect("a block has a terminator");
-        fb.position_before(first);
-        let mut from = Vec::new();
-        for phi in &here {
-            let addr = fb.phi(ptr, "int_copy_from");
-            for (x, pred) in phi.incoming() {
-                addr.add_incoming(place[&x], pred);
-            }
-            from.push(addr.as_value());
-        }
-        if here.len() > 1 {
-            for f in from.iter_mut() {
-                let stage = temporary("int_copy_stage");
-                fb.position_before(first);
-                fb.memcpy(stage, *f, size(&fb));
-                *f = stage;
-            }
-        }
-        for (phi, f) in here.iter().zip(from) {
-            fb.position_before(first);
-            fb.memcpy(place[&phi.as_value()], f, size(&fb));
-        }
-    }
+    places.copy_into_phis(&phis);
+    let fb = &places.b;
     for store in &web.stores {
+        let value = store.operand(0);
+        let from = places.at[&value];
         fb.position_before(*store);
-        fb.memmove(store.operand(1), place[&store.operand(0)], size(&fb));
+        let size = places.size(value.ty());
+        fb.memmove(store.operand(1), from, size);
         store.erase();
     }
-    for m in &web.merges {
+    for m in &web.members {
         m.as_value().replace_all_uses_with(fb.poison(m.ty()));
     }
-    for m in &web.merges {
+    for m in &web.members {
         m.erase();
     }
-    for load in &web.loads {
-        load.erase();
+}
+
+/// Where each member of a copy web keeps its bytes, built on demand.
+struct Places<'m> {
+    func: Function<'m>,
+    b: Builder<'m>,
+    at: HashMap<Value<'m>, Value<'m>>,
+}
+
+impl<'m> Places<'m> {
+    fn new(func: Function<'m>) -> Places<'m> {
+        Places {
+            func,
+            b: Builder::new(func.context()),
+            at: HashMap::new(),
+        }
+    }
+
+    /// `i64` constant `n`.
+    fn size(&self, ty: Ty<'m>) -> Value<'m> {
+        let n = byte_size(ty).expect("copy web members are whole bytes");
+        self.b.const_int(Ty::int(self.func.context(), 64), n as i64)
+    }
+
+    /// A stack temporary for a value of type `ty`, in the entry block.
+    fn temporary(&self, ty: Ty<'m>, name: &str) -> Value<'m> {
+        let ctx = self.func.context();
+        let first = self
+            .func
+            .entry_block()
+            .first_non_phi()
+            .expect("a block has a terminator");
+        self.b.position_before(first);
+        let n = byte_size(ty).expect("copy web members are whole bytes");
+        self.b.alloca(Ty::int(ctx, 8).array(n), name)
+    }
+
+    /// `memcpy(dst + dst_off, src + src_off, n)` before `at`.
+    fn copy_bytes(
+        &self,
+        at: Inst<'m>,
+        dst: Value<'m>,
+        dst_off: u64,
+        src: Value<'m>,
+        src_off: u64,
+        n: u64,
+    ) {
+        self.b.position_before(at);
+        let d = if dst_off == 0 {
+            dst
+        } else {
+            self.b.byte_gep(dst, dst_off)
+        };
+        let s = if src_off == 0 {
+            src
+        } else {
+            self.b.byte_gep(src, src_off)
+        };
+        let n = self.b.const_int(Ty::int(self.func.context(), 64), n as i64);
+        self.b.memcpy(d, s, n);
+    }
+
+    /// The place of member or integer constant `v` (module doc).
+    fn of(&mut self, v: Value<'m>) -> Value<'m> {
+        if let Some(p) = self.at.get(&v) {
+            return *p;
+        }
+        let ty = v.ty();
+        let Some(m) = v.as_inst() else {
+            // A constant: stored once in a temporary of its own.
+            let tmp = self.temporary(ty, "int_copy_const");
+            self.b.store(v, tmp);
+            self.at.insert(v, tmp);
+            return tmp;
+        };
+        let place = match m.opcode() {
+            Some(LLVMOpcode::LLVMLoad) => {
+                let tmp = self.temporary(ty, "int_copy");
+                let n = byte_size(ty).expect("whole bytes");
+                self.copy_bytes(m, tmp, 0, m.operand(0), 0, n);
+                tmp
+            }
+            Some(LLVMOpcode::LLVMSelect) => {
+                let a = self.of(m.operand(1));
+                let c = self.of(m.operand(2));
+                self.b.position_before(m);
+                self.b.select(m.operand(0), a, c)
+            }
+            Some(LLVMOpcode::LLVMExtractElement) => {
+                let vec = self.of(m.operand(0));
+                let lane = lane_size(m.operand(0).ty()).expect("whole-byte lanes");
+                let k = m.operand(1).const_int_sext().expect("a constant lane") as u64;
+                self.b.position_before(m);
+                self.b.byte_gep(vec, k * lane)
+            }
+            Some(LLVMOpcode::LLVMInsertElement) => {
+                let vec = self.of(m.operand(0));
+                let elem = self.of(m.operand(1));
+                let lane = lane_size(ty).expect("whole-byte lanes");
+                let k = m.operand(2).const_int_sext().expect("a constant lane") as u64;
+                let tmp = self.temporary(ty, "int_copy");
+                let n = byte_size(ty).expect("whole bytes");
+                self.copy_bytes(m, tmp, 0, vec, 0, n);
+                self.copy_bytes(m, tmp, k * lane, elem, 0, lane);
+                tmp
+            }
+            Some(LLVMOpcode::LLVMShuffleVector) => {
+                let a = self.of(m.operand(0));
+                let c = self.of(m.operand(1));
+                let lane = lane_size(ty).expect("whole-byte lanes");
+                let width = m.operand(0).ty().len() as u32;
+                let tmp = self.temporary(ty, "int_copy");
+                for (k, src) in m.shuffle_mask().into_iter().enumerate() {
+                    let src = src.expect("defined lanes");
+                    let (from, j) = if src < width {
+                        (a, src)
+                    } else {
+                        (c, src - width)
+                    };
+                    self.copy_bytes(m, tmp, k as u64 * lane, from, u64::from(j) * lane, lane);
+                }
+                tmp
+            }
+            _ => unreachable!("copy web members are moves (copy_web)"),
+        };
+        self.at.insert(v, place);
+        place
+    }
+
+    /// Each phi copies from the place of its incoming value into its own,
+    /// all phis of a block together: through a staging temporary each
+    /// when there are several (one may take another's old value).
+    fn copy_into_phis(&mut self, phis: &[Inst<'m>]) {
+        let mut blocks = Vec::new();
+        for p in phis {
+            if !blocks.contains(&p.parent_block()) {
+                blocks.push(p.parent_block());
+            }
+        }
+        for block in blocks {
+            let here: Vec<Inst<'m>> = phis
+                .iter()
+                .copied()
+                .filter(|p| p.parent_block() == block)
+                .collect();
+            let incoming: Vec<Vec<(Value<'m>, crate::ir::Block<'m>)>> = here
+                .iter()
+                .map(|phi| {
+                    phi.incoming()
+                        .into_iter()
+                        .map(|(x, pred)| (self.of(x), pred))
+                        .collect()
+                })
+                .collect();
+            let first = block.first_non_phi().expect("a block has a terminator");
+            let ptr = self.at[&here[0].as_value()].ty();
+            self.b.position_before(first);
+            let mut from = Vec::new();
+            for places in incoming {
+                let addr = self.b.phi(ptr, "int_copy_from");
+                for (p, pred) in places {
+                    addr.add_incoming(p, pred);
+                }
+                from.push(addr.as_value());
+            }
+            if here.len() > 1 {
+                for (f, phi) in from.iter_mut().zip(&here) {
+                    let stage = self.temporary(phi.ty(), "int_copy_stage");
+                    let n = byte_size(phi.ty()).expect("whole bytes");
+                    self.copy_bytes(first, stage, 0, *f, 0, n);
+                    *f = stage;
+                }
+            }
+            for (phi, f) in here.iter().zip(from) {
+                let n = byte_size(phi.ty()).expect("whole bytes");
+                self.copy_bytes(first, self.at[&phi.as_value()], 0, f, 0, n);
+            }
+        }
     }
 }
 
