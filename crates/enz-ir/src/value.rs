@@ -190,6 +190,15 @@ impl<'m> Value<'m> {
     }
 
     /// Whether this is an `undef` or `poison` constant.
+    /// Whether this is a plain integer constant, or a vector of them (no
+    /// constant expression: a `ptrtoint` of a global is not plain).
+    pub fn is_plain_integer_constant(self) -> bool {
+        let ty = self.ty();
+        let int_like =
+            ty.is_integer() || (ty.kind() == crate::TyKind::Vector && ty.element().is_integer());
+        int_like && self.as_inst().is_none() && self.is_constant() && !self.is_constant_expr()
+    }
+
     pub fn is_undef_or_poison(self) -> bool {
         unsafe { LLVMIsUndef(self.0) != 0 || LLVMIsPoison(self.0) != 0 }
     }

@@ -466,6 +466,11 @@ impl<'m, 'a> Forward<'m, 'a> {
                 }
             } else if v.ty().carries_float() {
                 self.tangent(&b, v, lane)
+            } else if v.is_plain_integer_constant() {
+                // A constant's bits (a float moved as an integer and
+                // constant-folded, or a null pointer, or integer data):
+                // its tangent, or shadow, is zero.
+                b.zero(v.ty())
             } else {
                 continue;
             };

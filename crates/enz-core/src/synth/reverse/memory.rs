@@ -305,6 +305,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     pub(super) fn reverse_store(&mut self, i: Inst<'m>) {
         let (v, p) = (i.operand(0), i.operand(1));
+        if v.is_plain_integer_constant() {
+            return self.reverse_constant_bits_store(i);
+        }
         if !v.ty().carries_float() {
             return;
         }
@@ -326,6 +329,26 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .store(self.b.zero(v.ty()), s)
             .set_alignment(i.alignment());
         self.accumulate(v, ds);
+    }
+
+    /// Reverse of a store of an integer constant into shadowed memory that
+    /// type analysis does not say holds pointers: the memory may hold
+    /// floats (a float moved as an integer and constant-folded: `x[1] =
+    /// 0.571` reaching the IR as `store i64 4603318330319733522`), whose
+    /// adjoint the overwrite clears. For integer data the shadow is
+    /// meaningless, so clearing it is harmless; a pointer slot's shadow
+    /// pointer is left alone.
+    fn reverse_constant_bits_store(&mut self, i: Inst<'m>) {
+        let (v, p) = (i.operand(0), i.operand(1));
+        if !self.facts.act.is_shadowed(p) || self.holds_pointers(p) {
+            return;
+        }
+        let Some(s) = self.shadow_rev(p) else {
+            return;
+        };
+        self.b
+            .store(self.b.zero(v.ty()), s)
+            .set_alignment(i.alignment());
     }
 
     /// Reverse of a call to the memory function `m`.
