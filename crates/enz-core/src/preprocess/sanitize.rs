@@ -60,28 +60,39 @@ pub(crate) fn sanitize<'m>(func: Function<'m>) -> Result<(), Diagnostic> {
 /// float taken out of it (`bitcast (trunc (lshr %v, C) to iM) to T`,
 /// `lshr` and `trunc` optional) by the same float loaded as a float: a
 /// `load T` right after each `load iN` it comes from, merged by float phis
-/// and selects where the integers were.
+/// and selects where the integers were. A narrower integer taken out of it
+/// (`trunc (lshr %v, C) to i32`) that is only moved on (merged, stored,
+/// made a float later) is loaded narrow the same way, so that
+/// `integer_floats` sees the float moved as an integer in it.
 fn split_integer_loads_of_floats<'m>(func: Function<'m>) {
     let little = crate::ir::is_little_endian(func.global_parent());
-    let mut pieces = Vec::new();
-    for b in func.blocks() {
-        for v in b.instructions() {
-            let TyKind::Integer(bits) = v.ty().kind() else {
-                continue;
-            };
-            if !holds_loaded_bytes(v.into(), &mut HashSet::new()) {
-                continue;
-            }
-            for (float, offset) in floats_taken_from(v.into(), u64::from(bits), little) {
-                pieces.push((v, float, offset));
+    let mut built = HashMap::new();
+    // The floats first; the integers moved on then, among what is left.
+    for floats in [true, false] {
+        let mut pieces = Vec::new();
+        for b in func.blocks() {
+            for v in b.instructions() {
+                let TyKind::Integer(bits) = v.ty().kind() else {
+                    continue;
+                };
+                if !holds_loaded_bytes(v.into(), &mut HashSet::new()) {
+                    continue;
+                }
+                let taken_from = if floats {
+                    floats_taken_from
+                } else {
+                    moved_pieces_of
+                };
+                for (taken, offset) in taken_from(v.into(), u64::from(bits), little) {
+                    pieces.push((v, taken, offset));
+                }
             }
         }
-    }
-    let mut built = HashMap::new();
-    for (v, float, offset) in pieces {
-        let piece = float_piece(v.into(), offset, float.ty(), &mut built);
-        float.replace_all_uses_with(piece);
-        erase_dead_chain(float);
+        for (v, taken, offset) in pieces {
+            let piece = float_piece(v.into(), offset, taken.ty(), &mut built);
+            taken.replace_all_uses_with(piece);
+            erase_dead_chain(taken);
+        }
     }
 }
 
@@ -175,6 +186,58 @@ fn floats_taken_from<'m>(v: Value<'m>, bits: u64, little: bool) -> Vec<(Value<'m
                     for t in u.users() {
                         if t.opcode() == Some(LLVMOpcode::LLVMTrunc) {
                             out.extend(truncated_floats(t, bits, shift as u64, little));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The 32- and 64-bit integers truncated out of the integer `v` (of
+/// `bits` bits, loaded from memory; `lshr` by whole bytes first
+/// optional) whose every use moves them: a phi, a select (as a value), a
+/// store (as the value) or a bitcast; with their byte offsets.
+fn moved_pieces_of<'m>(v: Value<'m>, bits: u64, little: bool) -> Vec<(Value<'m>, u64)> {
+    let only_moved = |t: Value<'m>| {
+        let uses = t.users();
+        !uses.is_empty()
+            && uses.iter().all(|u| match u.opcode() {
+                Some(LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMBitCast) => true,
+                Some(LLVMOpcode::LLVMSelect) => u.operand(0) != t,
+                Some(LLVMOpcode::LLVMStore) => u.operand(0) == t && u.operand(1) != t,
+                _ => false,
+            })
+    };
+    let piece = |t: Value<'m>, shift: u64| {
+        let TyKind::Integer(kept) = t.ty().kind() else {
+            return None;
+        };
+        let kept = u64::from(kept);
+        if !matches!(kept, 32 | 64) || shift + kept > bits || !only_moved(t) {
+            return None;
+        }
+        let offset = if little {
+            shift / 8
+        } else {
+            (bits - shift - kept) / 8
+        };
+        Some((t, offset))
+    };
+    let mut out = Vec::new();
+    for u in v.users() {
+        match u.opcode() {
+            Some(LLVMOpcode::LLVMTrunc) => out.extend(piece(u, 0)),
+            Some(LLVMOpcode::LLVMLShr) if u.operand(0) == v => {
+                let Some(shift) = u.operand(1).const_int_sext() else {
+                    continue;
+                };
+                if shift > 0 && (shift as u64) < bits && shift % 8 == 0 {
+                    for t in u.users() {
+                        if t.opcode() == Some(LLVMOpcode::LLVMTrunc) {
+                            out.extend(piece(t, shift as u64));
                         }
                     }
                 }
