@@ -149,6 +149,11 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMBuildFPCast(self.raw, v.0, to.0, c"".as_ptr()) })
     }
 
+    /// `freeze v`.
+    pub fn freeze(&self, v: Value<'m>) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBuildFreeze(self.raw, v.0, c"".as_ptr()) })
+    }
+
     /// `bitcast v to to` (folded when `v` is a constant).
     pub fn bit_cast(&self, v: Value<'m>, to: Ty<'m>) -> Value<'m> {
         Value::wrap(unsafe { LLVMBuildBitCast(self.raw, v.0, to.0, c"".as_ptr()) })

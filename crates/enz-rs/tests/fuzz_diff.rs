@@ -45,9 +45,18 @@ fn diff_fixed_seeds() {
 /// (an inactive loop nest checkpointed under the default budget) made
 /// enz-rs crash in the verifier or fail it: a derivative kept the
 /// primal's call of the loop's driver, which was then deleted.
+/// 301033, 302044, 303008 and 305008 (floats moved as integers by the
+/// generator's `bits_block`: a `<2 x i64>` load over an overwritten
+/// source, a constant stored as `i64`, a phi of an `i32` load and a
+/// truncated `i64`, a `freeze` of a swapped `i32`) gave silently wrong
+/// gradients at -O2/-O3. A seed names a program of the generator of its
+/// time: a change to the generator changes what these seeds test (the
+/// c_tests fixtures written from them do not change).
 #[test]
 fn diff_regression_seeds() {
-    for seed in [5082, 5130, 5134, 50132, 50179] {
+    for seed in [
+        5082, 5130, 5134, 50132, 50179, 301033, 302044, 303008, 305008,
+    ] {
         let args = CommonArgs::slice(1, seed, env!("CARGO_BIN_EXE_enz-rs"));
         let summary = run_campaign(CampaignKind::Diff, &args);
         assert!(

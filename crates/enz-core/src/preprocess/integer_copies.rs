@@ -15,7 +15,7 @@
 //! A *copy web* is a set of integer values (scalars or fixed vectors)
 //! connected by moves only: simple loads, phis and selects of them,
 //! vector element moves (`shufflevector`, `insertelement`,
-//! `extractelement` with constant lanes), integer constants, and the
+//! `extractelement` with constant lanes), `freeze`, integer constants, and the
 //! stores of any of them; every use of a member is a store of it or
 //! another member. A web of one load whose stores may read the source
 //! directly (nothing that may run between the load and a store may write
@@ -176,6 +176,7 @@ fn copy_web<'m>(load: Inst<'m>) -> Option<Web<'m>> {
             Some(LLVMOpcode::LLVMExtractElement) => {
                 constant_lane(v.operand(1)) && operand(v.operand(0), &mut todo)
             }
+            Some(LLVMOpcode::LLVMFreeze) => operand(v.operand(0), &mut todo),
             _ => false,
         };
         if !ok {
@@ -192,7 +193,9 @@ fn copy_web<'m>(load: Inst<'m>) -> Option<Web<'m>> {
                         web.stores.push(u);
                     }
                 }
-                Some(LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector) => todo.push(u),
+                Some(
+                    LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector | LLVMOpcode::LLVMFreeze,
+                ) => todo.push(u),
                 Some(LLVMOpcode::LLVMSelect) if !at(0) => todo.push(u),
                 Some(LLVMOpcode::LLVMInsertElement) if !at(2) => todo.push(u),
                 Some(LLVMOpcode::LLVMExtractElement) if !at(1) => todo.push(u),
@@ -383,6 +386,9 @@ impl<'m> Places<'m> {
                 self.b.position_before(m);
                 self.b.select(m.operand(0), a, c)
             }
+            // The bytes of a loaded value are defined: freezing them
+            // changes nothing.
+            Some(LLVMOpcode::LLVMFreeze) => self.of(m.operand(0)),
             Some(LLVMOpcode::LLVMExtractElement) => {
                 let vec = self.of(m.operand(0));
                 let lane = lane_size(m.operand(0).ty()).expect("whole-byte lanes");

@@ -11,7 +11,8 @@
 //!
 //! A *web* here is a set of integer values (scalars of 32 or 64 bits, or
 //! fixed vectors of them) connected by moves only: loads, phis, selects,
-//! `insertelement`/`extractelement`/`shufflevector`, bitcasts from a float,
+//! `insertelement`/`extractelement`/`shufflevector`, `freeze`, bitcasts
+//! from a float,
 //! integer constants; used only by stores of them, other members, and
 //! bitcasts to a float. When type analysis says some member holds a float
 //! of the member's width and none holds an integer or a pointer, the whole
@@ -149,7 +150,9 @@ fn web_of<'m>(start: Inst<'m>, seen: &mut HashSet<Inst<'m>>) -> Option<Web<'m>> 
             Some(LLVMOpcode::LLVMInsertElement) => {
                 operand(v.operand(0), &mut todo) && operand(v.operand(1), &mut todo)
             }
-            Some(LLVMOpcode::LLVMExtractElement) => operand(v.operand(0), &mut todo),
+            Some(LLVMOpcode::LLVMExtractElement | LLVMOpcode::LLVMFreeze) => {
+                operand(v.operand(0), &mut todo)
+            }
             Some(LLVMOpcode::LLVMBitCast) => is_float_twin(v.ty(), v.operand(0).ty()),
             _ => false,
         };
@@ -170,7 +173,9 @@ fn web_of<'m>(start: Inst<'m>, seen: &mut HashSet<Inst<'m>>) -> Option<Web<'m>> 
                         web.to_float.push(u);
                     }
                 }
-                Some(LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector) => todo.push(u),
+                Some(
+                    LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector | LLVMOpcode::LLVMFreeze,
+                ) => todo.push(u),
                 Some(LLVMOpcode::LLVMSelect) if !at(0) => todo.push(u),
                 Some(LLVMOpcode::LLVMInsertElement) if !at(2) => todo.push(u),
                 Some(LLVMOpcode::LLVMExtractElement) if !at(1) => todo.push(u),
@@ -318,6 +323,11 @@ fn float_value<'m>(
             let x = float_value(m.operand(0), kind, b, new);
             b.position_before(m);
             b.extract_element(x, m.operand(1))
+        }
+        Some(LLVMOpcode::LLVMFreeze) => {
+            let x = float_value(m.operand(0), kind, b, new);
+            b.position_before(m);
+            b.freeze(x)
         }
         _ => unreachable!("web members are moves (web_of)"),
     };

@@ -100,7 +100,12 @@ pub(crate) fn all_zero<'m>(
 }
 
 /// Calls `__enz_add_and_zero_<ty>(d, s, nbytes)`: for every element of
-/// type `ty` in the first `nbytes` bytes, `s[k] += d[k]; d[k] = 0`.
+/// type `ty` in the first `nbytes` bytes, `s[k] += d[k]; d[k] = 0`, as
+/// the reverse of `memmove(d, s, nbytes)` needs it when the two overlap
+/// too: nothing when `d == s` (a copy onto itself leaves its adjoint as
+/// it is; element by element it was doubled, then zeroed), and from the
+/// last element down when `d` is below `s`, so that each `d[k]` is read
+/// before an earlier element's `s[j] +=` reaches it.
 pub(crate) fn add_and_zero<'m>(
     b: &Builder<'m>,
     ty: Ty<'m>,
@@ -136,28 +141,53 @@ fn add_and_zero_fn<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Function<'m> {
     let (d, s, nbytes) = (ps[0], ps[1], ps[2]);
     let add_block = |n: &str| f.append_block(n);
     let entry = add_block("entry");
+    let distinct = add_block("distinct");
+    let pick = add_block("pick");
     let body = add_block("body");
+    let down = add_block("down");
     let done = add_block("done");
     let fb = Builder::new(ctx);
     fb.position_at_end(entry);
     let size = fb.const_int(i64t, ty.alloc_size(module) as i64);
     let n = fb.udiv(nbytes, size);
     let zero = fb.const_int(i64t, 0);
+    let one = fb.const_int(i64t, 1);
     let empty = fb.icmp(LLVMIntPredicate::LLVMIntEQ, n, zero);
-    fb.cond_br(empty, done, body);
+    fb.cond_br(empty, done, distinct);
+    fb.position_at_end(distinct);
+    let (di, si) = (fb.ptr_to_int(d, i64t), fb.ptr_to_int(s, i64t));
+    let same = fb.icmp(LLVMIntPredicate::LLVMIntEQ, di, si);
+    fb.cond_br(same, done, pick);
+    fb.position_at_end(pick);
+    let below = fb.icmp(LLVMIntPredicate::LLVMIntULT, di, si);
+    fb.cond_br(below, down, body);
+    // One element: s[k] += d[k]; d[k] = 0.
+    let step = |k: Value<'m>| {
+        let pd = fb.gep(ty, d, &[k]);
+        let pss = fb.gep(ty, s, &[k]);
+        let dv = fb.load(ty, pd);
+        let sv = fb.load(ty, pss);
+        fb.store(fb.fadd(sv, dv), pss);
+        fb.store(fb.zero(ty), pd);
+    };
+    // Up from the first element (d above s, or apart).
     fb.position_at_end(body);
     let k = fb.phi(i64t, "k");
-    let pd = fb.gep(ty, d, &[k.into()]);
-    let pss = fb.gep(ty, s, &[k.into()]);
-    let dv = fb.load(ty, pd);
-    let sv = fb.load(ty, pss);
-    fb.store(fb.fadd(sv, dv), pss);
-    fb.store(fb.zero(ty), pd);
-    let next = fb.add(k.into(), fb.const_int(i64t, 1));
-    k.add_incoming(zero, entry);
+    step(k.into());
+    let next = fb.add(k.into(), one);
+    k.add_incoming(zero, pick);
     k.add_incoming(next, body);
     let more = fb.icmp(LLVMIntPredicate::LLVMIntULT, next, n);
     fb.cond_br(more, body, done);
+    // Down from the last element (d below s).
+    fb.position_at_end(down);
+    let left = fb.phi(i64t, "left");
+    let j = fb.sub(left.into(), one);
+    step(j);
+    left.add_incoming(n, pick);
+    left.add_incoming(j, down);
+    let more = fb.icmp(LLVMIntPredicate::LLVMIntNE, j, zero);
+    fb.cond_br(more, down, done);
     fb.position_at_end(done);
     fb.ret(None);
     f
