@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the enz-fuzz campaigns against a release build of enz-rs.
 #
-#   scripts/fuzz.sh diff [COUNT]        random self-checking C programs (-O0..-O3, also --no-inline)
+#   scripts/fuzz.sh diff [COUNT]        random self-checking C programs (-O0..-O3, also --no-inline, and -O3 fast-math)
 #   scripts/fuzz.sh stress [COUNT]      llvm-stress modules
 #   scripts/fuzz.sh malformed [COUNT]   malformed inputs
 #   scripts/fuzz.sh all [COUNT]         the three, one after the other
@@ -40,7 +40,7 @@ summaries=()
 for c in "${campaigns[@]}"; do
   extra=()
   if [[ "$c" == diff ]]; then
-    extra=(--no-inline)
+    extra=(--no-inline --fast-math)
   fi
   echo "== enz-fuzz $c: $count cases from seed $seed, failures kept in $out/$c" >&2
   set +e
