@@ -30,6 +30,7 @@
 //! integers (`!tbaa` `long`), and webs that type analysis knows hold
 //! integers, are left alone.
 
+use super::moves::{use_of, visit_moved_operands, Use};
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::analysis::types::{tbaa_access_type, ConcreteType};
 use crate::analysis::writes::{may_point_into, written_by, Order, Written};
@@ -136,14 +137,6 @@ fn copy_web<'m>(load: Inst<'m>) -> Option<Web<'m>> {
     };
     let mut seen: HashSet<Inst<'m>> = HashSet::new();
     let mut todo = vec![load];
-    // An operand: a member to visit, or a plain integer constant.
-    let operand = |x: Value<'m>, todo: &mut Vec<Inst<'m>>| match x.as_inst() {
-        Some(i) => {
-            todo.push(i);
-            true
-        }
-        None => x.is_constant() && !x.is_constant_expr(),
-    };
     let constant_lane = |x: Value<'m>| x.const_int_sext().is_some();
     while let Some(v) = todo.pop() {
         if !seen.insert(v) {
@@ -156,28 +149,15 @@ fn copy_web<'m>(load: Inst<'m>) -> Option<Web<'m>> {
             Some(LLVMOpcode::LLVMLoad) => {
                 v.is_simple_access() && tbaa_access_type(v) != Some(ConcreteType::Integer)
             }
-            Some(LLVMOpcode::LLVMPHI) => {
-                v.incoming().into_iter().all(|(x, _)| operand(x, &mut todo))
+            Some(LLVMOpcode::LLVMShuffleVector)
+                if !(v.shuffle_mask().iter().all(Option::is_some)
+                    && lane_size(v.ty()).is_some()) =>
+            {
+                false
             }
-            Some(LLVMOpcode::LLVMSelect) => {
-                operand(v.operand(1), &mut todo) && operand(v.operand(2), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMShuffleVector) => {
-                v.shuffle_mask().iter().all(Option::is_some)
-                    && lane_size(v.ty()).is_some()
-                    && operand(v.operand(0), &mut todo)
-                    && operand(v.operand(1), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMInsertElement) => {
-                constant_lane(v.operand(2))
-                    && operand(v.operand(0), &mut todo)
-                    && operand(v.operand(1), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMExtractElement) => {
-                constant_lane(v.operand(1)) && operand(v.operand(0), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMFreeze) => operand(v.operand(0), &mut todo),
-            _ => false,
+            Some(LLVMOpcode::LLVMInsertElement) if !constant_lane(v.operand(2)) => false,
+            Some(LLVMOpcode::LLVMExtractElement) if !constant_lane(v.operand(1)) => false,
+            _ => visit_moved_operands(v, &mut todo),
         };
         if !ok {
             return None;
@@ -186,20 +166,14 @@ fn copy_web<'m>(load: Inst<'m>) -> Option<Web<'m>> {
         // What uses v.
         for u in v.users() {
             let u = u.as_inst()?;
-            let at = |k: u32| u.operand(k) == v.as_value();
-            match u.opcode() {
-                Some(LLVMOpcode::LLVMStore) if at(0) && !at(1) && u.is_simple_access() => {
+            match use_of(v, u) {
+                Use::Stored => {
                     if !web.stores.contains(&u) {
                         web.stores.push(u);
                     }
                 }
-                Some(
-                    LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector | LLVMOpcode::LLVMFreeze,
-                ) => todo.push(u),
-                Some(LLVMOpcode::LLVMSelect) if !at(0) => todo.push(u),
-                Some(LLVMOpcode::LLVMInsertElement) if !at(2) => todo.push(u),
-                Some(LLVMOpcode::LLVMExtractElement) if !at(1) => todo.push(u),
-                _ => return None,
+                Use::Moved => todo.push(u),
+                Use::Other => return None,
             }
         }
     }

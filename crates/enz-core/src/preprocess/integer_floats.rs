@@ -21,6 +21,7 @@
 //! floats, which synthesis differentiates. The primal's meaning is
 //! unchanged (the same bits are loaded, merged and stored).
 
+use super::moves::{use_of, visit_moved_operands, Use};
 use crate::analysis::types::{ConcreteType, FloatKind, TypeAnalysis};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
@@ -126,60 +127,35 @@ fn web_of<'m>(start: Inst<'m>, seen: &mut HashSet<Inst<'m>>) -> Option<Web<'m>> 
             continue;
         }
         web.members.push(v);
-        // An operand: a member to visit, or a plain integer constant.
-        let operand = |x: Value<'m>, todo: &mut Vec<Inst<'m>>| match x.as_inst() {
-            Some(i) => {
-                todo.push(i);
-                true
-            }
-            None => x.is_constant() && !x.is_constant_expr(),
-        };
         ok &= match v.opcode() {
             Some(LLVMOpcode::LLVMLoad) => v.is_simple_access(),
-            Some(LLVMOpcode::LLVMPHI) => {
-                v.incoming().into_iter().all(|(x, _)| operand(x, &mut todo))
-            }
-            Some(LLVMOpcode::LLVMSelect) => {
-                operand(v.operand(1), &mut todo) && operand(v.operand(2), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMShuffleVector) => {
-                v.shuffle_mask().iter().all(Option::is_some)
-                    && operand(v.operand(0), &mut todo)
-                    && operand(v.operand(1), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMInsertElement) => {
-                operand(v.operand(0), &mut todo) && operand(v.operand(1), &mut todo)
-            }
-            Some(LLVMOpcode::LLVMExtractElement | LLVMOpcode::LLVMFreeze) => {
-                operand(v.operand(0), &mut todo)
-            }
             Some(LLVMOpcode::LLVMBitCast) => is_float_twin(v.ty(), v.operand(0).ty()),
-            _ => false,
+            Some(LLVMOpcode::LLVMShuffleVector)
+                if !v.shuffle_mask().iter().all(Option::is_some) =>
+            {
+                false
+            }
+            _ => visit_moved_operands(v, &mut todo),
         };
         for u in v.users() {
             let Some(u) = u.as_inst() else {
                 ok = false;
                 continue;
             };
-            let at = |k: u32| u.operand(k) == v.as_value();
-            match u.opcode() {
-                Some(LLVMOpcode::LLVMStore) if at(0) && !at(1) && u.is_simple_access() => {
+            if u.opcode() == Some(LLVMOpcode::LLVMBitCast) && is_float_twin(v.ty(), u.ty()) {
+                if !web.to_float.contains(&u) {
+                    web.to_float.push(u);
+                }
+                continue;
+            }
+            match use_of(v, u) {
+                Use::Stored => {
                     if !web.stores.contains(&u) {
                         web.stores.push(u);
                     }
                 }
-                Some(LLVMOpcode::LLVMBitCast) if is_float_twin(v.ty(), u.ty()) => {
-                    if !web.to_float.contains(&u) {
-                        web.to_float.push(u);
-                    }
-                }
-                Some(
-                    LLVMOpcode::LLVMPHI | LLVMOpcode::LLVMShuffleVector | LLVMOpcode::LLVMFreeze,
-                ) => todo.push(u),
-                Some(LLVMOpcode::LLVMSelect) if !at(0) => todo.push(u),
-                Some(LLVMOpcode::LLVMInsertElement) if !at(2) => todo.push(u),
-                Some(LLVMOpcode::LLVMExtractElement) if !at(1) => todo.push(u),
-                _ => ok = false,
+                Use::Moved => todo.push(u),
+                Use::Other => ok = false,
             }
         }
     }

@@ -13,6 +13,7 @@ pub(crate) mod int_pointers;
 mod integer_copies;
 mod integer_floats;
 mod iteration;
+mod moves;
 mod sanitize;
 
 pub use iteration::lower_iteration_counts;
