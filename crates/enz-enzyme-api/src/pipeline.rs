@@ -10,6 +10,7 @@
 
 use crate::batch;
 use crate::callsite::{self, CallSite};
+use crate::function_choice;
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
 use crate::ir::{Function, Module};
 use crate::lower::Lowering;
@@ -145,6 +146,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
             }
         }
     }
+    function_choice::version_function_choices(m);
     let mut sites = Vec::new();
     let mut vtable_shadows = Vec::new();
     for f in functions(m) {

@@ -1,0 +1,116 @@
+//! Calls to an entry point that pass one of several functions.
+//!
+//! `if (which) __enzyme_autodiff((void *)f, x, dx); else
+//! __enzyme_autodiff((void *)g, x, dx);` is one call after clang's
+//! clean-up: its first argument becomes a `select` or `phi` of `f` and `g`
+//! (likewise `__enzyme_autodiff(which ? f : g, ...)` as written). Each
+//! derivative is made for one function, so such a call is versioned first:
+//! the chosen pointer is compared with each function in turn, and each
+//! branch calls the entry point with that function itself; their results
+//! meet in a phi. A choice that is not entirely made of functions is left
+//! as it is (the call site's diagnostic names it).
+
+use crate::callsite::{entry_point_of, forwarded};
+use crate::ir::{
+    functions, Builder, Function, Inst, LLVMIntPredicate, LLVMOpcode, Module, TyKind, Value,
+};
+
+/// Most functions one call may choose between before it is left alone.
+const MAX_CHOICES: usize = 16;
+
+/// Versions every plain call to an entry point of `m` whose function
+/// argument is a choice among functions (module documentation).
+pub(crate) fn version_function_choices<'m>(m: Module<'m>) {
+    let mut calls = Vec::new();
+    for f in functions(m) {
+        for blk in f.blocks() {
+            for i in blk.instructions() {
+                if i.opcode() == Some(LLVMOpcode::LLVMCall) && entry_point_of(i).is_some() {
+                    calls.push(i);
+                }
+            }
+        }
+    }
+    for call in calls {
+        let base = u32::from(call.call_num_args() > 0 && call.call_arg_has_attribute(0, "sret"));
+        if call.call_num_args() <= base {
+            continue;
+        }
+        let chosen = call.operand(base);
+        if forwarded(chosen).strip_to_function().is_some() {
+            continue;
+        }
+        let mut fns = Vec::new();
+        if chosen_among(chosen, &mut Vec::new(), &mut fns) && fns.len() <= MAX_CHOICES {
+            version(call, base, chosen, &fns);
+        }
+    }
+}
+
+/// Collects into `fns` the functions `v` chooses among, through selects
+/// and phis (`seen`: the phis on the way); false when a choice is not a
+/// function.
+fn chosen_among<'m>(v: Value<'m>, seen: &mut Vec<Value<'m>>, fns: &mut Vec<Function<'m>>) -> bool {
+    let v = forwarded(v);
+    if let Some(f) = v.strip_to_function() {
+        if !fns.contains(&f) {
+            fns.push(f);
+        }
+        return true;
+    }
+    match v.opcode() {
+        Some(LLVMOpcode::LLVMSelect) => {
+            chosen_among(v.operand(1), seen, fns) && chosen_among(v.operand(2), seen, fns)
+        }
+        Some(LLVMOpcode::LLVMPHI) if seen.contains(&v) => true,
+        Some(LLVMOpcode::LLVMPHI) => {
+            seen.push(v);
+            (0..v.num_operands()).all(|k| chosen_among(v.operand(k), seen, fns))
+        }
+        _ => false,
+    }
+}
+
+/// Replaces `call` by a test of `chosen` against each of `fns` and one
+/// call per function (its argument `base` that function).
+fn version<'m>(call: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>]) {
+    let ctx = call.context();
+    let b = Builder::new(ctx);
+    let start = call.parent_block();
+    let joined = call.split_block_after("fn.chosen");
+    let result = (call.ty().kind() != TyKind::Void).then(|| {
+        let first = joined
+            .first_instruction()
+            .expect("the split block ends in a terminator");
+        b.position_before(first);
+        b.phi(call.ty(), "fn.result")
+    });
+    let mut test = start;
+    let mut after = start;
+    for (k, f) in fns.iter().enumerate() {
+        let branch = after.insert_block_after("fn.choice");
+        after = branch;
+        b.position_at_end(branch);
+        let versioned = call.clone_instruction();
+        b.insert(versioned);
+        versioned.as_value().set_operand(base, f.as_value());
+        b.br(joined);
+        if let Some(phi) = result {
+            phi.add_incoming(versioned.as_value(), branch);
+        }
+        b.position_at_end(test);
+        if k + 1 == fns.len() {
+            b.br(branch);
+        } else {
+            let next = after.insert_block_after("fn.test");
+            after = next;
+            let same = b.icmp(LLVMIntPredicate::LLVMIntEQ, chosen, f.as_value());
+            b.cond_br(same, branch, next);
+            test = next;
+        }
+    }
+    if let Some(phi) = result {
+        call.as_value().replace_all_uses_with(phi.as_value());
+    }
+    call.erase();
+}
