@@ -14,6 +14,14 @@
 //! size, on the path where the slot held an error rather than a pointer)
 //! becomes an `inttoptr` marked [`NOT_A_POINTER`] (metadata): an address
 //! no memory is at (the primal would fault on it), whose shadow is null.
+//!
+//! The same holds for a store: where store-to-load forwarding has folded a
+//! pointer copied through memory (`std::vector<Shape *>` relocating its
+//! elements on growth) into `store i64 (ptrtoint p)`, the integer stored
+//! is, through phis and selects, pointers; the store then stores the
+//! pointers themselves, so that the shadow memory gets their shadows
+//! (before, it kept whatever it held, and a virtual call through the
+//! shadow object read a vtable from garbage).
 
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
@@ -38,15 +46,72 @@ pub(crate) fn restore_pointer_phis(func: Function<'_>) {
             cast.as_value().replace_all_uses_with(p);
             cast.erase();
         } else {
-            // Undo what was made on the way (it uses only itself).
-            let poison = Builder::new(ty.context()).poison(ty);
-            for i in &made.insts {
-                i.as_value().replace_all_uses_with(poison);
-            }
-            for i in made.insts {
-                i.erase();
-            }
+            undo(ty, made);
         }
+    }
+}
+
+/// Rewrites every simple store of an integer of pointer width that is,
+/// through phis and selects, `ptrtoint` of pointers (at least one) and
+/// constants, into a store of the pointers (module documentation).
+pub(crate) fn restore_pointer_stores(func: Function<'_>) {
+    let module = func.as_value().module();
+    let stores: Vec<Inst> = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMStore) && i.is_simple_access())
+        .collect();
+    for store in stores {
+        let v = store.operand(0);
+        let Some(ty) = pointer_type_inside(v, &mut Vec::new()) else {
+            continue;
+        };
+        let same_width = v.ty().int_width().map(u64::from) == Some(ty.alloc_size(module) * 8);
+        if !same_width {
+            continue;
+        }
+        let mut made = Made::default();
+        match as_pointer(v, ty, &mut made, false) {
+            Some(p) => {
+                let bld = Builder::new(ty.context());
+                bld.position_before(store);
+                let new = bld.store(p, store.operand(1));
+                new.set_alignment(store.as_value().alignment());
+                store.erase();
+            }
+            None => undo(ty, made),
+        }
+    }
+}
+
+/// The type of the first pointer `v` is `ptrtoint` of, through phis and
+/// selects (`seen`: the phis on the way).
+fn pointer_type_inside<'m>(v: Value<'m>, seen: &mut Vec<Value<'m>>) -> Option<Ty<'m>> {
+    let i = v.as_inst()?;
+    match i.opcode()? {
+        LLVMOpcode::LLVMPtrToInt => Some(i.operand(0).ty()),
+        LLVMOpcode::LLVMSelect => pointer_type_inside(i.operand(1), seen)
+            .or_else(|| pointer_type_inside(i.operand(2), seen)),
+        LLVMOpcode::LLVMPHI if !seen.contains(&v) => {
+            seen.push(v);
+            i.incoming()
+                .into_iter()
+                .find_map(|(inc, _)| pointer_type_inside(inc, seen))
+        }
+        _ => None,
+    }
+}
+
+/// Removes what [`as_pointer`] made on a failed attempt (it uses only
+/// itself).
+fn undo<'m>(ty: Ty<'m>, made: Made<'m>) {
+    let poison = Builder::new(ty.context()).poison(ty);
+    for i in &made.insts {
+        i.as_value().replace_all_uses_with(poison);
+    }
+    for i in made.insts {
+        i.erase();
     }
 }
 

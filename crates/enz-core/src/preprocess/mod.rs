@@ -102,6 +102,7 @@ pub(crate) fn preprocess<'m>(
     }
     sanitize::sanitize(clone)?;
     int_pointers::restore_pointer_phis(clone);
+    int_pointers::restore_pointer_stores(clone);
     give_invokes_their_own_normal_edge(clone);
     Ok(clone)
 }
