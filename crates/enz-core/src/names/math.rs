@@ -43,6 +43,21 @@ pub(crate) enum MathFn {
     Hypot,
     Cbrt,
     Erf,
+    Erfc,
+    Asinh,
+    Acosh,
+    Atanh,
+    Exp10,
+    /// `fdim(a, b)` = max(a - b, 0).
+    Fdim,
+    /// `remainder(a, b)` = a - b n, n = a / b rounded to nearest, ties even.
+    Remainder,
+    /// Bessel functions of the first (`j0`, `j1`) and second (`y0`, `y1`)
+    /// kind.
+    J0,
+    J1,
+    Y0,
+    Y1,
     Fmod,
     /// `llvm.vector.reduce.fadd(start, v)`: `start + Σ v` (any order).
     ReduceFAdd,
@@ -270,6 +285,61 @@ const MATH: &[MathNames] = &[
         intrinsics: &[],
     },
     MathNames {
+        f: MathFn::Erfc,
+        libm: &["erfc", "erfcf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Asinh,
+        libm: &["asinh", "asinhf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Acosh,
+        libm: &["acosh", "acoshf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Atanh,
+        libm: &["atanh", "atanhf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Exp10,
+        libm: &["exp10", "exp10f"],
+        intrinsics: &["exp10"],
+    },
+    MathNames {
+        f: MathFn::Fdim,
+        libm: &["fdim", "fdimf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Remainder,
+        libm: &["remainder", "remainderf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::J0,
+        libm: &["j0", "j0f"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::J1,
+        libm: &["j1", "j1f"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Y0,
+        libm: &["y0", "y0f"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Y1,
+        libm: &["y1", "y1f"],
+        intrinsics: &[],
+    },
+    MathNames {
         f: MathFn::Fmod,
         libm: &["fmod", "fmodf"],
         intrinsics: &[],
@@ -439,8 +509,16 @@ pub(crate) enum Written {
 /// re-read.
 pub(crate) fn is_libm_without_side_effects(name: &str) -> bool {
     const PURE: &[&str] = &[
-        "lgamma", "lgammaf", "tgamma", "tgammaf", "erfc", "erfcf", "j0", "j1", "y0", "y1", "j0f",
-        "j1f", "y0f", "y1f", "asinh", "acosh", "atanh", "asinhf", "acoshf", "atanhf",
+        "lgamma",
+        "lgammaf",
+        "tgamma",
+        "tgammaf",
+        "jn",
+        "jnf",
+        "yn",
+        "ynf",
+        "nextafter",
+        "nextafterf",
     ];
     PURE.contains(&name)
 }

@@ -600,6 +600,51 @@ fn build_table() -> Vec<Rule> {
                 dret() * c(TWO_OVER_SQRT_PI) * call(M::Exp, vec![-sq(x(0))]),
             )],
         ),
+        math(
+            M::Erfc,
+            vec![Some(
+                -(dret() * c(TWO_OVER_SQRT_PI) * call(M::Exp, vec![-sq(x(0))])),
+            )],
+        ),
+        math(
+            M::Asinh,
+            vec![Some(dret() / call(M::Sqrt, vec![sq(x(0)) + c(1.0)]))],
+        ),
+        math(
+            M::Acosh,
+            vec![Some(dret() / call(M::Sqrt, vec![sq(x(0)) - c(1.0)]))],
+        ),
+        math(M::Atanh, vec![Some(dret() / (c(1.0) - sq(x(0))))]),
+        math(M::Exp10, vec![Some(dret() * ret() * c(LN10))]),
+        // fdim(a, b) = a > b ? a - b : 0
+        math(
+            M::Fdim,
+            vec![
+                Some(if_gt(x(0), x(1), dret(), c(0.0))),
+                Some(if_gt(x(0), x(1), -dret(), c(0.0))),
+            ],
+        ),
+        // remainder(a, b) = a - b roundeven(a / b)
+        math(
+            M::Remainder,
+            vec![
+                Some(dret()),
+                Some(-(dret() * call(M::RoundEven, vec![x(0) / x(1)]))),
+            ],
+        ),
+        // j0' = -j1, y0' = -y1; j1' = j0 - j1 / x (1/2 at 0), y1' = y0 - y1 / x
+        math(M::J0, vec![Some(-(dret() * call(M::J1, vec![x(0)])))]),
+        math(
+            M::J1,
+            vec![Some(
+                dret() * if_eq(x(0), c(0.0), c(0.5), call(M::J0, vec![x(0)]) - ret() / x(0)),
+            )],
+        ),
+        math(M::Y0, vec![Some(-(dret() * call(M::Y1, vec![x(0)])))]),
+        math(
+            M::Y1,
+            vec![Some(dret() * (call(M::Y0, vec![x(0)]) - ret() / x(0)))],
+        ),
         // ---- exponent manipulation: x 2^n and its inverses ----
         math(
             M::Ldexp,

@@ -103,6 +103,17 @@ fn math_primal(f: MathFn, a: &[f64]) -> f64 {
         M::Hypot => a[0].hypot(a[1]),
         M::Cbrt => a[0].cbrt(),
         M::Erf => erf(a[0]),
+        M::Erfc => 1.0 - erf(a[0]),
+        M::Asinh => a[0].asinh(),
+        M::Acosh => a[0].acosh(),
+        M::Atanh => a[0].atanh(),
+        M::Exp10 => 10f64.powf(a[0]),
+        M::Fdim => (a[0] - a[1]).max(0.0),
+        M::Remainder => a[0] - a[1] * (a[0] / a[1]).round_ties_even(),
+        M::J0 => bessel::j0(a[0]),
+        M::J1 => bessel::j1(a[0]),
+        M::Y0 => bessel::y0(a[0]),
+        M::Y1 => bessel::y1(a[0]),
         M::Fmod => a[0] % a[1],
         M::Ldexp | M::Scalbn | M::Scalbln => a[0] * 2f64.powi(a[1] as i32),
         M::Frexp => frexp(a[0]).0,
@@ -146,6 +157,51 @@ fn erf(x: f64) -> f64 {
         term *= -x * x / (n + 1) as f64;
     }
     sum * TWO_OVER_SQRT_PI
+}
+
+/// Bessel functions by their power series (|x| small enough here).
+mod bessel {
+    const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
+    use std::f64::consts::PI;
+
+    /// Σ_k (-1)^k (x/2)^(2k+m) / (k! (k+m)!) with each term times `w(k)`.
+    fn series(x: f64, m: i32, w: impl Fn(i32) -> f64) -> f64 {
+        let q = x * x / 4.0;
+        let mut term = (x / 2.0).powi(m) / (1..=m).map(f64::from).product::<f64>();
+        let mut sum = 0.0;
+        for k in 0..60 {
+            sum += term * w(k);
+            term *= -q / (f64::from(k + 1) * f64::from(k + 1 + m));
+        }
+        sum
+    }
+
+    /// H_k = 1 + 1/2 + ... + 1/k.
+    fn harmonic(k: i32) -> f64 {
+        (1..=k).map(|j| 1.0 / f64::from(j)).sum()
+    }
+
+    pub(super) fn j0(x: f64) -> f64 {
+        series(x, 0, |_| 1.0)
+    }
+
+    pub(super) fn j1(x: f64) -> f64 {
+        series(x, 1, |_| 1.0)
+    }
+
+    /// y0 = (2/π)(ln(x/2) + γ) j0 - (2/π) Σ (-1)^k H_k (x²/4)^k / (k!)².
+    pub(super) fn y0(x: f64) -> f64 {
+        2.0 / PI * ((x / 2.0).ln() + EULER_GAMMA) * j0(x) - 2.0 / PI * series(x, 0, harmonic)
+    }
+
+    /// y1 = -2/(πx) + (2/π) ln(x/2) j1
+    ///      - (1/π) Σ (-1)^k (ψ(k+1) + ψ(k+2)) (x/2)^(2k+1) / (k! (k+1)!),
+    /// ψ(n+1) = H_n - γ.
+    pub(super) fn y1(x: f64) -> f64 {
+        let psi = |n: i32| harmonic(n) - EULER_GAMMA;
+        -2.0 / (PI * x) + 2.0 / PI * (x / 2.0).ln() * j1(x)
+            - series(x, 1, |k| psi(k) + psi(k + 1)) / PI
+    }
 }
 
 struct Env<'a> {
@@ -215,6 +271,11 @@ fn samples(op: OpKey) -> Vec<Vec<f64>> {
         OpKey::Math(MathFn::CMul | MathFn::CDiv) => {
             vec![vec![0.37, 0.81, 0.55, -1.2], vec![-2.1, 0.4, 0.3, 0.9]]
         }
+        OpKey::Math(MathFn::Remainder) => vec![vec![3.7, 1.3], vec![-2.9, 0.7]],
+        // Defined above 1 (acosh) or above 0 (y0, y1).
+        OpKey::Math(MathFn::Acosh) => vec![vec![1.37], vec![2.81], vec![1.05]],
+        OpKey::Math(MathFn::Y0 | MathFn::Y1) => vec![vec![1.37], vec![2.81], vec![0.55]],
+        OpKey::Math(MathFn::J1) => vec![vec![0.37], vec![-2.81], vec![0.0]],
         OpKey::Math(MathFn::Ilogb | MathFn::Logb) => vec![vec![0.37], vec![-5.3], vec![1234.5]],
         _ => vec![
             vec![0.37, 0.81, 0.55],
@@ -377,6 +438,17 @@ fn every_math_function_has_a_rule() {
         M::Hypot,
         M::Cbrt,
         M::Erf,
+        M::Erfc,
+        M::Asinh,
+        M::Acosh,
+        M::Atanh,
+        M::Exp10,
+        M::Fdim,
+        M::Remainder,
+        M::J0,
+        M::J1,
+        M::Y0,
+        M::Y1,
         M::ReduceFAdd,
         M::ReduceFMul,
         M::ReduceFMax,
