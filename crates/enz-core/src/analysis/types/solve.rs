@@ -14,7 +14,7 @@
 //! Calls are in `calls.rs`. Nothing here changes the IR.
 
 use super::calls::{self, Interproc};
-use super::tbaa::tbaa_type;
+use super::tbaa::{pointee_float, tbaa_type};
 use super::tree::{ConcreteType, TreeConflict, TypeTree};
 use super::Conflict;
 use crate::analysis::cfg::Cfg;
@@ -269,15 +269,18 @@ pub(super) fn layout<'m>(ty: Ty<'m>, module: Module<'m>) -> TypeTree {
 pub(in crate::analysis::types) fn tbaa_access<'m>(
     tag: Value<'m>,
 ) -> Option<(ConcreteType, Option<u64>)> {
+    tbaa_type(&tbaa_access_name(tag)?)
+}
+
+/// The name of the access type a `!tbaa` tag names.
+fn tbaa_access_name(tag: Value<'_>) -> Option<String> {
     let ops = tag.md_node_operands();
     let first = *ops.first()?;
-    let name = if let Some(s) = first.metadata_string() {
-        s
-    } else {
-        let access = *ops.get(1)?;
-        access.md_node_operands().first()?.metadata_string()?
-    };
-    tbaa_type(&name)
+    if let Some(s) = first.metadata_string() {
+        return Some(s);
+    }
+    let access = *ops.get(1)?;
+    access.md_node_operands().first()?.metadata_string()
 }
 
 impl<'m, 'c> Solver<'m, 'c> {
@@ -565,11 +568,21 @@ impl<'m, 'c> Solver<'m, 'c> {
             let l = layout(ty, self.module);
             self.update(ptr, &l);
         }
-        if let Some((ct, _)) = inst.metadata_node("tbaa").and_then(tbaa_access) {
+        let tag = inst.metadata_node("tbaa");
+        if let Some((ct, _)) = tag.and_then(tbaa_access) {
             self.update(ptr, &TypeTree::from_path(&[0], ct));
             if is_scalar(ty) {
                 self.update(value, &TypeTree::from_type(ct));
             }
+        }
+        // A `double *` loaded or stored under clang's pointer TBAA (`p1
+        // double`) points to a double.
+        let pointee = tag
+            .and_then(tbaa_access_name)
+            .and_then(|n| pointee_float(&n));
+        if let (Some(ct), true) = (pointee, is_scalar(ty)) {
+            self.update(value, &TypeTree::from_path(&[0], ct));
+            self.update(ptr, &TypeTree::from_path(&[0, 0], ct));
         }
     }
 

@@ -27,6 +27,14 @@ pub(crate) fn tbaa_type(name: &str) -> Option<(ConcreteType, Option<u64>)> {
     })
 }
 
+/// The float a pointer of TBAA type `name` points to: `p1 double` is
+/// `double *`. Only floats: a pointer cast to another scalar's pointer
+/// type is common enough in C that an integer pointee is not trusted.
+pub(crate) fn pointee_float(name: &str) -> Option<ConcreteType> {
+    let (ct, _) = tbaa_type(name.strip_prefix("p1 ")?)?;
+    ct.is_float().then_some(ct)
+}
+
 /// `p<N> <pointee>` (clang's pointer TBAA names) and `any p<N> pointer`.
 fn is_pointer_name(name: &str) -> bool {
     let rest = name.strip_prefix("any ").unwrap_or(name);
@@ -40,6 +48,7 @@ fn is_pointer_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::types::tree::FloatKind;
 
     #[test]
     fn names() {
@@ -52,6 +61,17 @@ mod tests {
             Some(ConcreteType::Pointer)
         );
         assert_eq!(tbaa_type("pthread_t"), None);
+        assert_eq!(
+            pointee_float("p1 double"),
+            Some(ConcreteType::Float(FloatKind::F64))
+        );
+        assert_eq!(
+            pointee_float("p1 float"),
+            Some(ConcreteType::Float(FloatKind::F32))
+        );
+        assert_eq!(pointee_float("p1 int"), None);
+        assert_eq!(pointee_float("p2 double"), None);
+        assert_eq!(pointee_float("double"), None);
         assert_eq!(tbaa_type("_ZTS1S"), None);
     }
 }

@@ -287,6 +287,34 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 }
 
 #[test]
+fn pointer_tbaa_types_what_a_double_pointer_points_to() {
+    // std::vector<double>'s buffer copied by memmove: its begin and end
+    // pointers are loaded with clang's pointer TBAA `p1 double`.
+    let ir = r#"
+define void @copy(ptr %dst, ptr %v) {
+  %b = load ptr, ptr %v, align 8, !tbaa !0
+  %ep = getelementptr inbounds i8, ptr %v, i64 8
+  %e = load ptr, ptr %ep, align 8, !tbaa !0
+  %ei = ptrtoint ptr %e to i64
+  %bi = ptrtoint ptr %b to i64
+  %n = sub i64 %ei, %bi
+  call void @llvm.memmove.p0.p0.i64(ptr %dst, ptr %b, i64 %n, i1 false)
+  ret void
+}
+declare void @llvm.memmove.p0.p0.i64(ptr, ptr, i64, i1)
+!0 = !{!1, !1, i64 0}
+!1 = !{!"p1 double", !2, i64 0}
+!2 = !{!"any pointer", !3, i64 0}
+!3 = !{!"omnipotent char", !4, i64 0}
+!4 = !{!"Simple C++ TBAA"}
+"#;
+    let got = printed(ir, "copy");
+    let b = got.lines().find(|l| l.contains("%b = load")).expect("%b");
+    assert!(b.ends_with("{[]:Pointer, [0]:Float@double}"), "{got}");
+    with_analysis(ir, "copy", |_, ta| assert!(ta.undecided().is_empty()));
+}
+
+#[test]
 fn float_and_double_and_tbaa() {
     // float ff(float *x, double *y) { return x[1] + (float)y[2]; }, plus a
     // double copied through an i64 whose TBAA says what it is.
