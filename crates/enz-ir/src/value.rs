@@ -312,6 +312,31 @@ impl<'m> Value<'m> {
         }
     }
 
+    /// The assembly and constraint strings of an inline `asm` value (a
+    /// call's callee), if this is one.
+    pub fn inline_asm(self) -> Option<(String, String)> {
+        // SAFETY: `self` is checked to be an InlineAsm before its strings
+        // are read; LLVM owns them and gives their lengths.
+        unsafe {
+            if llvm_sys::core::LLVMIsAInlineAsm(self.0).is_null() {
+                return None;
+            }
+            let read = |p: *const std::os::raw::c_char, len: usize| {
+                if p.is_null() {
+                    String::new()
+                } else {
+                    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len))
+                        .into_owned()
+                }
+            };
+            let mut len = 0usize;
+            let asm = llvm_sys::core::LLVMGetInlineAsmAsmString(self.0, &mut len);
+            let asm = read(asm, len);
+            let cons = llvm_sys::core::LLVMGetInlineAsmConstraintString(self.0, &mut len);
+            Some((asm, read(cons, len)))
+        }
+    }
+
     /// The string of a `metadata !"..."` operand, if this is one.
     pub fn metadata_string(self) -> Option<String> {
         unsafe {

@@ -421,6 +421,13 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
             Some(LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze) => {
                 union(&mut parent, i.as_value(), i.operand(0));
             }
+            // An address computed from one pointer's bits (an aligned
+            // buffer carved out of a larger one) points into its memory.
+            Some(LLVMIntToPtr) => {
+                if let Some(p) = address_bits_base(i.operand(0)) {
+                    union(&mut parent, i.as_value(), p);
+                }
+            }
             Some(LLVMPHI) => {
                 for (v, _) in i.incoming() {
                     if !v.is_undef_or_null() {
@@ -457,6 +464,33 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
         out.insert(k, id);
     }
     out
+}
+
+/// The pointer an integer address is computed from: `ptrtoint p` through
+/// additions, subtractions and bit masks with operands that hold no
+/// pointer (`(p + 31) & -32`); `None` when no pointer, or more than one,
+/// is involved.
+pub(crate) fn address_bits_base<'m>(v: Value<'m>) -> Option<Value<'m>> {
+    fn walk<'m>(v: Value<'m>, depth: usize, found: &mut Vec<Value<'m>>) -> bool {
+        match v.opcode() {
+            Some(LLVMOpcode::LLVMPtrToInt) => {
+                found.push(v.operand(0));
+                true
+            }
+            Some(
+                LLVMOpcode::LLVMAdd
+                | LLVMOpcode::LLVMSub
+                | LLVMOpcode::LLVMAnd
+                | LLVMOpcode::LLVMOr
+                | LLVMOpcode::LLVMXor,
+            ) if v.is_instruction() && depth > 0 => {
+                walk(v.operand(0), depth - 1, found) && walk(v.operand(1), depth - 1, found)
+            }
+            _ => v.is_constant() && !v.is_instruction(),
+        }
+    }
+    let mut found = Vec::new();
+    (walk(v, 8, &mut found) && found.len() == 1).then(|| found[0])
 }
 
 /// The operands of `i` that carry data (not blocks, not the callee).

@@ -13,6 +13,7 @@ pub(crate) mod int_pointers;
 mod integer_copies;
 mod integer_floats;
 mod iteration;
+mod known_asm;
 mod moves;
 mod sanitize;
 
@@ -80,6 +81,7 @@ pub(crate) fn preprocess<'m>(
     refuse_float_input(func, clone)?;
     drop_zero_tangent_checks(clone);
     iteration::step_iteration_counts(clone, &[]);
+    known_asm::replace_known_asm(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {
@@ -97,6 +99,7 @@ pub(crate) fn preprocess<'m>(
             refuse_float_input(func, clone)?;
             drop_zero_tangent_checks(clone);
             iteration::step_iteration_counts(clone, &stepped);
+            known_asm::replace_known_asm(clone);
             run_function_passes(clone, pipeline).map_err(failed)?;
         }
     }

@@ -8,7 +8,7 @@
 
 use super::registry::Registry;
 use super::runtime;
-use crate::analysis::activity::Activity;
+use crate::analysis::activity::{address_bits_base, Activity};
 use crate::analysis::calls::{CallKind, CallKinds, Direction};
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
@@ -245,6 +245,17 @@ impl<'m> ShadowMap<'m> {
             {
                 fb.zero(i.ty())
             }
+            // An address computed from one pointer's bits (Eigen's aligned
+            // malloc: `(p & -32) + 32`): the same arithmetic on the
+            // shadow's bits, so the shadow keeps the alignment the
+            // primal's accesses assume.
+            Some(LLVMIntToPtr) if address_bits_base(i.operand(0)).is_some() => {
+                fb.position_after(gi);
+                match self.mirror_address_bits(i.operand(0), gi.operand(0), &fb) {
+                    Some(bits) => fb.int_to_ptr(bits, i.ty()),
+                    None => return Mirror::Impossible,
+                }
+            }
             Some(LLVMPHI) => {
                 position_at_top(&fb, gi.parent_block());
                 let s = fb.phi(i.ty(), &format!("{}'", gi.name()));
@@ -312,6 +323,33 @@ impl<'m> ShadowMap<'m> {
 }
 
 impl<'m> ShadowMap<'m> {
+    /// The integer address `iv` (whose forward-sweep copy is `gv`), made
+    /// of one `ptrtoint` and constants (see `address_bits_base`), with the
+    /// `ptrtoint` of the pointer's shadow instead; `None` when the pointer
+    /// has no shadow.
+    fn mirror_address_bits(
+        &self,
+        iv: Value<'m>,
+        gv: Value<'m>,
+        fb: &Builder<'m>,
+    ) -> Option<Value<'m>> {
+        if iv.opcode() == Some(LLVMOpcode::LLVMPtrToInt) {
+            let s = self.forward(iv.operand(0))?;
+            return Some(fb.ptr_to_int(s, iv.ty()));
+        }
+        if !iv.is_instruction() {
+            return Some(gv);
+        }
+        let g = gv.as_inst()?;
+        let s = g.clone_instruction();
+        for k in 0..2 {
+            let o = self.mirror_address_bits(iv.operand(k), gv.operand(k), fb)?;
+            s.as_value().set_operand(k, o);
+        }
+        fb.insert(s);
+        Some(s.as_value())
+    }
+
     /// A call relinking a pointer structure (see `is_structure_function`)
     /// whose pointers have shadows: the same call right after it on the
     /// shadows, so the shadow structure keeps the primal's shape; its
