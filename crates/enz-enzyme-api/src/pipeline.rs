@@ -231,6 +231,16 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     }
     if !diags.is_empty() {
         session.abandon();
+        // The forward and the reverse sweep may refuse the same
+        // instruction for the same reason: say it once.
+        let mut seen = Vec::new();
+        diags.retain(|d| {
+            let new = !seen.contains(d);
+            if new {
+                seen.push(d.clone());
+            }
+            new
+        });
         return Err(diags);
     }
     if let Err(d) = lowering.patch_tape_sizes(&session) {

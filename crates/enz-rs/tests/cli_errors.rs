@@ -449,6 +449,10 @@ fn bad_call_sites_are_diagnosed() {
             "primal_return_void.ll",
             &[&["enzyme_primal_return"], &["returns void"], &["`sq`"]],
         ),
+        (
+            "inline_asm_active.ll",
+            &[&["inline assembly"], &["sqrtsd"], &["`f`"], &["in c"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));

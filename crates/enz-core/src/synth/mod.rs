@@ -39,6 +39,15 @@ pub(crate) fn undifferentiable_call(call: crate::ir::Inst, in_function: &str) ->
         .at(call)
         .help("declare the function with the prototype of its definition");
     }
+    if let Some((asm, _)) = call.called_value().and_then(|c| c.inline_asm()) {
+        return Diagnostic::new(format!(
+            "cannot differentiate inline assembly (`{}`) that takes or returns a differentiable value",
+            asm.trim()
+        ))
+        .in_function(in_function)
+        .at(call)
+        .help("write the operation in C or with compiler intrinsics (enz-rs differentiates `vfmadd231` FMAs itself), or move it into a function registered with a custom gradient");
+    }
     let msg = match call.called_function() {
         Some(f) if f.is_declaration() => format!(
             "no derivative rule for the external function `{}`, which is called with a differentiable argument",
