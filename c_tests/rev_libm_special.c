@@ -5,6 +5,10 @@
  *   erfc' = -2/sqrt(pi) e^(-x^2)   exp10' = ln(10) 10^x
  *   fdim(a, b) = max(a - b, 0)     remainder(a, b) = a - b rint(a / b)
  *   j0' = -j1   j1' = j0 - j1/x (1/2 at 0)   y0' = -y1   y1' = y0 - y1/x
+ *   lgamma' = psi   tgamma' = tgamma psi (psi, the digamma function, is
+ *   checked here by its series psi(x) = -gamma + sum_k (1/(k+1) - 1/(k+x)),
+ *   summed to 2e6 terms and the remainder's integral, and its reflection)
+ * and lgammaf, tgammaf.
  * Checked against these derivatives and central finite differences. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -25,6 +29,26 @@ static double dbes(double x) {
   double u = x * x + 0.5, v = x + 3;
   double dj1 = x == 0 ? 0.5 : j0(x) - j1(x) / x;
   return -j1(x) + 2 * dj1 - y1(u) * 2 * x - (y0(v) - y1(v) / v);
+}
+static double psi(double x) {
+  if (x < 0.5)
+    return psi(1 - x) - M_PI / tan(M_PI * x);
+  double s = -0.57721566490153286, n = 2e6;
+  for (double k = 0; k < n; k++)
+    s += 1 / (k + 1) - 1 / (k + x);
+  return s + log((n + x) / (n + 1)) - 0.5 / (n + x) + 0.5 / (n + 1);
+}
+static double gam(double x) { return lgamma(x * x + 0.3) + 0.5 * tgamma(x + 2.5); }
+static double dgam(double x) {
+  double u = x * x + 0.3, v = x + 2.5;
+  return psi(u) * 2 * x + 0.5 * tgamma(v) * psi(v);
+}
+static double gamr(double x) { return tgamma(x - 0.5) + lgamma(0.5 - x); } /* x - 0.5 < 0 at x < 0.5 */
+static double dgamr(double x) { return tgamma(x - 0.5) * psi(x - 0.5) - psi(0.5 - x); }
+static float gamf(float x) { return lgammaf(x * x + 1.5f) * tgammaf(0.5f * x + 1.7f); }
+static double dgamf(double x) {
+  double u = x * x + 1.5, v = 0.5 * x + 1.7;
+  return psi(u) * 2 * x * tgamma(v) + lgamma(u) * tgamma(v) * psi(v) * 0.5;
 }
 /* fdim and remainder of two arguments (given as an array). */
 static double two(const double *v) { return fdim(v[0], v[1]) * 3 + remainder(v[0] * 2, v[1]); }
@@ -49,7 +73,12 @@ int main(void) {
     CHECK_BOTH(ex, dex, xs[i]);
     CHECK_BOTH(bes, dbes, xs[i]);
     CHECK_GRAD1F(hypf, dhypf, xs[i]);
+    CHECK_BOTH(gam, dgam, xs[i]);
+    CHECK_GRAD1F(gamf, dgamf, xs[i]);
   }
+  const double ns[] = {0.21, -0.35, -1.7};
+  for (int i = 0; i < 3; i++)
+    CHECK_BOTH(gamr, dgamr, ns[i]);
   const double p[4][2] = {{1.5, 0.8}, {-0.7, 1.2}, {2.9, 0.7}, {0.4, -1.3}};
   for (int i = 0; i < 4; i++) {
     double v[2] = {p[i][0], p[i][1]}, d[2] = {0, 0};

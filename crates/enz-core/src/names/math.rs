@@ -58,6 +58,13 @@ pub(crate) enum MathFn {
     J1,
     Y0,
     Y1,
+    /// `lgamma(x)` = ln |Γ(x)|.
+    Lgamma,
+    /// `tgamma(x)` = Γ(x).
+    Tgamma,
+    /// ψ(x) = Γ'(x)/Γ(x): no libm spelling; derivatives call enz-rs's own
+    /// (`synth::runtime::digamma`).
+    Digamma,
     Fmod,
     /// `llvm.vector.reduce.fadd(start, v)`: `start + Σ v` (any order).
     ReduceFAdd,
@@ -337,6 +344,16 @@ const MATH: &[MathNames] = &[
     MathNames {
         f: MathFn::Y1,
         libm: &["y1", "y1f"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Lgamma,
+        libm: &["lgamma", "lgammaf"],
+        intrinsics: &[],
+    },
+    MathNames {
+        f: MathFn::Tgamma,
+        libm: &["tgamma", "tgammaf"],
         intrinsics: &[],
     },
     MathNames {

@@ -78,6 +78,9 @@ pub(crate) fn emit<'m>(b: &Builder<'m>, e: &Expr, o: &Operands<'m, '_>) -> Value
 /// overload): the LLVM intrinsic where there is one, else libm.
 pub(crate) fn call_math<'m>(b: &Builder<'m>, f: MathFn, args: &[Value<'m>]) -> Value<'m> {
     let ty = args[0].ty();
+    if f == MathFn::Digamma {
+        return super::runtime::digamma(b, args[0]);
+    }
     if let Some(name) = f.intrinsic() {
         let overload: Vec<Ty> = match f {
             MathFn::Powi | MathFn::Ldexp => vec![ty, args[1].ty()],

@@ -645,6 +645,12 @@ fn build_table() -> Vec<Rule> {
             M::Y1,
             vec![Some(dret() * (call(M::Y0, vec![x(0)]) - ret() / x(0)))],
         ),
+        // lgamma' = ψ, tgamma' = Γ ψ
+        math(M::Lgamma, vec![Some(dret() * call(M::Digamma, vec![x(0)]))]),
+        math(
+            M::Tgamma,
+            vec![Some(dret() * ret() * call(M::Digamma, vec![x(0)]))],
+        ),
         // ---- exponent manipulation: x 2^n and its inverses ----
         math(
             M::Ldexp,
