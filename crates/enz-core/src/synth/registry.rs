@@ -6,8 +6,10 @@
 use super::reverse::{new_function, Derivative};
 pub(crate) use crate::analysis::calls::CustomRules;
 use crate::analysis::calls::{CallFacts, Direction};
+use crate::analysis::types::TypeTree;
 use crate::diag::Diagnostic;
 use crate::ir::{add_internal_global, Function, Global, Value};
+use crate::names::DECLARED_TYPE;
 use crate::preprocess::preprocess;
 use crate::signature::{Kind, Mode, Request};
 use std::collections::{HashMap, HashSet};
@@ -43,6 +45,9 @@ pub(crate) struct Registry<'m> {
     prepped: HashMap<Function<'m>, Function<'m>>,
     split: HashMap<Request<'m>, Derivative<'m>>,
     pending: Vec<Request<'m>>,
+    /// What callers know of each function's pointer parameters (see
+    /// [`Registry::seed_parameter_types`]).
+    param_seeds: HashMap<Function<'m>, HashMap<usize, TypeTree>>,
     /// Release functions of split requests (for `__enzyme_fwdsplit`): the
     /// reverse sweep doing nothing but frees, so the tape is freed.
     release: HashMap<Request<'m>, Function<'m>>,
@@ -93,6 +98,7 @@ impl<'m> Registry<'m> {
             prepped: HashMap::new(),
             split: HashMap::new(),
             pending: Vec::new(),
+            param_seeds: HashMap::new(),
             release: HashMap::new(),
             inactive_fns,
             shadow_globals: HashMap::new(),
@@ -204,10 +210,12 @@ impl<'m> Registry<'m> {
             .copied()
             .collect();
         let (preopt, inline) = (self.preopt, self.inline);
-        crate::timing::timed(&mut self.timings.preprocess, || {
+        let clone = crate::timing::timed(&mut self.timings.preprocess, || {
             preprocess(f, preopt, inline, &keep)
         })
-        .map_err(|d| d.in_function(f.name()))
+        .map_err(|d| d.in_function(f.name()))?;
+        self.apply_param_seeds(f, clone);
+        Ok(clone)
     }
 
     /// The preprocessed clone of `f`, made once.
@@ -218,6 +226,55 @@ impl<'m> Registry<'m> {
         let p = self.fresh_clone(f)?;
         self.prepped.insert(f, p);
         Ok(p)
+    }
+
+    /// Seeds the type analysis of `f`'s derivatives with what a caller
+    /// knows of its pointer arguments (`seeds`: parameter index and the
+    /// caller's tree of the argument), joined with what earlier call sites
+    /// said and kept as `enzyme_type` attributes on `f`'s preprocessed
+    /// clones, those made already and those made later. A function called
+    /// with untyped pointers whose caller knows they point to doubles (a
+    /// copy helper under `--no-inline`) can then have its copies
+    /// differentiated. A seed that contradicts an earlier one is dropped;
+    /// seeds that come after `f`'s derivatives were built change nothing.
+    pub(crate) fn seed_parameter_types(&mut self, f: Function<'m>, seeds: &[(usize, TypeTree)]) {
+        let known = self.param_seeds.entry(f).or_default();
+        let mut changed = false;
+        for (k, seed) in seeds {
+            let tree = known.entry(*k).or_default();
+            let mut joined = tree.clone();
+            let mut conflicts = Vec::new();
+            if joined.merge_checked(seed, &mut conflicts) && conflicts.is_empty() {
+                *tree = joined;
+                changed = true;
+            }
+        }
+        if !changed {
+            return;
+        }
+        let clones = [self.prepped.get(&f), self.prepped_checkpointed.get(&f)];
+        for clone in clones.into_iter().flatten() {
+            self.apply_param_seeds(f, *clone);
+        }
+    }
+
+    /// Writes the seeds of `f` onto its preprocessed clone `clone`.
+    fn apply_param_seeds(&self, f: Function<'m>, clone: Function<'m>) {
+        let Some(seeds) = self.param_seeds.get(&f) else {
+            return;
+        };
+        for (k, tree) in seeds {
+            let index = *k as u32 + 1;
+            let mut declared = clone
+                .string_attribute_at(index, DECLARED_TYPE)
+                .and_then(|s| TypeTree::parse_enzyme(&s))
+                .unwrap_or_default();
+            let mut conflicts = Vec::new();
+            declared.merge_checked(tree, &mut conflicts);
+            if conflicts.is_empty() {
+                clone.add_string_attribute_at(index, DECLARED_TYPE, &declared.to_enzyme());
+            }
+        }
     }
 
     /// The preprocessed clone of `f` for a gradient (combined mode, or split

@@ -381,6 +381,23 @@ impl TypeTree {
         Some(tree)
     }
 
+    /// The tree as an `enzyme_type` attribute holds it (what
+    /// [`TypeTree::parse_enzyme`] reads back): each path prefixed by -1,
+    /// the offset in the value itself.
+    pub(crate) fn to_enzyme(&self) -> String {
+        let entries: Vec<String> = self
+            .entries()
+            .map(|(p, t)| {
+                let path: Vec<String> = std::iter::once(-1)
+                    .chain(p.to_vec())
+                    .map(|o| o.to_string())
+                    .collect();
+                format!("[{}]:{t}", path.join(","))
+            })
+            .collect();
+        format!("{{{}}}", entries.join(", "))
+    }
+
     /// Whether nothing is known.
     pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty()
@@ -685,6 +702,16 @@ mod tests {
     use ConcreteType::*;
 
     const D: ConcreteType = Float(FloatKind::F64);
+
+    #[test]
+    fn enzyme_text_round_trips() {
+        let mut t = TypeTree::from_type(Pointer);
+        t.merge(&TypeTree::from_path(&[0], D));
+        t.merge(&TypeTree::from_path(&[8], Integer));
+        t.merge(&TypeTree::from_path(&[16, 0], Float(FloatKind::F32)));
+        let text = t.to_enzyme();
+        assert_eq!(TypeTree::parse_enzyme(&text), Some(t), "{text}");
+    }
 
     #[test]
     fn lattice() {

@@ -15,6 +15,7 @@
 
 use super::Reverse;
 use crate::analysis::calls::CallKind;
+use crate::analysis::types::TypeTree;
 use crate::ir::{Builder, Function, Inst, TyKind, Value};
 use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 use crate::synth::function_shadow::{load_entry, Entry};
@@ -102,6 +103,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
             ret_shadowed,
             mode: Mode::Split,
         };
+        let seeds: Vec<(usize, TypeTree)> = (0..i.call_num_args() as usize)
+            .map(|k| (k, i.operand(k as u32)))
+            .filter(|(_, a)| a.ty().kind() == TyKind::Pointer)
+            .map(|(k, a)| (k, self.facts.types.tree(a)))
+            .filter(|(_, t)| t.first_level().next().is_some())
+            .collect();
+        registry.seed_parameter_types(callee, &seeds);
         if self.req.width > 1 {
             // Run again per lane when that gives the same and changes
             // nothing: no memory read or written but the callee's stack
