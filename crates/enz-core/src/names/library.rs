@@ -141,6 +141,9 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "llvm.nvvm.barrier.cta.sync.all",
         "llvm.nvvm.barrier.cta.sync",
         "llvm.nvvm.bar.sync",
+        // Sorts an index array (integers) for preprocess/sort.rs's
+        // rewrite of qsort; the elements move outside it.
+        "qsort_r",
         // Comparisons and lengths of bytes: integer results.
         "memcmp",
         "bcmp",

@@ -16,6 +16,7 @@ mod iteration;
 mod known_asm;
 mod moves;
 mod sanitize;
+mod sort;
 
 pub use iteration::lower_iteration_counts;
 
@@ -82,6 +83,7 @@ pub(crate) fn preprocess<'m>(
     drop_zero_tangent_checks(clone);
     iteration::step_iteration_counts(clone, &[]);
     known_asm::replace_known_asm(clone);
+    sort::rewrite_qsort_calls(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {
@@ -100,6 +102,7 @@ pub(crate) fn preprocess<'m>(
             drop_zero_tangent_checks(clone);
             iteration::step_iteration_counts(clone, &stepped);
             known_asm::replace_known_asm(clone);
+            sort::rewrite_qsort_calls(clone);
             run_function_passes(clone, pipeline).map_err(failed)?;
         }
     }

@@ -159,11 +159,31 @@ fn element_hint<'m>(s: &Solver<'m, '_>, i: Inst<'m>) -> Option<TypeTree> {
     if i.operand(1).is_constant() {
         return None;
     }
-    let elem = ConcreteType::from_ty(i.gep_source_type());
-    if !elem.is_float() || s.tree_ref(i.as_value()).at(&[0]).is_known() {
+    if s.tree_ref(i.as_value()).at(&[0]).is_known() {
         return None;
     }
-    Some(TypeTree::from_path(&[0], elem))
+    let elem = ConcreteType::from_ty(i.gep_source_type());
+    if elem.is_float() {
+        return Some(TypeTree::from_path(&[0], elem));
+    }
+    // An element of bytes (`gep [8 x i8], p, %i`: preprocess/sort.rs's
+    // gather) over memory whose known elements are all one float of that
+    // size, at multiples of it: that float.
+    let size = i.gep_source_type().alloc_size(s.module) as i64;
+    let mut kinds = s
+        .tree_ref(i.operand(0))
+        .first_level()
+        .map(|(o, t)| {
+            let float_of_size =
+                matches!(t, ConcreteType::Float(k) if k.size() == Some(size as u64));
+            (o >= 0 && o % size.max(1) == 0 && float_of_size).then_some(t)
+        })
+        .collect::<Option<Vec<ConcreteType>>>()?;
+    kinds.dedup();
+    match kinds.as_slice() {
+        [t] if t.is_float() => Some(TypeTree::from_path(&[0], *t)),
+        _ => None,
+    }
 }
 
 /// Whether phase two (integer defaults) can add facts at `i` directly.
