@@ -589,10 +589,7 @@ impl<'m, 'a> Forward<'m, 'a> {
         if let Err(d) = registry.require_table_width(width) {
             return self.diags.push(d);
         }
-        let asm = i.called_value().and_then(|c| c.inline_asm()).is_some();
-        if i.callee_with_other_type().is_some() || asm {
-            // A function called through another type (undefined in LLVM),
-            // or inline assembly.
+        if crate::synth::is_undifferentiable_callee(i) {
             let d = crate::synth::undifferentiable_call(i, self.req.name);
             return self.diags.push(d);
         }

@@ -26,6 +26,14 @@ use crate::ir::Value;
 
 /// The diagnostic for a differentiable call that has neither a rule nor a
 /// function body enz-rs can differentiate (both modes say the same).
+/// Whether a call through a pointer cannot be differentiated whatever the
+/// pointer's shadow: a function called through another function type
+/// (undefined in LLVM), or inline assembly.
+pub(crate) fn is_undifferentiable_callee(call: crate::ir::Inst) -> bool {
+    call.callee_with_other_type().is_some()
+        || call.called_value().and_then(|c| c.inline_asm()).is_some()
+}
+
 pub(crate) fn undifferentiable_call(call: crate::ir::Inst, in_function: &str) -> Diagnostic {
     if let Some(f) = call.callee_with_other_type() {
         return Diagnostic::new(format!(

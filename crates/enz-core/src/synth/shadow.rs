@@ -341,11 +341,13 @@ impl<'m> ShadowMap<'m> {
             return Some(gv);
         }
         let g = gv.as_inst()?;
+        // Both operands first, so that a failure leaves no clone behind
+        // (an instruction in no block still uses its operands).
+        let a = self.mirror_address_bits(iv.operand(0), gv.operand(0), fb)?;
+        let b = self.mirror_address_bits(iv.operand(1), gv.operand(1), fb)?;
         let s = g.clone_instruction();
-        for k in 0..2 {
-            let o = self.mirror_address_bits(iv.operand(k), gv.operand(k), fb)?;
-            s.as_value().set_operand(k, o);
-        }
+        s.as_value().set_operand(0, a);
+        s.as_value().set_operand(1, b);
         fb.insert(s);
         Some(s.as_value())
     }
