@@ -87,11 +87,21 @@ fn is_output_or_text(name: &str) -> bool {
     PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
+/// libc's `qsort(base, n, size, cmp)`, which preprocessing rewrites
+/// (`preprocess/sort.rs`).
+pub(crate) const QSORT: &str = "qsort";
+/// glibc's `qsort_r(base, n, size, cmp, arg)`, which that rewrite calls on
+/// an index array (known-inactive: it moves integers only).
+pub(crate) const QSORT_R: &str = "qsort_r";
+/// The comparator of indices that rewrite hands to `qsort_r`:
+/// `int __enz_sort_by_index(const i64 *, const i64 *, ctx)`.
+pub(crate) const SORT_BY_INDEX: &str = "__enz_sort_by_index";
+
 /// Functions known to carry no derivative (I/O, clocks, allocation
 /// bookkeeping): calls to them are kept in the forward sweep and skipped in
 /// the reverse sweep.
 pub(crate) fn is_known_inactive(name: &str) -> bool {
-    if name == super::MACHINE_CACHE_BUDGET || name == super::ALL_ZERO {
+    if name == super::MACHINE_CACHE_BUDGET || name == super::ALL_ZERO || name == QSORT_R {
         return true;
     }
     const INACTIVE: &[&str] = &[
@@ -141,9 +151,6 @@ pub(crate) fn is_known_inactive(name: &str) -> bool {
         "llvm.nvvm.barrier.cta.sync.all",
         "llvm.nvvm.barrier.cta.sync",
         "llvm.nvvm.bar.sync",
-        // Sorts an index array (integers) for preprocess/sort.rs's
-        // rewrite of qsort; the elements move outside it.
-        "qsort_r",
         // Comparisons and lengths of bytes: integer results.
         "memcmp",
         "bcmp",

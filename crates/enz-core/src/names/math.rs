@@ -512,6 +512,10 @@ pub fn function_like_spelling(name: &str) -> Option<&'static str> {
         .copied()
 }
 
+/// The digamma function derivatives call (`synth::runtime::digamma`):
+/// `double __enz_digamma(double)`, emitted into the module.
+pub(crate) const DIGAMMA: &str = "__enz_digamma";
+
 /// What a math function writes through its pointer argument.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum Written {

@@ -16,10 +16,7 @@
 
 use crate::ir::{add_internal_function, named_function, Builder, Function, Inst, LLVMOpcode};
 use crate::ir::{Block, LLVMIntPredicate, Ty, Value};
-
-/// The comparator `__enz_sort_by_index` that [`rewrite_qsort_calls`]
-/// hands to `qsort_r`.
-const BY_INDEX: &str = "__enz_sort_by_index";
+use crate::names::{QSORT, QSORT_R, SORT_BY_INDEX};
 
 /// Rewrites every `qsort` call of `func` (module documentation).
 pub(super) fn rewrite_qsort_calls(func: Function<'_>) {
@@ -29,7 +26,7 @@ pub(super) fn rewrite_qsort_calls(func: Function<'_>) {
         .flat_map(|b| b.instructions())
         .filter(|i| {
             i.opcode() == Some(LLVMOpcode::LLVMCall)
-                && i.called_function().is_some_and(|f| f.name() == "qsort")
+                && i.called_function().is_some_and(|f| f.name() == QSORT)
                 && i.call_num_args() == 4
         })
         .collect();
@@ -68,11 +65,7 @@ fn rewrite(call: Inst<'_>) {
     b.position_at_end(filled);
     let by_index = by_index_fn(call);
     let qsort_r = Ty::function(Ty::void(ctx), &[ptr, i64t, i64t, ptr, ptr], false);
-    b.call_named(
-        "qsort_r",
-        qsort_r,
-        &[idx, n, eight, by_index.as_value(), cx],
-    );
+    b.call_named(QSORT_R, qsort_r, &[idx, n, eight, by_index.as_value(), cx]);
     // tmp[k] = base[idx[k]], indexed by element (`[size x i8]` where
     // the size is a constant) so that type analysis sees the period.
     let element = size.const_int_sext().and_then(|s| u64::try_from(s).ok());
@@ -131,7 +124,7 @@ fn counted_loop<'m>(
 fn by_index_fn<'m>(at: Inst<'m>) -> Function<'m> {
     let ctx = at.context();
     let module = at.parent_block().parent().global_parent();
-    if let Some(f) = named_function(module, BY_INDEX) {
+    if let Some(f) = named_function(module, SORT_BY_INDEX) {
         return f;
     }
     let (i32t, i64t, ptr, i8t) = (
@@ -142,7 +135,7 @@ fn by_index_fn<'m>(at: Inst<'m>) -> Function<'m> {
     );
     let f = add_internal_function(
         module,
-        BY_INDEX,
+        SORT_BY_INDEX,
         Ty::function(i32t, &[ptr, ptr, ptr], false),
     );
     let ps = f.params();

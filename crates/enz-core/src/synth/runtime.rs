@@ -7,7 +7,9 @@ use crate::ir::{
     TyKind, Value,
 };
 use crate::ir::{LLVMIntPredicate, LLVMRealPredicate};
-use crate::names::{ALL_ZERO, CACHE_GIVE, CACHE_TAKE, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE};
+use crate::names::{
+    ALL_ZERO, CACHE_GIVE, CACHE_TAKE, DIGAMMA, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE,
+};
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
 /// reallocation may copy or accumulate into.
@@ -399,12 +401,11 @@ pub(crate) fn digamma<'m>(b: &Builder<'m>, x: Value<'m>) -> Value<'m> {
 fn digamma_fn<'m>(b: &Builder<'m>) -> Function<'m> {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
-    let name = "__enz_digamma";
-    if let Some(existing) = named_function(module, name) {
+    if let Some(existing) = named_function(module, DIGAMMA) {
         return existing;
     }
     let t = Ty::double(ctx);
-    let f = add_internal_function(module, name, Ty::function(t, &[t], false));
+    let f = add_internal_function(module, DIGAMMA, Ty::function(t, &[t], false));
     let x0 = f.params()[0];
     let entry = f.append_block("entry");
     let reflect = f.append_block("reflect");
