@@ -209,6 +209,17 @@ impl<'m> Inst<'m> {
         }
     }
 
+    /// Whether a call site's function attributes have the enum attribute
+    /// `name`.
+    pub fn has_call_site_attribute(self, name: &str) -> bool {
+        // SAFETY: `self` is a call; the kind is looked up by name.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            !LLVMGetCallSiteEnumAttribute(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, kind)
+                .is_null()
+        }
+    }
+
     /// Adds the enum attribute `name` to a call site's function attributes.
     pub fn add_call_site_attribute(self, name: &str) {
         // SAFETY: `self` is a call; the attribute is created in its context.

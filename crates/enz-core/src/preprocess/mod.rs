@@ -113,6 +113,32 @@ pub(crate) fn preprocess<'m>(
     Ok(clone)
 }
 
+/// Another preprocessed clone of the function `template` was made from
+/// (by [`preprocess`]), copied from `template` instead of preprocessing
+/// again: the same body, attributes and declared types. A function
+/// differentiated both ways (its gradient and its forward derivative each
+/// need a clone of their own) is inlined and cleaned up once; at -O0,
+/// through Eigen, that is most of enz-rs's time.
+pub(crate) fn copy_preprocessed<'m>(template: Function<'m>) -> Function<'m> {
+    let copy = add_internal_function(
+        template.global_parent(),
+        &template.name(),
+        template.function_type(),
+    );
+    copy_function_attributes(template, copy);
+    copy_declared_types(template, copy);
+    let mut map = ValueMap::default();
+    for (k, (p, q)) in template.params().into_iter().zip(copy.params()).enumerate() {
+        map.insert(p, q);
+        q.set_name(&p.name());
+        if p.param_has_noalias() {
+            copy.add_param_attribute(k, "noalias");
+        }
+    }
+    clone_body(template, copy, &mut map, false);
+    copy
+}
+
 /// Reading floats from a stream or file inside differentiated code (see
 /// `names::reads_floats_from_input`) is a diagnostic: what is read may
 /// have been written from active data. Calls inside functions the user
@@ -242,49 +268,141 @@ fn inline_calls<'m>(
     keep_calls_to: &HashSet<Function<'m>>,
 ) -> Result<bool, String> {
     let no_rules = HashMap::new();
+    // Whether a call to a callee is inlined, decided once per callee: only
+    // `func` changes between rounds, and a large -O0 C++ module calls the
+    // same helpers from thousands of sites.
+    let mut inlinable: HashMap<Function<'m>, bool> = HashMap::new();
+    // Every callee of a later round is reachable from `func` as it is now.
+    let recursive = recursive_functions(func);
+    // The functions each inlined callee calls directly: after a round, the
+    // new call sites in `func` are calls of these (found through their
+    // uses, so that a function grown to tens of thousands of blocks is
+    // not scanned again every round).
+    let mut calls_of: HashMap<Function<'m>, Vec<Function<'m>>> = HashMap::new();
+    let mut candidates: Option<HashSet<Function<'m>>> = None;
     let mut any = false;
     for _ in 0..INLINE_ROUNDS {
-        let mut marked = false;
-        for b in func.blocks() {
-            for i in b.instructions() {
-                let Some(callee) = i.called_function() else {
-                    continue;
-                };
+        let sites = match candidates.as_ref().and_then(|c| call_sites_of(func, c)) {
+            Some(sites) => sites,
+            None => func
+                .blocks()
+                .iter()
+                .flat_map(|b| b.instructions())
+                .filter(|i| i.called_function().is_some())
+                .collect(),
+        };
+        let mut inlined = HashSet::new();
+        for i in sites {
+            let Some(callee) = i.called_function() else {
+                continue;
+            };
+            let inline = *inlinable.entry(callee).or_insert_with(|| {
                 let kind = classify_callee(callee, Direction::Reverse, keep_calls_to, &no_rules);
-                if !matches!(kind, CallKind::Defined(_)) || callee == func || is_recursive(callee) {
-                    continue;
-                }
-                i.add_call_site_attribute("alwaysinline");
-                marked = true;
+                matches!(kind, CallKind::Defined(_))
+                    && callee != func
+                    && !recursive.contains(&callee)
+            });
+            // A call marked in an earlier round and still here is one
+            // LLVM does not inline.
+            if !inline || i.has_call_site_attribute("alwaysinline") {
+                continue;
             }
+            i.add_call_site_attribute("alwaysinline");
+            inlined.insert(callee);
         }
-        if !marked {
+        if inlined.is_empty() {
             break;
         }
         any = true;
+        let mut next = HashSet::new();
+        for callee in inlined {
+            let called = calls_of
+                .entry(callee)
+                .or_insert_with(|| direct_callees(callee));
+            next.extend(called.iter().copied());
+        }
+        candidates = Some(next);
         run_module_passes(func.global_parent(), "always-inline")?;
     }
     Ok(any)
 }
 
-/// Whether `f` can reach itself through calls to defined functions.
-fn is_recursive<'m>(f: Function<'m>) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    let mut stack = vec![f];
+/// The defined functions `f` calls directly (each once).
+fn direct_callees<'m>(f: Function<'m>) -> Vec<Function<'m>> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for b in f.blocks() {
+        for i in b.instructions() {
+            if let Some(c) = i.called_function() {
+                if !c.is_declaration() && seen.insert(c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The calls in `func` of the functions `callees`, found through the
+/// functions' uses; `None` where a function is used through something
+/// other than an instruction (an alias, a constant expression), whose
+/// calls only a scan of `func` finds.
+fn call_sites_of<'m>(
+    func: Function<'m>,
+    callees: &HashSet<Function<'m>>,
+) -> Option<Vec<crate::ir::Inst<'m>>> {
+    let mut sites = Vec::new();
+    // In a fixed order (the callees' names), so that the output does not
+    // depend on a hash order.
+    let mut sorted: Vec<_> = callees.iter().copied().collect();
+    sorted.sort_by_cached_key(|f| f.name());
+    for f in sorted {
+        for u in f.as_value().users() {
+            let i = u.as_inst()?;
+            if i.parent_block().parent() == func {
+                sites.push(i);
+            }
+        }
+    }
+    Some(sites)
+}
+
+/// The defined functions reachable from `root` through direct calls that
+/// can reach themselves (a cycle of calls, or a call to itself): found once
+/// for the whole call graph below `root` (Tarjan's strongly connected
+/// components), so each function's body is scanned once.
+fn recursive_functions<'m>(root: Function<'m>) -> HashSet<Function<'m>> {
+    use petgraph::graph::{DiGraph, NodeIndex};
+    let mut graph: DiGraph<Function<'m>, ()> = DiGraph::new();
+    let mut node: HashMap<Function<'m>, NodeIndex> = HashMap::new();
+    let mut self_calls = HashSet::new();
+    node.insert(root, graph.add_node(root));
+    let mut stack = vec![root];
     while let Some(g) = stack.pop() {
         for b in g.blocks() {
             for i in b.instructions() {
                 let Some(c) = i.called_function() else {
                     continue;
                 };
-                if c == f {
-                    return true;
+                if c.is_declaration() {
+                    continue;
                 }
-                if !c.is_declaration() && seen.insert(c) {
+                if c == g {
+                    self_calls.insert(g);
+                }
+                let to = *node.entry(c).or_insert_with(|| {
                     stack.push(c);
-                }
+                    graph.add_node(c)
+                });
+                graph.update_edge(node[&g], to, ());
             }
         }
     }
-    false
+    let mut recursive = self_calls;
+    for scc in petgraph::algo::tarjan_scc(&graph) {
+        if scc.len() > 1 {
+            recursive.extend(scc.into_iter().map(|n| graph[n]));
+        }
+    }
+    recursive
 }

@@ -43,6 +43,9 @@ pub(crate) struct Registry<'m> {
     custom: HashMap<Function<'m>, CustomRules<'m>>,
     preopt: bool,
     prepped: HashMap<Function<'m>, Function<'m>>,
+    /// Per function, its first preprocessed clone, kept as it was made
+    /// (with the functions whose calls it kept), which later clones copy.
+    templates: HashMap<Function<'m>, (Function<'m>, HashSet<Function<'m>>)>,
     split: HashMap<Request<'m>, Derivative<'m>>,
     pending: Vec<Request<'m>>,
     /// What callers know of each function's pointer parameters (see
@@ -96,6 +99,7 @@ impl<'m> Registry<'m> {
             preopt: opts.preopt,
             inline: opts.inline,
             prepped: HashMap::new(),
+            templates: HashMap::new(),
             split: HashMap::new(),
             pending: Vec::new(),
             param_seeds: HashMap::new(),
@@ -210,10 +214,20 @@ impl<'m> Registry<'m> {
             .copied()
             .collect();
         let (preopt, inline) = (self.preopt, self.inline);
-        let clone = crate::timing::timed(&mut self.timings.preprocess, || {
-            preprocess(f, preopt, inline, &keep)
-        })
-        .map_err(|d| d.in_function(f.name()))?;
+        let template = match self.templates.get(&f) {
+            Some((t, kept)) if *kept == keep => *t,
+            _ => {
+                let t = crate::timing::timed(&mut self.timings.preprocess, || {
+                    preprocess(f, preopt, inline, &keep)
+                })
+                .map_err(|d| d.in_function(f.name()))?;
+                if let Some((old, _)) = self.templates.insert(f, (t, keep)) {
+                    old.delete_function();
+                }
+                t
+            }
+        };
+        let clone = crate::preprocess::copy_preprocessed(template);
         self.apply_param_seeds(f, clone);
         Ok(clone)
     }
@@ -560,8 +574,12 @@ impl<'m> Registry<'m> {
         {
             p.delete_function();
         }
+        for (t, _) in self.templates.values() {
+            t.delete_function();
+        }
         self.prepped.clear();
         self.prepped_checkpointed.clear();
+        self.templates.clear();
         // The clones called the drivers of outlined loops; a derivative
         // still does where the loop was inactive (its call kept as it is).
         for o in self.checkpointed.values() {
