@@ -321,8 +321,16 @@ fn inline_calls<'m>(
                 .or_insert_with(|| direct_callees(callee));
             next.extend(called.iter().copied());
         }
-        candidates = Some(next);
         run_module_passes(func.global_parent(), "always-inline")?;
+        // The pass deletes a discardable function (linkonce_odr, internal)
+        // whose last call it inlined: keep only the functions still in the
+        // module (no function is made meanwhile, so a handle to a deleted
+        // one cannot name a new one).
+        let live: HashSet<Function<'m>> = crate::ir::functions(func.global_parent())
+            .into_iter()
+            .collect();
+        next.retain(|f| live.contains(f));
+        candidates = Some(next);
     }
     Ok(any)
 }
