@@ -8,7 +8,7 @@
  *   lgamma' = psi   tgamma' = tgamma psi (psi, the digamma function, is
  *   checked here by its series psi(x) = -gamma + sum_k (1/(k+1) - 1/(k+x)),
  *   summed to 2e6 terms and the remainder's integral, and its reflection)
- * and lgammaf, tgammaf.
+ * and lgammaf, tgammaf; lgamma_r, whose sign output the result uses.
  * Checked against these derivatives and central finite differences. */
 #define _GNU_SOURCE
 #include <math.h>
@@ -45,6 +45,17 @@ static double dgam(double x) {
 }
 static double gamr(double x) { return tgamma(x - 0.5) + lgamma(0.5 - x); } /* x - 0.5 < 0 at x < 0.5 */
 static double dgamr(double x) { return tgamma(x - 0.5) * psi(x - 0.5) - psi(0.5 - x); }
+/* lgamma_r writes the sign of Gamma through its pointer: -1 on (-1, 0)
+ * and (-3, -2), +1 on (-2, -1) and above 0; the result uses it. */
+static double gamrr(double x) {
+  int s1, s2;
+  double l1 = lgamma_r(x - 0.5, &s1), l2 = lgamma_r(0.5 - x, &s2);
+  return l1 * s1 + l2 * s2 + s1;
+}
+static double dgamrr(double x) {
+  int s1 = tgamma(x - 0.5) < 0 ? -1 : 1, s2 = tgamma(0.5 - x) < 0 ? -1 : 1;
+  return psi(x - 0.5) * s1 - psi(0.5 - x) * s2;
+}
 static float gamf(float x) { return lgammaf(x * x + 1.5f) * tgammaf(0.5f * x + 1.7f); }
 static double dgamf(double x) {
   double u = x * x + 1.5, v = 0.5 * x + 1.7;
@@ -79,6 +90,9 @@ int main(void) {
   const double ns[] = {0.21, -0.35, -1.7};
   for (int i = 0; i < 3; i++)
     CHECK_BOTH(gamr, dgamr, ns[i]);
+  const double rs[] = {0.21, -0.35, -1.7, -1.2, 2.3};
+  for (int i = 0; i < 5; i++)
+    CHECK_BOTH(gamrr, dgamrr, rs[i]);
   const double p[4][2] = {{1.5, 0.8}, {-0.7, 1.2}, {2.9, 0.7}, {0.4, -1.3}};
   for (int i = 0; i < 4; i++) {
     double v[2] = {p[i][0], p[i][1]}, d[2] = {0, 0};

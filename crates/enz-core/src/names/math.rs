@@ -62,6 +62,9 @@ pub(crate) enum MathFn {
     Lgamma,
     /// `tgamma(x)` = Γ(x).
     Tgamma,
+    /// `lgamma_r(x, int *sign)` = ln |Γ(x)|; writes the sign of Γ(x) to
+    /// `*sign` (the reentrant `lgamma`).
+    LgammaR,
     /// ψ(x) = Γ'(x)/Γ(x): no libm spelling; derivatives call enz-rs's own
     /// (`synth::runtime::digamma`).
     Digamma,
@@ -357,6 +360,11 @@ const MATH: &[MathNames] = &[
         intrinsics: &[],
     },
     MathNames {
+        f: MathFn::LgammaR,
+        libm: &["lgamma_r", "lgammaf_r"],
+        intrinsics: &[],
+    },
+    MathNames {
         f: MathFn::Fmod,
         libm: &["fmod", "fmodf"],
         intrinsics: &[],
@@ -473,7 +481,7 @@ impl MathFn {
     /// `llvm.modf` returns it instead).
     pub(crate) fn writes_through(self) -> Option<(u32, Written)> {
         match self {
-            MathFn::Frexp => Some((1, Written::Int32)),
+            MathFn::Frexp | MathFn::LgammaR => Some((1, Written::Int32)),
             MathFn::Modf => Some((1, Written::ResultType)),
             _ => None,
         }

@@ -647,6 +647,11 @@ fn build_table() -> Vec<Rule> {
         ),
         // lgamma' = ψ, tgamma' = Γ ψ
         math(M::Lgamma, vec![Some(dret() * call(M::Digamma, vec![x(0)]))]),
+        // lgamma_r(x, &sign): the same derivative; the sign is an integer.
+        math(
+            M::LgammaR,
+            vec![Some(dret() * call(M::Digamma, vec![x(0)])), None],
+        ),
         math(
             M::Tgamma,
             vec![Some(dret() * ret() * call(M::Digamma, vec![x(0)]))],

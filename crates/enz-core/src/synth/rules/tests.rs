@@ -114,7 +114,7 @@ fn math_primal(f: MathFn, a: &[f64]) -> f64 {
         M::J1 => bessel::j1(a[0]),
         M::Y0 => bessel::y0(a[0]),
         M::Y1 => bessel::y1(a[0]),
-        M::Lgamma => gamma::ln_abs_gamma(a[0]),
+        M::Lgamma | M::LgammaR => gamma::ln_abs_gamma(a[0]),
         M::Tgamma => gamma::gamma(a[0]),
         M::Digamma => gamma::digamma(a[0]),
         M::Fmod => a[0] % a[1],
@@ -332,6 +332,7 @@ fn samples(op: OpKey) -> Vec<Vec<f64>> {
         OpKey::Math(MathFn::Lgamma | MathFn::Tgamma) => {
             vec![vec![0.37], vec![2.81], vec![-0.55], vec![7.3]]
         }
+        OpKey::Math(MathFn::LgammaR) => vec![vec![0.37, 0.0], vec![-0.55, 0.0], vec![7.3, 0.0]],
         OpKey::Math(MathFn::J1) => vec![vec![0.37], vec![-2.81], vec![0.0]],
         OpKey::Math(MathFn::Ilogb | MathFn::Logb) => vec![vec![0.37], vec![-5.3], vec![1234.5]],
         _ => vec![
@@ -354,6 +355,7 @@ fn is_discrete(op: OpKey, i: usize) -> bool {
                         | MathFn::Scalbln
                         | MathFn::Frexp
                         | MathFn::Modf
+                        | MathFn::LgammaR
                 ),
                 1
             )
@@ -508,6 +510,7 @@ fn every_math_function_has_a_rule() {
         M::Y1,
         M::Lgamma,
         M::Tgamma,
+        M::LgammaR,
         M::ReduceFAdd,
         M::ReduceFMul,
         M::ReduceFMax,
