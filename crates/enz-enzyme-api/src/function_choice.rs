@@ -7,8 +7,11 @@
 //! derivative is made for one function, so such a call is versioned first:
 //! the chosen pointer is compared with each function in turn, and each
 //! branch calls the entry point with that function itself; their results
-//! meet in a phi. A choice that is not entirely made of functions is left
-//! as it is (the call site's diagnostic names it).
+//! meet in a phi. Inside a C++ `try` the call is an `invoke`: each branch
+//! invokes with the same landing pad, and their normal edges meet in a
+//! block that goes on to the original destination. A choice that is not
+//! entirely made of functions is left as it is (the call site's
+//! diagnostic names it).
 
 use crate::callsite::{entry_point_of, forwarded};
 use crate::ir::{
@@ -25,7 +28,11 @@ pub(crate) fn version_function_choices<'m>(m: Module<'m>) {
     for f in functions(m) {
         for blk in f.blocks() {
             for i in blk.instructions() {
-                if i.opcode() == Some(LLVMOpcode::LLVMCall) && entry_point_of(i).is_some() {
+                let call_or_invoke = matches!(
+                    i.opcode(),
+                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+                );
+                if call_or_invoke && entry_point_of(i).is_some() {
                     calls.push(i);
                 }
             }
@@ -74,6 +81,9 @@ fn chosen_among<'m>(v: Value<'m>, seen: &mut Vec<Value<'m>>, fns: &mut Vec<Funct
 /// Replaces `call` by a test of `chosen` against each of `fns` and one
 /// call per function (its argument `base` that function).
 fn version<'m>(call: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>]) {
+    if call.is_invoke() {
+        return version_invoke(call, base, chosen, fns);
+    }
     let ctx = call.context();
     let b = Builder::new(ctx);
     let start = call.parent_block();
@@ -113,4 +123,60 @@ fn version<'m>(call: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>
         call.as_value().replace_all_uses_with(phi.as_value());
     }
     call.erase();
+}
+
+/// [`version`] for an `invoke` (a call inside a C++ `try`): each branch
+/// ends in an invoke of its own with the original landing pad; their
+/// normal edges meet in a block (with the phi of their results) that
+/// branches to the original normal destination.
+fn version_invoke<'m>(inv: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>]) {
+    let b = Builder::new(inv.context());
+    let start = inv.parent_block();
+    let (normal, unwind) = (inv.normal_dest(), inv.unwind_dest());
+    let joined = start.insert_block_after("fn.chosen");
+    b.position_at_end(joined);
+    let result = (inv.ty().kind() != TyKind::Void).then(|| b.phi(inv.ty(), "fn.result"));
+    b.br(normal);
+    normal.redirect_phi_incoming(start, joined);
+    let mut after = joined;
+    let mut first_branch = None;
+    let mut test = None;
+    for (k, f) in fns.iter().enumerate() {
+        let branch = after.insert_block_after("fn.choice");
+        after = branch;
+        b.position_at_end(branch);
+        let versioned = inv.clone_instruction();
+        b.insert(versioned);
+        versioned.as_value().set_operand(base, f.as_value());
+        versioned.set_normal_dest(joined);
+        if let Some(phi) = result {
+            phi.add_incoming(versioned.as_value(), branch);
+        }
+        match first_branch {
+            None => {
+                unwind.redirect_phi_incoming(start, branch);
+                first_branch = Some(branch);
+            }
+            Some(first) => unwind.copy_phi_incoming(first, branch),
+        }
+        // The test that leads here: in `start`, ahead of the invoke that
+        // is erased below, or at the end of the previous test's block.
+        match test {
+            None => b.position_before(inv),
+            Some(t) => b.position_at_end(t),
+        }
+        if k + 1 == fns.len() {
+            b.br(branch);
+        } else {
+            let next = after.insert_block_after("fn.test");
+            after = next;
+            let same = b.icmp(LLVMIntPredicate::LLVMIntEQ, chosen, f.as_value());
+            b.cond_br(same, branch, next);
+            test = Some(next);
+        }
+    }
+    if let Some(phi) = result {
+        inv.as_value().replace_all_uses_with(phi.as_value());
+    }
+    inv.erase();
 }
