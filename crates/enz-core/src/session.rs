@@ -35,6 +35,11 @@ pub struct SessionOptions {
     pub cache_budget: CacheBudget,
     /// Which loops are differentiated in mixed mode (`--mode-per-loop`).
     pub loop_mode: LoopMode,
+    /// Describe each cached value by its instruction's text in the
+    /// explanations (`--explain`). Only then: printing an instruction
+    /// walks the metadata its function reaches, which with debug
+    /// information took most of the synthesis time of a C++ module.
+    pub explain: bool,
 }
 
 /// `--cache-budget`: the bytes one gradient call's loop caches may hold.

@@ -50,6 +50,9 @@ pub struct Options {
     /// `--mode-per-loop`: where mixed mode is used (auto, the default:
     /// where it caches at most half the bytes of reverse mode).
     pub loop_mode: LoopMode,
+    /// `--explain`: the explanations describe each cached value by its
+    /// instruction (slow on modules with debug information: asked for).
+    pub explain: bool,
 }
 
 /// A cache budget as the CLI (`--cache-budget`) and the plugin
@@ -77,6 +80,7 @@ impl Default for Options {
             keep_module_on_error: true,
             cache_budget: CacheBudget::Machine,
             loop_mode: LoopMode::Auto,
+            explain: false,
         }
     }
 }
@@ -133,6 +137,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         .help("compile the module for a known target (`llc --version` lists them), or remove its `target triple`")]);
     }
     let instructions_before = count_instructions(m);
+    let input_functions: HashSet<String> = functions(m).iter().map(|f| f.name()).collect();
     let mut diags = Vec::new();
     // Batched primals first: they are plain calls once lowered.
     for f in functions(m) {
@@ -175,6 +180,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         inline: opts.inline,
         cache_budget: opts.cache_budget,
         loop_mode: opts.loop_mode,
+        explain: opts.explain,
     };
     let mut session = Session::new(session_opts, facts);
     let synthesis_start = std::time::Instant::now();
@@ -283,6 +289,13 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
                     trace(&i.to_ir());
                 }
             }
+        }
+    }
+    // Source locations: the functions enz-rs made get subprograms of their
+    // own, their primal locations inlined into them (`enz_ir::debug_info`).
+    for f in functions(m) {
+        if !f.is_declaration() {
+            crate::ir::adopt_locations(f, !input_functions.contains(&f.name()));
         }
     }
     // Synthesis bugs must surface as diagnostics, not as crashes in the

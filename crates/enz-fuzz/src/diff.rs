@@ -43,10 +43,18 @@ pub struct Config {
 const FAST_MATH_FLAGS: [&str; 3] = ["-ffast-math", "-fno-finite-math-only", "-march=x86-64-v3"];
 
 impl Config {
+    /// Whether the program is compiled with debug information: at -O1 and
+    /// -O3, so that derivatives are made both with and without it (their
+    /// subprograms and inlined locations must verify).
+    fn debug_info(self) -> bool {
+        self.level % 2 == 1
+    }
+
     fn label(self) -> String {
         format!(
-            "O{}{}{}",
+            "O{}{}{}{}",
             self.level,
+            if self.debug_info() { " -g" } else { "" },
             if self.fast { " fast-math" } else { "" },
             if self.no_inline { " no-inline" } else { "" }
         )
@@ -55,6 +63,9 @@ impl Config {
     /// What clang compiles the program with.
     fn clang_flags(self) -> Vec<String> {
         let mut v = vec![format!("-O{}", self.level)];
+        if self.debug_info() {
+            v.push("-g".to_string());
+        }
         if self.fast {
             v.extend(FAST_MATH_FLAGS.iter().map(|s| s.to_string()));
         }

@@ -21,6 +21,7 @@
 mod alias_scopes;
 mod builder;
 mod clone;
+mod debug_info;
 mod function;
 mod global;
 mod handles;
@@ -36,6 +37,7 @@ mod value;
 pub use alias_scopes::ScopePair;
 pub use builder::Builder;
 pub use clone::{clone_body, ValueMap};
+pub use debug_info::{adopt_locations, has_debug_info};
 pub use function::Function;
 pub use global::Global;
 pub use inst::Inst;

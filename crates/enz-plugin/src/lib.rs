@@ -63,6 +63,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         keep_module_on_error: false,
         cache_budget: enz_enzyme_api::CacheBudget::Machine,
         loop_mode: enz_enzyme_api::LoopMode::Auto,
+        explain: false,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
         match word {
@@ -73,7 +74,10 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             "O2" => opts.opt_level = 2,
             "O3" => opts.opt_level = 3,
             "thin-lto" => thin = true,
-            "explain" => explain = true,
+            "explain" => {
+                explain = true;
+                opts.explain = true;
+            }
             "mode-per-loop=reverse" => opts.loop_mode = enz_enzyme_api::LoopMode::Reverse,
             "mode-per-loop=auto" => opts.loop_mode = enz_enzyme_api::LoopMode::Auto,
             "mode-per-loop=mixed" => opts.loop_mode = enz_enzyme_api::LoopMode::Mixed,

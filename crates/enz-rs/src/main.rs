@@ -222,6 +222,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             LoopMode::Auto => enz_enzyme_api::LoopMode::Auto,
             LoopMode::Mixed => enz_enzyme_api::LoopMode::Mixed,
         },
+        explain: cli.explain,
     };
     if let Some(f) = &cli.print_type_analysis {
         say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);

@@ -7,8 +7,10 @@
 //! (`cpp_virtual::O2::no-exceptions`), and linked with the C++ runtime.
 //! A trial, in its own temporary directory:
 //!
-//! 1. `clang-22 -O<n> -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
-//!    (plus the flags of a `// enz-cflags: ...` line in the fixture, if any);
+//! 1. `clang-22 -O<n> -g -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
+//!    (plus the flags of a `// enz-cflags: ...` line in the fixture, if any;
+//!    `-g` on this route only, so that every fixture is differentiated with
+//!    debug information at every level and without it on the others);
 //! 2. `enz-rs in.bc -o out.bc`;
 //! 3. `opt -passes=verify -disable-output out.bc`;
 //! 4. `llvm-nm out.bc` must list no `__enzyme_*` or
@@ -108,7 +110,7 @@ fn main() {
             }
             let (t, f) = (tools.clone(), fixture.clone());
             trials.push(Trial::test(format!("{stem}::{level}"), move || {
-                run_case(&t, &f, level, &[], &[])
+                run_case(&t, &f, level, &["-g"], &[])
             }));
             if cpp {
                 let (t, f) = (tools.clone(), fixture.clone());

@@ -11,6 +11,8 @@
 //!   loop gets no per-iteration cache (no heap array, no cache slots, no
 //!   variable-sized stack array); a value that changes every iteration
 //!   does (the positive control);
+//! - debug information: with -g, derivatives have subprograms of their own
+//!   and their code the source lines of the primal code it comes from;
 //! - GPU (NVPTX) accumulation into shadow memory: thread-private adjoints
 //!   are plain loads and stores, a block-uniform address is one block
 //!   reduction plus one atomic after a barrier, a data-dependent (possibly
@@ -666,4 +668,68 @@ declare void @__enzyme_autodiff(ptr, ...)
         "{}",
         grad.join("\n")
     );
+}
+
+/// The metadata node `!id` of textual module `ir` (its line after `= `).
+fn metadata<'a>(ir: &'a str, id: &str) -> &'a str {
+    let prefix = format!("{id} = ");
+    ir.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no metadata {id} in\n{ir}"))
+}
+
+/// The `!N` after `key` in `text` (`!dbg !12`, `inlinedAt: !7`).
+fn metadata_ref(text: &str, key: &str) -> Option<String> {
+    let at = text.find(key)? + key.len();
+    let rest = &text[at..];
+    let end = rest
+        .find(|c: char| c != '!' && !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    Some(rest[..end].to_string())
+}
+
+#[test]
+fn derivatives_carry_the_source_lines_of_their_primal() {
+    // Built with -g: each derivative has a subprogram of its own, and
+    // the derivative of `sin` (a call of cos) sits at the line of the
+    // `sin`, as code inlined from the primal into the derivative.
+    let source = std::fs::read_to_string(input("debug_locations.c")).unwrap();
+    let sin_line = 1 + source
+        .lines()
+        .position(|l| l.contains("LINE_SIN"))
+        .expect("the marked line");
+    let dir = tmpdir();
+    let ir = differentiate("debug_locations.c", &["-O1", "-g"], dir.path(), "dbg");
+    for name in ["diffe_f", "fwddiffe_f"] {
+        let f = Func::find(&ir, name, |n| n == name);
+        let define = f.text.lines().next().unwrap();
+        let sp = metadata_ref(define, "!dbg ").unwrap_or_else(|| {
+            panic!("{name} has no subprogram:\n{}", f.text);
+        });
+        let sp_text = metadata(&ir, &sp);
+        assert!(
+            sp_text.starts_with(&format!("distinct !DISubprogram(name: \"{name}\""))
+                && sp_text.contains("DIFlagArtificial")
+                && sp_text.contains("unit: !"),
+            "{name}'s subprogram: {sp_text}"
+        );
+        let cos = f.lines_with("@llvm.cos.f64(");
+        assert!(!cos.is_empty(), "{name} computes no cos:\n{}", f.text);
+        for call in cos {
+            let loc = metadata_ref(call, "!dbg ")
+                .unwrap_or_else(|| panic!("{name}: `{call}` has no location"));
+            let loc_text = metadata(&ir, &loc);
+            assert!(
+                loc_text.starts_with(&format!("!DILocation(line: {sin_line},")),
+                "{name}: `{call}` is at {loc_text}, not at line {sin_line}"
+            );
+            let at = metadata_ref(loc_text, "inlinedAt: ")
+                .unwrap_or_else(|| panic!("{name}: {loc_text} is not inlined"));
+            let at_text = metadata(&ir, &at);
+            assert!(
+                at_text.ends_with(&format!("scope: {sp})")),
+                "{name}: {loc_text} is inlined at {at_text}, not into {sp}"
+            );
+        }
+    }
 }

@@ -119,7 +119,7 @@ pub(crate) fn synthesize_forward<'m>(
     if req.release.is_some() {
         split::check_replayable(req, registry)?;
     }
-    clone_body(p, f, &mut map, true);
+    clone_body(p, f, &mut map, false);
     let detached = super::unwind::detach_invokes(p, &mut map);
     let mut fw = Forward {
         req,

@@ -26,6 +26,8 @@ pub(crate) struct Registry<'m> {
     cache_budget: crate::session::CacheBudget,
     /// Where mixed mode is used (`synth/mixed.rs`).
     loop_mode: crate::session::LoopMode,
+    /// Whether cached values are described by their text (`--explain`).
+    pub(crate) explain: bool,
     /// Preprocessed clones with their checkpointed loops outlined and
     /// elementwise loops rewritten (for combined-mode gradients and split
     /// pairs), and the outlined loops by driver.
@@ -92,6 +94,7 @@ impl<'m> Registry<'m> {
             explanations: Vec::new(),
             cache_budget: opts.cache_budget,
             loop_mode: opts.loop_mode,
+            explain: opts.explain,
             prepped_checkpointed: HashMap::new(),
             checkpointed: HashMap::new(),
             plan_notes: HashMap::new(),

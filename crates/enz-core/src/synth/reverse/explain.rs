@@ -24,9 +24,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 .collect()
         });
         let bytes = gv.ty().alloc_size(gv.module());
+        let text = self.describe_caches;
         let described = match primal_of.get(&gv) {
-            Some(p) if p.ty() == gv.ty() => cached_value(*p, bytes, ""),
-            _ => cached_value(gv, bytes, " (bookkeeping)"),
+            Some(p) if p.ty() == gv.ty() => cached_value(*p, bytes, "", text),
+            _ => cached_value(gv, bytes, " (bookkeeping)", text),
         };
         self.explained_caches.push((l, described));
     }
@@ -121,9 +122,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
     }
 }
 
-/// A forward value that is cached, as `--explain` shows it.
-fn cached_value(v: Value<'_>, bytes: u64, note: &str) -> CachedValue {
-    let ir = v.to_ir();
+/// A forward value that is cached, as `--explain` shows it (its
+/// instruction's text only with `text`).
+fn cached_value(v: Value<'_>, bytes: u64, note: &str, text: bool) -> CachedValue {
+    let ir = if text { v.to_ir() } else { String::new() };
     let mut what: String = ir.trim().chars().take(SHOWN_CHARS).collect();
     if ir.trim().chars().count() > SHOWN_CHARS {
         what.push_str("...");

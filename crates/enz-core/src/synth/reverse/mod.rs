@@ -198,6 +198,7 @@ pub(crate) fn synthesize<'m>(
     };
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
+    r.describe_caches = registry.explain;
     r.build(registry);
     if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu {
         r.tag_disjoint_memory();
@@ -301,6 +302,8 @@ pub(super) struct Reverse<'m, 'a> {
     /// instructions they clone (made at the first cache); and the primal
     /// values the reverse sweep asked for.
     explained_caches: Vec<(Option<LoopId>, crate::explain::CachedValue)>,
+    /// Whether `explained_caches` describe each value by its text.
+    describe_caches: bool,
     primal_of: Option<HashMap<Value<'m>, Value<'m>>>,
     explained_uses: HashSet<Value<'m>>,
     /// The reverse function's name (`fns.reverse` is the release
@@ -368,7 +371,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let parked = std::iter::once(None).chain(parked).collect();
         let fwd_shadow_params = fwd_shadow_params.pop().expect("lane 0");
         let rev_shadow_params = rev_shadow_params.pop().expect("lane 0");
-        clone_body(p, g, &mut map, true);
+        clone_body(p, g, &mut map, false);
         let detached = super::unwind::detach_invokes(p, &mut map);
         // A block of its own for stack slots, ahead of the cloned entry, so
         // that no instruction the synthesis later replaces is an insertion
@@ -421,6 +424,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             loop_buffers: HashMap::new(),
             buffers: Vec::new(),
             explained_caches: Vec::new(),
+            describe_caches: false,
             primal_of: None,
             explained_uses: HashSet::new(),
             reverse_name: fns.reverse.name(),
@@ -675,7 +679,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
             if i.opcode() == Some(LLVMOpcode::LLVMPHI) || Some(*i) == blk.terminator() {
                 continue;
             }
+            // The adjoint code of an instruction is at its source line.
+            self.b.set_location_of(Some(*i));
             self.reverse_instruction(*i);
+            self.b.set_location_of(None);
         }
         // An invoke completed along this edge: its reverse sweep runs here,
         // not on the way back from its landing pad (a call that threw).

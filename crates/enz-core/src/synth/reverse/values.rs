@@ -48,7 +48,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
     fn reemit(&mut self, gv: Inst<'m>, ops: &[Value<'m>]) -> Value<'m> {
         let c = gv.clone_instruction();
         self.b.insert(c);
-        c.clear_debug_loc();
         for (k, o) in ops.iter().enumerate() {
             c.set_operand(k as u32, *o);
         }
