@@ -79,24 +79,36 @@ fn chosen_among<'m>(v: Value<'m>, seen: &mut Vec<Value<'m>>, fns: &mut Vec<Funct
 }
 
 /// Replaces `call` by a test of `chosen` against each of `fns` and one
-/// call per function (its argument `base` that function).
+/// call per function (its argument `base` that function). An `invoke` (a
+/// call inside a C++ `try`) becomes one invoke per function with the same
+/// landing pad; their normal edges meet in a block (with the phi of their
+/// results) that branches to the original normal destination.
 fn version<'m>(call: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>]) {
-    if call.is_invoke() {
-        return version_invoke(call, base, chosen, fns);
-    }
-    let ctx = call.context();
-    let b = Builder::new(ctx);
+    let b = Builder::new(call.context());
     let start = call.parent_block();
-    let joined = call.split_block_after("fn.chosen");
-    let result = (call.ty().kind() != TyKind::Void).then(|| {
-        let first = joined
-            .first_instruction()
-            .expect("the split block ends in a terminator");
-        b.position_before(first);
-        b.phi(call.ty(), "fn.result")
-    });
-    let mut test = start;
-    let mut after = start;
+    let has_result = call.ty().kind() != TyKind::Void;
+    let invoke = call.is_invoke();
+    let (joined, result) = if invoke {
+        let joined = start.insert_block_after("fn.chosen");
+        b.position_at_end(joined);
+        let result = has_result.then(|| b.phi(call.ty(), "fn.result"));
+        b.br(call.normal_dest());
+        call.normal_dest().redirect_phi_incoming(start, joined);
+        (joined, result)
+    } else {
+        let joined = call.split_block_after("fn.chosen");
+        let result = has_result.then(|| {
+            let first = joined
+                .first_instruction()
+                .expect("the split block ends in a terminator");
+            b.position_before(first);
+            b.phi(call.ty(), "fn.result")
+        });
+        (joined, result)
+    };
+    let mut after = if invoke { joined } else { start };
+    let mut test = None;
+    let mut first_branch = None;
     for (k, f) in fns.iter().enumerate() {
         let branch = after.insert_block_after("fn.choice");
         after = branch;
@@ -104,66 +116,26 @@ fn version<'m>(call: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>
         let versioned = call.clone_instruction();
         b.insert(versioned);
         versioned.as_value().set_operand(base, f.as_value());
-        b.br(joined);
-        if let Some(phi) = result {
-            phi.add_incoming(versioned.as_value(), branch);
-        }
-        b.position_at_end(test);
-        if k + 1 == fns.len() {
-            b.br(branch);
-        } else {
-            let next = after.insert_block_after("fn.test");
-            after = next;
-            let same = b.icmp(LLVMIntPredicate::LLVMIntEQ, chosen, f.as_value());
-            b.cond_br(same, branch, next);
-            test = next;
-        }
-    }
-    if let Some(phi) = result {
-        call.as_value().replace_all_uses_with(phi.as_value());
-    }
-    call.erase();
-}
-
-/// [`version`] for an `invoke` (a call inside a C++ `try`): each branch
-/// ends in an invoke of its own with the original landing pad; their
-/// normal edges meet in a block (with the phi of their results) that
-/// branches to the original normal destination.
-fn version_invoke<'m>(inv: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Function<'m>]) {
-    let b = Builder::new(inv.context());
-    let start = inv.parent_block();
-    let (normal, unwind) = (inv.normal_dest(), inv.unwind_dest());
-    let joined = start.insert_block_after("fn.chosen");
-    b.position_at_end(joined);
-    let result = (inv.ty().kind() != TyKind::Void).then(|| b.phi(inv.ty(), "fn.result"));
-    b.br(normal);
-    normal.redirect_phi_incoming(start, joined);
-    let mut after = joined;
-    let mut first_branch = None;
-    let mut test = None;
-    for (k, f) in fns.iter().enumerate() {
-        let branch = after.insert_block_after("fn.choice");
-        after = branch;
-        b.position_at_end(branch);
-        let versioned = inv.clone_instruction();
-        b.insert(versioned);
-        versioned.as_value().set_operand(base, f.as_value());
-        versioned.set_normal_dest(joined);
-        if let Some(phi) = result {
-            phi.add_incoming(versioned.as_value(), branch);
-        }
-        match first_branch {
-            None => {
-                unwind.redirect_phi_incoming(start, branch);
-                first_branch = Some(branch);
+        if invoke {
+            versioned.set_normal_dest(joined);
+            let unwind = call.unwind_dest();
+            match first_branch {
+                None => unwind.redirect_phi_incoming(start, branch),
+                Some(first) => unwind.copy_phi_incoming(first, branch),
             }
-            Some(first) => unwind.copy_phi_incoming(first, branch),
+        } else {
+            b.br(joined);
         }
-        // The test that leads here: in `start`, ahead of the invoke that
-        // is erased below, or at the end of the previous test's block.
+        first_branch.get_or_insert(branch);
+        if let Some(phi) = result {
+            phi.add_incoming(versioned.as_value(), branch);
+        }
+        // The test that leads here: at the end of the previous test's
+        // block, else in `start` (ahead of an invoke, erased below).
         match test {
-            None => b.position_before(inv),
             Some(t) => b.position_at_end(t),
+            None if invoke => b.position_before(call),
+            None => b.position_at_end(start),
         }
         if k + 1 == fns.len() {
             b.br(branch);
@@ -176,7 +148,7 @@ fn version_invoke<'m>(inv: Inst<'m>, base: u32, chosen: Value<'m>, fns: &[Functi
         }
     }
     if let Some(phi) = result {
-        inv.as_value().replace_all_uses_with(phi.as_value());
+        call.as_value().replace_all_uses_with(phi.as_value());
     }
-    inv.erase();
+    call.erase();
 }

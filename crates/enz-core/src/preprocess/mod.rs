@@ -56,25 +56,7 @@ pub(crate) fn preprocess<'m>(
             "preprocessing failed (this is a bug in enz-rs): {e}"
         ))
     };
-    let module = func.global_parent();
-    let clone = add_internal_function(
-        module,
-        &format!("preprocess_{}", func.name()),
-        func.function_type(),
-    );
-    copy_function_attributes(func, clone);
-    copy_declared_types(func, clone);
-    let mut map = ValueMap::default();
-    for (k, (p, q)) in func.params().into_iter().zip(clone.params()).enumerate() {
-        map.insert(p, q);
-        q.set_name(&p.name());
-        // What the writes analysis may rely on: a `restrict` pointer is
-        // not written through another.
-        if p.param_has_noalias() {
-            clone.add_param_attribute(k, "noalias");
-        }
-    }
-    clone_body(func, clone, &mut map, false);
+    let clone = internal_copy(func, &format!("preprocess_{}", func.name()));
     if inline {
         devirtualize::devirtualize_known_targets(clone);
         inline_calls(clone, keep_calls_to).map_err(failed)?;
@@ -120,22 +102,27 @@ pub(crate) fn preprocess<'m>(
 /// need a clone of their own) is inlined and cleaned up once; at -O0,
 /// through Eigen, that is most of enz-rs's time.
 pub(crate) fn copy_preprocessed<'m>(template: Function<'m>) -> Function<'m> {
-    let copy = add_internal_function(
-        template.global_parent(),
-        &template.name(),
-        template.function_type(),
-    );
-    copy_function_attributes(template, copy);
-    copy_declared_types(template, copy);
+    internal_copy(template, &template.name())
+}
+
+/// An internal function `name` with `from`'s body, function attributes
+/// (but `optnone`, `noinline`, `alwaysinline`), declared types and
+/// `noalias` parameters.
+fn internal_copy<'m>(from: Function<'m>, name: &str) -> Function<'m> {
+    let copy = add_internal_function(from.global_parent(), name, from.function_type());
+    copy_function_attributes(from, copy);
+    copy_declared_types(from, copy);
     let mut map = ValueMap::default();
-    for (k, (p, q)) in template.params().into_iter().zip(copy.params()).enumerate() {
+    for (k, (p, q)) in from.params().into_iter().zip(copy.params()).enumerate() {
         map.insert(p, q);
         q.set_name(&p.name());
+        // What the writes analysis may rely on: a `restrict` pointer is
+        // not written through another.
         if p.param_has_noalias() {
             copy.add_param_attribute(k, "noalias");
         }
     }
-    clone_body(template, copy, &mut map, false);
+    clone_body(from, copy, &mut map, false);
     copy
 }
 
