@@ -12,6 +12,7 @@
 // Checked against those analytic derivatives and central finite
 // differences.
 // enz-cflags: -I/usr/include/eigen3 -DEIGEN_DONT_VECTORIZE
+// enz-plugin-levels: O2
 #include <Eigen/Dense>
 #include <math.h>
 #include "enzyme.h"

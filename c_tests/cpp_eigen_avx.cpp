@@ -11,6 +11,7 @@
 //    df/dA_ij = 2 (A v)_i v_j + cos(A_ij)
 // Checked against those derivatives and central finite differences.
 // enz-cflags: -I/usr/include/eigen3 -march=x86-64-v3
+// enz-plugin-levels: O2
 #include <Eigen/Dense>
 #include <math.h>
 #include "enzyme.h"

@@ -9,8 +9,9 @@
 //!
 //! 1. `clang-22 -O<n> -g -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
 //!    (plus the flags of a `// enz-cflags: ...` line in the fixture, if any;
-//!    `-g` on this route only, so that every fixture is differentiated with
-//!    debug information at every level and without it on the others);
+//!    `-g` at -O1 and -O3 on this route only, so that every fixture is
+//!    differentiated with debug information at two levels and without it
+//!    at the others and on the other routes);
 //! 2. `enz-rs in.bc -o out.bc`;
 //! 3. `opt -passes=verify -disable-output out.bc`;
 //! 4. `llvm-nm out.bc` must list no `__enzyme_*` or
@@ -25,7 +26,9 @@
 //! inside clang's pipeline;
 //! the executable must hold no API symbol, run and report its checks.
 //! Fixtures named `plugin_*` (the plugin's source attributes) take that
-//! route only. The `call_*` fixtures also go through link-time
+//! route only. A fixture with a line `// enz-plugin-levels: O2 ...` takes
+//! the plugin route at those levels only (the Eigen fixtures, whose
+//! every compile takes seconds: the other routes cover every level). The `call_*` fixtures also go through link-time
 //! differentiation (`stem::O2::lto`): compiled with `-flto`, split into
 //! two translation units (`main`, and the functions it differentiates) and
 //! linked by lld with the plugin (see `run_lto_case`).
@@ -98,19 +101,29 @@ fn main() {
         // Fixtures written for the plugin (its source attributes) take
         // that route only.
         let plugin_only = stem.starts_with("plugin_");
+        let plugin_levels = std::fs::read_to_string(fixture)
+            .map(|s| fixture_plugin_levels(&s))
+            .unwrap_or_default();
         for level in OPT_LEVELS {
             // The plugin route: one clang command, enz-rs running inside
             // clang's pipeline (`-fplugin`).
-            let (t, f) = (tools.clone(), fixture.clone());
-            trials.push(Trial::test(format!("{stem}::{level}::plugin"), move || {
-                run_plugin_case(&t, &f, level)
-            }));
+            if plugin_levels.is_empty() || plugin_levels.iter().any(|l| l == level) {
+                let (t, f) = (tools.clone(), fixture.clone());
+                trials.push(Trial::test(format!("{stem}::{level}::plugin"), move || {
+                    run_plugin_case(&t, &f, level)
+                }));
+            }
             if plugin_only {
                 continue;
             }
             let (t, f) = (tools.clone(), fixture.clone());
+            let debug: &[&str] = if matches!(level, "O1" | "O3") {
+                &["-g"]
+            } else {
+                &[]
+            };
             trials.push(Trial::test(format!("{stem}::{level}"), move || {
-                run_case(&t, &f, level, &["-g"], &[])
+                run_case(&t, &f, level, debug, &[])
             }));
             if cpp {
                 let (t, f) = (tools.clone(), fixture.clone());
@@ -139,6 +152,15 @@ fn main() {
         }
     }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// The levels of a `// enz-plugin-levels: ...` line (empty: every level).
+fn fixture_plugin_levels(source: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("// enz-plugin-levels:"))
+        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
+        .collect()
 }
 
 /// Extra compiler flags from `// enz-cflags: ...` lines of a fixture.

@@ -102,7 +102,22 @@ pub(crate) fn preprocess<'m>(
 /// need a clone of their own) is inlined and cleaned up once; at -O0,
 /// through Eigen, that is most of enz-rs's time.
 pub(crate) fn copy_preprocessed<'m>(template: Function<'m>) -> Function<'m> {
-    internal_copy(template, &template.name())
+    let name = template.name();
+    internal_copy(
+        template,
+        name.strip_suffix(TEMPLATE_SUFFIX).unwrap_or(&name),
+    )
+}
+
+/// What a template's name has after the clone's own (`preprocess_f`), so
+/// that its copies get that name: the names of the functions made from a
+/// clone (outlined checkpoint drivers, mixed-mode bodies) follow it.
+const TEMPLATE_SUFFIX: &str = ".template";
+
+/// Keeps preprocessed clone `clone` as the template later clones copy
+/// ([`copy_preprocessed`]): renamed out of their way.
+pub(crate) fn keep_as_template(clone: Function<'_>) {
+    clone.set_name(&format!("{}{TEMPLATE_SUFFIX}", clone.name()));
 }
 
 /// An internal function `name` with `from`'s body, function attributes

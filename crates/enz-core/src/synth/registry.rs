@@ -224,6 +224,7 @@ impl<'m> Registry<'m> {
                     preprocess(f, preopt, inline, &keep)
                 })
                 .map_err(|d| d.in_function(f.name()))?;
+                crate::preprocess::keep_as_template(t);
                 if let Some((old, _)) = self.templates.insert(f, (t, keep)) {
                     old.delete_function();
                 }
