@@ -29,11 +29,6 @@ fn subprogram(f: Function<'_>) -> Option<LLVMMetadataRef> {
     (!sp.is_null()).then_some(sp)
 }
 
-/// Whether `f` has a subprogram (debug information of its own).
-pub fn has_debug_info(f: Function<'_>) -> bool {
-    subprogram(f).is_some()
-}
-
 /// The operands of metadata node `md` (null where an operand is).
 fn md_operands(ctx: LLVMContextRef, md: LLVMMetadataRef) -> Vec<LLVMMetadataRef> {
     // SAFETY: `md` is a node of `ctx`; the operand buffer has its length.

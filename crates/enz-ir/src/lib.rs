@@ -37,7 +37,7 @@ mod value;
 pub use alias_scopes::ScopePair;
 pub use builder::Builder;
 pub use clone::{clone_body, ValueMap};
-pub use debug_info::{adopt_locations, has_debug_info};
+pub use debug_info::adopt_locations;
 pub use function::Function;
 pub use global::Global;
 pub use inst::Inst;

@@ -7,7 +7,7 @@
 //! (`cpp_virtual::O2::no-exceptions`), and linked with the C++ runtime.
 //! A trial, in its own temporary directory:
 //!
-//! 1. `clang-22 -O<n> -g -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
+//! 1. `clang-22 -O<n> [-g] -c -emit-llvm -I runtime/include -I c_tests X.c -o in.bc`
 //!    (plus the flags of a `// enz-cflags: ...` line in the fixture, if any;
 //!    `-g` at -O1 and -O3 on this route only, so that every fixture is
 //!    differentiated with debug information at two levels and without it
@@ -42,7 +42,7 @@
 
 mod common;
 
-use common::{find_tool, fixture_enz_args, plugin_env_of_args, run, show, tail};
+use common::{find_tool, fixture_directive, fixture_enz_args, plugin_env_of_args, run, show, tail};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -102,7 +102,7 @@ fn main() {
         // that route only.
         let plugin_only = stem.starts_with("plugin_");
         let plugin_levels = std::fs::read_to_string(fixture)
-            .map(|s| fixture_plugin_levels(&s))
+            .map(|s| fixture_directive(&s, "enz-plugin-levels"))
             .unwrap_or_default();
         for level in OPT_LEVELS {
             // The plugin route: one clang command, enz-rs running inside
@@ -154,22 +154,9 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// The levels of a `// enz-plugin-levels: ...` line (empty: every level).
-fn fixture_plugin_levels(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("// enz-plugin-levels:"))
-        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
-        .collect()
-}
-
 /// Extra compiler flags from `// enz-cflags: ...` lines of a fixture.
 fn fixture_cflags(source: &str) -> Vec<String> {
-    source
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("// enz-cflags:"))
-        .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
-        .collect()
+    fixture_directive(source, "enz-cflags")
 }
 
 fn run_case(

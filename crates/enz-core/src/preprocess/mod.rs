@@ -275,12 +275,11 @@ fn inline_calls<'m>(
     // same helpers from thousands of sites.
     let mut inlinable: HashMap<Function<'m>, bool> = HashMap::new();
     // Every callee of a later round is reachable from `func` as it is now.
-    let recursive = recursive_functions(func);
-    // The functions each inlined callee calls directly: after a round, the
-    // new call sites in `func` are calls of these (found through their
+    // After a round, the new call sites in `func` are calls of the
+    // functions the inlined callees call directly (found through their
     // uses, so that a function grown to tens of thousands of blocks is
     // not scanned again every round).
-    let mut calls_of: HashMap<Function<'m>, Vec<Function<'m>>> = HashMap::new();
+    let graph = CallGraph::below(func);
     let mut candidates: Option<HashSet<Function<'m>>> = None;
     let mut any = false;
     for _ in 0..INLINE_ROUNDS {
@@ -302,7 +301,7 @@ fn inline_calls<'m>(
                 let kind = classify_callee(callee, Direction::Reverse, keep_calls_to, &no_rules);
                 matches!(kind, CallKind::Defined(_))
                     && callee != func
-                    && !recursive.contains(&callee)
+                    && !graph.recursive.contains(&callee)
             });
             // A call marked in an earlier round and still here is one
             // LLVM does not inline.
@@ -318,10 +317,7 @@ fn inline_calls<'m>(
         any = true;
         let mut next = HashSet::new();
         for callee in inlined {
-            let called = calls_of
-                .entry(callee)
-                .or_insert_with(|| direct_callees(callee));
-            next.extend(called.iter().copied());
+            next.extend(graph.callees.get(&callee).into_iter().flatten().copied());
         }
         run_module_passes(func.global_parent(), "always-inline")?;
         // The pass deletes a discardable function (linkonce_odr, internal)
@@ -335,22 +331,6 @@ fn inline_calls<'m>(
         candidates = Some(next);
     }
     Ok(any)
-}
-
-/// The defined functions `f` calls directly (each once).
-fn direct_callees<'m>(f: Function<'m>) -> Vec<Function<'m>> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for b in f.blocks() {
-        for i in b.instructions() {
-            if let Some(c) = i.called_function() {
-                if !c.is_declaration() && seen.insert(c) {
-                    out.push(c);
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The calls in `func` of the functions `callees`, found through the
@@ -377,42 +357,55 @@ fn call_sites_of<'m>(
     Some(sites)
 }
 
-/// The defined functions reachable from `root` through direct calls that
-/// can reach themselves (a cycle of calls, or a call to itself): found once
-/// for the whole call graph below `root` (Tarjan's strongly connected
-/// components), so each function's body is scanned once.
-fn recursive_functions<'m>(root: Function<'m>) -> HashSet<Function<'m>> {
-    use petgraph::graph::{DiGraph, NodeIndex};
-    let mut graph: DiGraph<Function<'m>, ()> = DiGraph::new();
-    let mut node: HashMap<Function<'m>, NodeIndex> = HashMap::new();
-    let mut self_calls = HashSet::new();
-    node.insert(root, graph.add_node(root));
-    let mut stack = vec![root];
-    while let Some(g) = stack.pop() {
-        for b in g.blocks() {
-            for i in b.instructions() {
-                let Some(c) = i.called_function() else {
-                    continue;
-                };
-                if c.is_declaration() {
-                    continue;
+/// The calls between the defined functions reachable from a root, each
+/// function's body scanned once.
+struct CallGraph<'m> {
+    /// The defined functions each calls directly (each once).
+    callees: HashMap<Function<'m>, Vec<Function<'m>>>,
+    /// Those that can reach themselves (a cycle of calls, or a call to
+    /// itself): Tarjan's strongly connected components.
+    recursive: HashSet<Function<'m>>,
+}
+
+impl<'m> CallGraph<'m> {
+    fn below(root: Function<'m>) -> CallGraph<'m> {
+        use petgraph::graph::{DiGraph, NodeIndex};
+        let mut graph: DiGraph<Function<'m>, ()> = DiGraph::new();
+        let mut node: HashMap<Function<'m>, NodeIndex> = HashMap::new();
+        let mut callees: HashMap<Function<'m>, Vec<Function<'m>>> = HashMap::new();
+        let mut recursive = HashSet::new();
+        node.insert(root, graph.add_node(root));
+        let mut stack = vec![root];
+        while let Some(g) = stack.pop() {
+            let mut called = Vec::new();
+            for b in g.blocks() {
+                for i in b.instructions() {
+                    let Some(c) = i.called_function() else {
+                        continue;
+                    };
+                    if c.is_declaration() {
+                        continue;
+                    }
+                    if c == g {
+                        recursive.insert(g);
+                    }
+                    let to = *node.entry(c).or_insert_with(|| {
+                        stack.push(c);
+                        graph.add_node(c)
+                    });
+                    if graph.find_edge(node[&g], to).is_none() {
+                        graph.add_edge(node[&g], to, ());
+                        called.push(c);
+                    }
                 }
-                if c == g {
-                    self_calls.insert(g);
-                }
-                let to = *node.entry(c).or_insert_with(|| {
-                    stack.push(c);
-                    graph.add_node(c)
-                });
-                graph.update_edge(node[&g], to, ());
+            }
+            callees.insert(g, called);
+        }
+        for scc in petgraph::algo::tarjan_scc(&graph) {
+            if scc.len() > 1 {
+                recursive.extend(scc.into_iter().map(|n| graph[n]));
             }
         }
+        CallGraph { callees, recursive }
     }
-    let mut recursive = self_calls;
-    for scc in petgraph::algo::tarjan_scc(&graph) {
-        if scc.len() > 1 {
-            recursive.extend(scc.into_iter().map(|n| graph[n]));
-        }
-    }
-    recursive
 }

@@ -78,9 +78,15 @@ pub fn tail(s: &str) -> &str {
 
 /// Extra enz-rs arguments from `// enz-args: ...` lines of a fixture.
 pub fn fixture_enz_args(source: &str) -> Vec<String> {
+    fixture_directive(source, "enz-args")
+}
+
+/// The words of a fixture's `// NAME: ...` lines, in order.
+pub fn fixture_directive(source: &str, name: &str) -> Vec<String> {
+    let prefix = format!("// {name}:");
     source
         .lines()
-        .filter_map(|l| l.trim().strip_prefix("// enz-args:"))
+        .filter_map(|l| l.trim().strip_prefix(prefix.as_str()))
         .flat_map(|rest| rest.split_whitespace().map(str::to_owned))
         .collect()
 }
