@@ -183,6 +183,7 @@ fn differentiate(
         keep_module_on_error: false,
         cache_budget: enz_enzyme_api::CacheBudget::Off,
         loop_mode: enz_enzyme_api::LoopMode::Auto,
+        gpu_thread_cache: enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
         ..Options::default()
     };
     let report =

@@ -45,7 +45,9 @@ pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
 pub use names::{function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, Marker};
 pub use preprocess::lower_iteration_counts;
-pub use session::{CacheBudget, Derivative, LoopMode, Session, SessionOptions, UserFacts};
+pub use session::{
+    CacheBudget, Derivative, LoopMode, Session, SessionOptions, UserFacts, DEFAULT_GPU_THREAD_CACHE,
+};
 pub use signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 pub use timing::{timed, Timings};
 pub use transaction::{all_or_nothing, Attempt};

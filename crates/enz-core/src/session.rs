@@ -35,12 +35,23 @@ pub struct SessionOptions {
     pub cache_budget: CacheBudget,
     /// Which loops are differentiated in mixed mode (`--mode-per-loop`).
     pub loop_mode: LoopMode,
+    /// `--gpu-thread-cache`: the bytes of loop caches each GPU thread
+    /// keeps in a fixed stack array (NVPTX gradients; beyond them loops
+    /// are recomputed, see `synth/reverse/thread_cache.rs`).
+    pub gpu_thread_cache: u64,
     /// Describe each cached value by its instruction's text in the
     /// explanations (`--explain`). Only then: printing an instruction
     /// walks the metadata its function reaches, which with debug
     /// information took most of the synthesis time of a C++ module.
     pub explain: bool,
 }
+
+/// The default of `--gpu-thread-cache`: the bytes of loop caches each GPU
+/// thread keeps in a fixed array on its stack. A static frame of this size
+/// needs no raised stack limit (checked on an H200: the driver sizes a
+/// kernel's local memory for its static frame; CUDA's 1 KiB default limit
+/// is for what is not static, such as dynamic `alloca`s).
+pub const DEFAULT_GPU_THREAD_CACHE: u64 = 2048;
 
 /// `--cache-budget`: the bytes one gradient call's loop caches may hold.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]

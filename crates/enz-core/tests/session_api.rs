@@ -36,6 +36,7 @@ fn canonical_derivatives_have_the_promised_signatures() {
         inline: true,
         cache_budget: enz_core::CacheBudget::Off,
         loop_mode: enz_core::LoopMode::Reverse,
+        gpu_thread_cache: enz_core::DEFAULT_GPU_THREAD_CACHE,
         explain: false,
     };
     let mut session = Session::new(opts, UserFacts::default());

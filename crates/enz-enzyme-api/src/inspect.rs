@@ -14,6 +14,7 @@ fn session_options(opts: &Options) -> SessionOptions {
         inline: opts.inline,
         cache_budget: opts.cache_budget,
         loop_mode: opts.loop_mode,
+        gpu_thread_cache: opts.gpu_thread_cache,
         explain: opts.explain,
     }
 }

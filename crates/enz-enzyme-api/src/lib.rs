@@ -35,12 +35,15 @@ mod virtual_tables;
 use enz_ir as ir;
 
 pub use inspect::{print_activity, print_plan, print_type_analysis};
-pub use pipeline::{differentiate_module, parse_cache_budget, Options, Report};
+pub use pipeline::{
+    differentiate_module, parse_cache_budget, parse_gpu_thread_cache, Options, Report,
+};
 pub use registrations::keep_registrations_for_later;
 
 /// What the command line needs besides: diagnostics, the canonical ABI
 /// printer, host retargeting of GPU modules, process guards, inkwell.
 pub use enz_core::{
     inkwell, print_abi, retarget_to_host, CacheBudget, Diagnostic, LoopMode, Timings,
+    DEFAULT_GPU_THREAD_CACHE,
 };
 pub use enz_ir::{install_fatal_error_handler, limit_address_space, Module};

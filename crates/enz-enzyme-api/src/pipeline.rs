@@ -50,9 +50,22 @@ pub struct Options {
     /// `--mode-per-loop`: where mixed mode is used (auto, the default:
     /// where it caches at most half the bytes of reverse mode).
     pub loop_mode: LoopMode,
+    /// `--gpu-thread-cache BYTES`: loop caches each GPU thread keeps in a
+    /// fixed stack array (default `DEFAULT_GPU_THREAD_CACHE`).
+    pub gpu_thread_cache: u64,
     /// `--explain`: the explanations describe each cached value by its
     /// instruction (slow on modules with debug information: asked for).
     pub explain: bool,
+}
+
+/// A per-thread GPU cache size as the CLI (`--gpu-thread-cache`) and the
+/// plugin (`gpu-thread-cache=`, `ENZ_RS_GPU_THREAD_CACHE`) spell it: a
+/// whole number of bytes, at least 64 and at most 1 MiB.
+pub fn parse_gpu_thread_cache(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if (64..=1 << 20).contains(&n) => Ok(n),
+        _ => Err("the per-thread GPU cache is a whole number of bytes from 64 to 1048576".into()),
+    }
 }
 
 /// A cache budget as the CLI (`--cache-budget`) and the plugin
@@ -80,6 +93,7 @@ impl Default for Options {
             keep_module_on_error: true,
             cache_budget: CacheBudget::Machine,
             loop_mode: LoopMode::Auto,
+            gpu_thread_cache: enz_core::DEFAULT_GPU_THREAD_CACHE,
             explain: false,
         }
     }
@@ -180,6 +194,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         inline: opts.inline,
         cache_budget: opts.cache_budget,
         loop_mode: opts.loop_mode,
+        gpu_thread_cache: opts.gpu_thread_cache,
         explain: opts.explain,
     };
     let mut session = Session::new(session_opts, facts);

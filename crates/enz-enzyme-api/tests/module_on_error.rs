@@ -92,6 +92,7 @@ fn without_the_copy_a_failure_may_change_the_module() {
         keep_module_on_error: false,
         cache_budget: enz_enzyme_api::CacheBudget::Off,
         loop_mode: enz_enzyme_api::LoopMode::Reverse,
+        gpu_thread_cache: enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
         ..Options::default()
     };
     let (before, after, ok) = run(GOOD_AND_BAD, &opts);
@@ -111,6 +112,7 @@ define double @grad_square(double %x) {
         keep_module_on_error: false,
         cache_budget: enz_enzyme_api::CacheBudget::Off,
         loop_mode: enz_enzyme_api::LoopMode::Reverse,
+        gpu_thread_cache: enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
         ..Options::default()
     };
     let (_, with_copy, ok1) = run(good, &Options::default());

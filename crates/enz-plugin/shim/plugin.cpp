@@ -72,7 +72,8 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
   // What clang and lld, whose pipelines take no parameters, are told
   // through the environment: ENZ_RS_EXPLAIN (anything but empty or "0")
   // adds `explain`, ENZ_RS_CACHE_BUDGET=MB|auto|off `cache-budget=...`,
-  // ENZ_RS_MODE_PER_LOOP=auto|reverse `mode-per-loop=...`.
+  // ENZ_RS_MODE_PER_LOOP=auto|reverse `mode-per-loop=...`,
+  // ENZ_RS_GPU_THREAD_CACHE=BYTES `gpu-thread-cache=...`.
   static std::string from_environment() {
     std::string extra;
     const char *explain = std::getenv("ENZ_RS_EXPLAIN");
@@ -84,6 +85,9 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
     const char *mode = std::getenv("ENZ_RS_MODE_PER_LOOP");
     if (mode && *mode)
       extra += std::string(";mode-per-loop=") + mode;
+    const char *thread_cache = std::getenv("ENZ_RS_GPU_THREAD_CACHE");
+    if (thread_cache && *thread_cache)
+      extra += std::string(";gpu-thread-cache=") + thread_cache;
     return extra;
   }
 };

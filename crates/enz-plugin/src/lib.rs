@@ -51,7 +51,7 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 /// the plans (`explain`). For clang and lld, whose pipelines take no
 /// parameters, the shim adds `explain`, `cache-budget=MB` and
 /// `mode-per-loop=MODE` from the environment (`ENZ_RS_EXPLAIN`,
-/// `ENZ_RS_CACHE_BUDGET`, `ENZ_RS_MODE_PER_LOOP`).
+/// `ENZ_RS_CACHE_BUDGET`, `ENZ_RS_MODE_PER_LOOP`, `ENZ_RS_GPU_THREAD_CACHE`).
 fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
     let mut thin = false;
     let mut explain = false;
@@ -63,6 +63,7 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
         keep_module_on_error: false,
         cache_budget: enz_enzyme_api::CacheBudget::Machine,
         loop_mode: enz_enzyme_api::LoopMode::Auto,
+        gpu_thread_cache: enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
         explain: false,
     };
     for word in s.split(';').map(str::trim).filter(|w| !w.is_empty()) {
@@ -81,13 +82,19 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
             "mode-per-loop=reverse" => opts.loop_mode = enz_enzyme_api::LoopMode::Reverse,
             "mode-per-loop=auto" => opts.loop_mode = enz_enzyme_api::LoopMode::Auto,
             "mode-per-loop=mixed" => opts.loop_mode = enz_enzyme_api::LoopMode::Mixed,
+            _ if word.starts_with("gpu-thread-cache=") => {
+                opts.gpu_thread_cache = enz_enzyme_api::parse_gpu_thread_cache(
+                    &word["gpu-thread-cache=".len()..],
+                )
+                .map_err(|e| format!("enz-rs: `{word}`: {e}"))?;
+            }
             _ if word.starts_with("cache-budget=") => {
                 opts.cache_budget = enz_enzyme_api::parse_cache_budget(&word["cache-budget=".len()..])
                     .map_err(|e| format!("enz-rs: `{word}`: {e}"))?;
             }
             _ => {
                 return Err(format!(
-                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB|auto|off, mode-per-loop=reverse|auto|mixed, O0, O1, O2, O3)"
+                    "enz-rs: unknown pass parameter `{word}` (known: no-inline, no-preopt, explain, cache-budget=MB|auto|off, gpu-thread-cache=BYTES, mode-per-loop=reverse|auto|mixed, O0, O1, O2, O3)"
                 ))
             }
         }

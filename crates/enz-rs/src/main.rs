@@ -94,6 +94,16 @@ struct Cli {
           default_value = "auto", value_parser = enz_enzyme_api::parse_cache_budget)]
     cache_budget: enz_enzyme_api::CacheBudget,
 
+    /// GPU (NVPTX) gradients: the bytes of loop caches each thread keeps,
+    /// in a fixed array on its stack (no dynamic allocation). A loop whose
+    /// caches do not fit is recomputed from saved states where it can run
+    /// again (it writes no memory); otherwise the gradient kernel traps
+    /// (`--explain` says which loops and from which trip count).
+    #[arg(long = "gpu-thread-cache", value_name = "BYTES",
+          default_value_t = enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
+          value_parser = enz_enzyme_api::parse_gpu_thread_cache)]
+    gpu_thread_cache: u64,
+
     /// How loops are differentiated: `auto` (the default) uses mixed mode
     /// (the partials of each iteration by forward mode in the forward
     /// sweep, cached instead of its intermediate values) for elementwise
@@ -217,6 +227,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         // The module is thrown away on error: no need to try on a copy.
         keep_module_on_error: false,
         cache_budget: cli.cache_budget,
+        gpu_thread_cache: cli.gpu_thread_cache,
         loop_mode: match cli.mode_per_loop {
             LoopMode::Reverse => enz_enzyme_api::LoopMode::Reverse,
             LoopMode::Auto => enz_enzyme_api::LoopMode::Auto,

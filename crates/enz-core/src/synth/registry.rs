@@ -26,6 +26,8 @@ pub(crate) struct Registry<'m> {
     cache_budget: crate::session::CacheBudget,
     /// Where mixed mode is used (`synth/mixed.rs`).
     loop_mode: crate::session::LoopMode,
+    /// `--gpu-thread-cache` (bytes).
+    pub(crate) gpu_thread_cache: u64,
     /// Whether cached values are described by their text (`--explain`).
     pub(crate) explain: bool,
     /// Preprocessed clones with their checkpointed loops outlined and
@@ -94,6 +96,7 @@ impl<'m> Registry<'m> {
             explanations: Vec::new(),
             cache_budget: opts.cache_budget,
             loop_mode: opts.loop_mode,
+            gpu_thread_cache: opts.gpu_thread_cache,
             explain: opts.explain,
             prepped_checkpointed: HashMap::new(),
             checkpointed: HashMap::new(),

@@ -98,6 +98,7 @@ pub fn plugin_env_of_args(cmd: &mut std::process::Command, args: &[String]) {
     for (flag, var) in [
         ("--cache-budget", "ENZ_RS_CACHE_BUDGET"),
         ("--mode-per-loop", "ENZ_RS_MODE_PER_LOOP"),
+        ("--gpu-thread-cache", "ENZ_RS_GPU_THREAD_CACHE"),
     ] {
         if let Some(value) = args
             .iter()

@@ -41,6 +41,8 @@ pub(super) struct LoopState<'m> {
     base: Value<'m>,
     /// `base + iv` (forward, header).
     pos: Value<'m>,
+    /// The counter phi `iv` (forward, header).
+    pub(super) iv: Value<'m>,
     /// The reverse iteration counter (a stack slot of the reverse function).
     rev_iv: Value<'m>,
     /// `last_L` phis per exit block (forward, in the exit block).
@@ -135,13 +137,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
             fb.position_before(gh.first_non_phi().expect("header terminator"));
             let pos = fb.add(base, iv.into());
             pos.set_name(&format!("pos.{l}"));
-            fb.store(fb.add(pos, fb.const_int(i64t, 1)), count);
+            let counted = fb.store(fb.add(pos, fb.const_int(i64t, 1)), count);
+            self.thread_cache_store(counted);
             let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
             self.top.store(self.top.const_int(i64t, 0), rev_iv);
             let last = self.exit_phis(l, iv.into());
             let state = LoopState {
                 base,
                 pos,
+                iv: iv.as_value(),
                 rev_iv,
                 last,
                 prealloc,
@@ -368,6 +372,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             };
             let slot = self.loop_states[&l].rev_iv;
             self.b.store(v, slot);
+            self.thread_cache_hook(l, v);
         }
     }
 
@@ -406,6 +411,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         self.b.position_at_end(to_latch);
         let prev = self.b.add(iv, self.b.const_int(i64t, -1));
         self.b.store(prev, slot);
+        self.thread_cache_hook(l, prev);
         ((to_pre, preheader), (to_latch, latch))
     }
 
@@ -481,9 +487,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         ab.position_before(block.terminator().expect("terminator"));
                         let holder_addr = self.tape.address(&ab, holder);
                         if on_stack {
-                            // Thread-private: a (dynamic) stack array.
-                            let data = ab.array_alloca(gv.ty(), bound);
-                            ab.store(data, holder_addr);
+                            // Thread-private: in the per-thread array,
+                            // laid out when the sweep is complete.
                         } else if self.gpu {
                             let data = ab.malloc(ab.mul(bound, size));
                             ab.store(data.as_value(), holder_addr);
@@ -498,8 +503,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
                             ab.store(bytes, ab.byte_gep(holder_addr, 8));
                             buf.spare = Some(spare);
                         }
-                        let data = fb.load(ptr, hp);
-                        fb.gep(gv.ty(), data, &[pos])
+                        if on_stack {
+                            self.thread_cache_address(&fb, l, gv, holder, bound, block, pos)
+                        } else {
+                            let data = fb.load(ptr, hp);
+                            fb.gep(gv.ty(), data, &[pos])
+                        }
                     }
                     None if self.gpu => {
                         if self.unbounded_gpu_loops.insert(l) {
@@ -523,6 +532,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 };
                 let st = fb.store(gv, addr);
                 st.set_alignment(heap_alignment(gv.ty(), gv.module()));
+                if on_stack {
+                    self.thread_cache_store(st);
+                }
                 self.loop_buffers.insert(gv, buf);
                 self.buffers.push(buf);
                 self.explain_cache(Some(l), gv);
@@ -530,6 +542,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         };
         let pos = self.rev_pos(l);
+        let pos = if buf.on_stack {
+            self.thread_cache_position(l, pos)
+        } else {
+            pos
+        };
         let tape = self.rev_tape.unwrap_or(gv);
         let hp = self.tape.address_rev(&self.b, tape, buf.holder);
         let data = self.b.load(Ty::ptr(gv.context()), hp);

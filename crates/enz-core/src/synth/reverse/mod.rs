@@ -30,6 +30,8 @@ pub(crate) mod plan;
 pub(crate) use plan::combined_plan;
 use plan::{deferrable_frees, loop_nest};
 mod release;
+mod replay;
+mod thread_cache;
 mod values;
 
 use super::adjoint;
@@ -199,6 +201,7 @@ pub(crate) fn synthesize<'m>(
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
     r.describe_caches = registry.explain;
+    r.thread_caches.budget = registry.gpu_thread_cache;
     r.build(registry);
     if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu {
         r.tag_disjoint_memory();
@@ -313,6 +316,8 @@ pub(super) struct Reverse<'m, 'a> {
     gpu: bool,
     /// GPU: loops reported for caching with no trip bound (once each).
     unbounded_gpu_loops: HashSet<LoopId>,
+    /// GPU, combined mode: the per-thread cache array (`thread_cache.rs`).
+    thread_caches: thread_cache::ThreadCaches<'m>,
     /// GPU: per-thread sums of adjoints for addresses every thread shares
     /// (primal pointer, stack slot), reduced over the block at the end.
     block_sums: Vec<(Value<'m>, Value<'m>)>,
@@ -395,6 +400,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         Reverse {
             gpu: facts.gpu_accesses.is_some(),
             unbounded_gpu_loops: HashSet::new(),
+            thread_caches: thread_cache::ThreadCaches::new(0),
             facts,
             req,
             fns,
@@ -467,6 +473,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         if let Some(rf) = self.req.release {
             self.build_release(rf, &live);
         }
+        self.finish_thread_caches();
         self.tape.finish(&self.top, self.rev_tape);
         let _ = super::unwind::reattach_invokes(std::mem::take(&mut self.detached));
     }
