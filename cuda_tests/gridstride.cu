@@ -8,6 +8,8 @@
 // Reverse mode here (the cached values: sin, exp, and the loads);
 // gridstride_mixed.cu is the same loop in mixed mode.
 // enz-args: --mode-per-loop reverse
+// enz-no-extra-atomics (dx[i] has one thread; da: one atomicAdd per
+// iteration in the hand-written gradient)
 #include "enz_cuda.h"
 
 #ifndef GRIDSTRIDE

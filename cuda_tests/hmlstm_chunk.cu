@@ -16,11 +16,16 @@
 // enz-args: --mode-per-loop mixed
 #include "enz_cuda.h"
 
+// hmlstm_chunk_reverse.cu includes this file under another prefix.
+#ifndef HMLSTM_CHUNK
+#define HMLSTM_CHUNK(name) hmlstm_chunk_##name
+#endif
+
 static __device__ float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-__device__ void hmlstm_body(const float *c_prev, const float *f, const float *ig, const float *g,
-                            const float *z_prev, const float *z_below, float *c, int rows,
-                            int cols) {
+__device__ void HMLSTM_CHUNK(body)(const float *c_prev, const float *f, const float *ig,
+                                   const float *g, const float *z_prev, const float *z_below,
+                                   float *c, int rows, int cols) {
   int per = (rows * cols + gridDim.x * blockDim.x - 1) / (gridDim.x * blockDim.x);
   int first = (blockIdx.x * blockDim.x + threadIdx.x) * per;
   for (int k = 0; k < per; k++) {
@@ -42,21 +47,21 @@ __device__ void hmlstm_body(const float *c_prev, const float *f, const float *ig
   }
 }
 
-extern "C" __global__ void hmlstm_chunk_primal(const float *c_prev, const float *f,
-                                              const float *ig, const float *g,
-                                              const float *z_prev, const float *z_below,
-                                              float *c, int rows, int cols) {
-  hmlstm_body(c_prev, f, ig, g, z_prev, z_below, c, rows, cols);
+extern "C" __global__ void HMLSTM_CHUNK(primal)(const float *c_prev, const float *f,
+                                                const float *ig, const float *g,
+                                                const float *z_prev, const float *z_below,
+                                                float *c, int rows, int cols) {
+  HMLSTM_CHUNK(body)(c_prev, f, ig, g, z_prev, z_below, c, rows, cols);
 }
 
 // d_c holds the seed (consumed); the other shadows are accumulated into.
-extern "C" __global__ void hmlstm_chunk_grad(const float *c_prev, float *d_c_prev, const float *f,
-                                            float *d_f, const float *ig, float *d_ig,
-                                            const float *g, float *d_g, const float *z_prev,
-                                            const float *z_below, float *c, float *d_c, int rows,
-                                            int cols) {
+extern "C" __global__ void HMLSTM_CHUNK(grad)(const float *c_prev, float *d_c_prev,
+                                              const float *f, float *d_f, const float *ig,
+                                              float *d_ig, const float *g, float *d_g,
+                                              const float *z_prev, const float *z_below, float *c,
+                                              float *d_c, int rows, int cols) {
 #ifndef NO_AD
-  __enzyme_autodiff((void *)hmlstm_body, enzyme_dup, c_prev, d_c_prev, enzyme_dup, f, d_f,
+  __enzyme_autodiff((void *)HMLSTM_CHUNK(body), enzyme_dup, c_prev, d_c_prev, enzyme_dup, f, d_f,
                     enzyme_dup, ig, d_ig, enzyme_dup, g, d_g, enzyme_const, z_prev, enzyme_const,
                     z_below, enzyme_dup, c, d_c, rows, cols);
 #else

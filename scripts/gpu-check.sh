@@ -10,7 +10,8 @@
 #      `enz-rs k.bc -o k.grad.bc`; if enz-rs fails on the kernel, the kernel's
 #      hand-written gradient (-DNO_AD) is used instead, and the summary says so;
 #   2. `llc -march=nvptx64` -> k.ptx;
-#   3. the same module retargeted to the host (`enz-rs --emulate-host`), run on
+#   3. that very module retargeted to the host (`enz-rs k.grad.bc -O0
+#      --emulate-host`: no differentiation, no pass, the NVVM lowering), run on
 #      the emulator by cuda_tests/gpu/gpu_driver.c, which writes every buffer
 #      after the primal and after the gradient kernel to k.emu.bin;
 #   4. gpu_driver.c built against the CUDA driver API (nvcc, -lcuda) loads
@@ -155,7 +156,7 @@ check_kernel() {
     return 1
   }
   # the emulator's reference results
-  "$enz_rs" "$d/k.bc" -o "$d/k.emu.ll" -S --emulate-host 2>"$d/emu.err" &&
+  "$enz_rs" "$d/k.grad.bc" -O0 -o "$d/k.emu.ll" -S --emulate-host 2>"$d/emu.err" &&
     "$clang" -c "$d/k.emu.ll" -o "$d/k.emu.o" 2>>"$d/emu.err" &&
     "$clang" -O2 "-DK_$k" -I "$emu_dir" "$driver" "$emu_dir/emu.c" "$d/k.emu.o" \
       -lpthread -lm -o "$d/drv.emu" 2>>"$d/emu.err" || {

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -59,6 +60,12 @@ struct launch {
   double timeout_s;
 
   atomic_uint block_gen; /* bumped (and woken) when a block starts */
+  /* (block_gen << 32) | the block's thread count, stored before block_gen:
+   * a worker reads the generation and whether it takes part in it
+   * together. A worker outside a launch (its index past the block size)
+   * wakes at every block too, and may read this while the coordinator
+   * already sets up the next launch, with another block size. */
+  _Atomic unsigned long long block_word;
   atomic_uint done_gen;  /* bumped (and woken) when a block has finished */
 
   pthread_mutex_t mu;  /* guards the fields below */
@@ -77,6 +84,46 @@ struct worker_arg {
   unsigned first_gen; /* block_gen when the worker was created */
 };
 static struct worker_arg g_args[EMU_MAX_THREADS];
+
+/* A segmentation fault in a worker's stack guard is a stack overflow (a
+ * per-thread array or loop cache larger than EMU_STACK_KB): said so on
+ * stderr, on an alternate signal stack, before the default action. */
+static _Thread_local char *t_stack_lo, *t_stack_hi;
+static size_t g_stack_bytes;
+
+static void on_segv(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  char *a = si->si_addr;
+  if (t_stack_lo && a < t_stack_hi && a + (1 << 20) >= t_stack_lo) {
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "emu: thread (%u,%u,%u) of block (%u,%u,%u) overflowed its "
+                     "%zu KiB stack (EMU_STACK_KB): per-thread arrays or loop "
+                     "caches too large for it\n",
+                     t_tid.x, t_tid.y, t_tid.z, g_launch.ctaid.x, g_launch.ctaid.y,
+                     g_launch.ctaid.z, g_stack_bytes >> 10);
+    if (n > 0)
+      (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+  }
+  signal(sig, SIG_DFL); /* the fault repeats on return: the default action */
+}
+
+/* In a new worker: its stack's bounds and an alternate signal stack. */
+static void watch_stack(void) {
+  pthread_attr_t attr;
+  void *lo;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &lo, &size) == 0) {
+      t_stack_lo = lo;
+      t_stack_hi = (char *)lo + size;
+    }
+    pthread_attr_destroy(&attr);
+  }
+  stack_t alt = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16};
+  if (alt.ss_sp)
+    sigaltstack(&alt, NULL);
+}
 static unsigned g_pool; /* workers created so far (guarded by g_launch_lock) */
 
 static void die(const char *fmt, ...) {
@@ -171,12 +218,13 @@ static void *worker(void *p) {
   struct launch *L = &g_launch;
   unsigned seen = w->first_gen;
   t_linear = w->index;
+  watch_stack();
   for (;;) {
-    unsigned g;
-    while ((g = atomic_load_explicit(&L->block_gen, memory_order_acquire)) == seen)
+    while (atomic_load_explicit(&L->block_gen, memory_order_acquire) == seen)
       futex_wait(&L->block_gen, seen, NULL);
-    seen = g;
-    if (w->index >= L->nthreads) /* not part of this launch */
+    unsigned long long word = atomic_load_explicit(&L->block_word, memory_order_acquire);
+    seen = (unsigned)(word >> 32);
+    if (w->index >= (unsigned)word) /* not part of this launch */
       continue;
     t_tid.x = w->index % L->block.x;
     t_tid.y = (w->index / L->block.x) % L->block.y;
@@ -214,6 +262,12 @@ static void grow_pool(unsigned n, emu_dim3 block) {
   if (pthread_attr_setstacksize(&attr, stack) != 0)
     die("EMU_STACK_KB: cannot use a stack of %zu bytes", stack);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (g_pool == 0) {
+    g_stack_bytes = stack;
+    struct sigaction sa = {.sa_sigaction = on_segv, .sa_flags = SA_SIGINFO | SA_ONSTACK};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+  }
   unsigned gen = atomic_load(&g_launch.block_gen);
   for (; g_pool < n; g_pool++) {
     g_args[g_pool].index = g_pool;
@@ -267,7 +321,11 @@ void emu_launch(emu_dim3 grid, emu_dim3 block, void (*body)(void *), void *ctx) 
         L->red_or = 0;
         pthread_mutex_unlock(&L->mu);
         unsigned done = atomic_load_explicit(&L->done_gen, memory_order_acquire);
-        atomic_fetch_add_explicit(&L->block_gen, 1, memory_order_release);
+        unsigned gen = atomic_load_explicit(&L->block_gen, memory_order_relaxed) + 1;
+        atomic_store_explicit(&L->block_word,
+                              (unsigned long long)gen << 32 | L->nthreads,
+                              memory_order_release);
+        atomic_store_explicit(&L->block_gen, gen, memory_order_release);
         futex_wake_all(&L->block_gen);
         while (atomic_load_explicit(&L->done_gen, memory_order_acquire) == done)
           futex_wait(&L->done_gen, done, NULL);

@@ -34,7 +34,9 @@
  *   - a barrier that waits longer than EMU_BARRIER_TIMEOUT seconds (default
  *     120) is reported as a deadlock (threads diverging around a barrier),
  *     and the program aborts;
- *   - each emulated thread gets EMU_STACK_KB KiB of stack (default 1024).
+ *   - each emulated thread gets EMU_STACK_KB KiB of stack (default 1024);
+ *     one that overflows it is named on stderr (a SIGSEGV handler on an
+ *     alternate stack) before the program dies of the fault.
  * Launches are serialised (a process-wide lock); a kernel cannot launch.
  */
 #ifndef ENZ_EMU_H

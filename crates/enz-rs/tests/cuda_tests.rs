@@ -15,9 +15,19 @@
 //!    symbol left (`llvm-nm`);
 //! 3. `llc -march=nvptx64 -mcpu=sm_80 -mattr=+ptx80 k.grad.bc` (the
 //!    gradient must lower to PTX, and call no external function a GPU does
-//!    not provide: only `malloc`, `free`, `vprintf`, `__assertfail`);
-//! 4. `enz-rs k.bc -o k.emu.ll -S --emulate-host` (retargeted to the host
-//!    for the CPU SIMT emulator, runtime/emu/);
+//!    not provide: only `malloc`, `free`, `vprintf`, `__assertfail`); the
+//!    PTX must have no `alloca` instruction (a dynamic `alloca` in the IR:
+//!    NVIDIA's JIT miscompiled such per-thread caches on an H200); and for a
+//!    kernel file with a line `// enz-no-extra-atomics`, the PTX of enz-rs's
+//!    module must have no more atomic instructions (`atom.*`, `red.*`, whole
+//!    module) than that of the hand-written gradient (`-DNO_AD`, compiled by
+//!    clang and llc at the same level in the trial);
+//! 4. `enz-rs k.grad.bc -O0 -o k.emu.ll -S --emulate-host`: the very NVPTX
+//!    module that went to llc, retargeted to the host for the CPU SIMT
+//!    emulator (runtime/emu/). With no `__enzyme_*` call left and -O0 this
+//!    differentiates and optimises nothing: it is only the mechanical
+//!    lowering of `enz_core::retarget_to_host` (NVVM intrinsics to
+//!    `__emu_*` calls, address spaces dropped);
 //! 5. `clang-22 -c k.emu.ll`, linked with `NAME_host.c` and
 //!    `runtime/emu/emu.c` (`-lpthread -lm`), run: the driver compares the
 //!    gradient kernel with finite differences of the primal kernel (both run
@@ -32,12 +42,11 @@
 //! Every kernel at every level also goes through the pass plugin
 //! (`stencil::O2::plugin`): step 1 with `-fplugin=P`
 //! (P = libenz_plugin.so, no `-I` for the headers) differentiates inside
-//! clang's device compile; steps 2-5 check that module as above (step 4
-//! retargets it as it is: `enz-rs k.grad.bc -O0 --emulate-host`); no TSan.
+//! clang's device compile; steps 2-5 check that module as above; no TSan.
 //!
 //! A kernel file with a line `// enz-args: ARGS` gets ARGS on enz-rs's
-//! command line (steps 2 and 4); the plugin route gets `--cache-budget`
-//! and `--mode-per-loop` through `ENZ_RS_CACHE_BUDGET` and
+//! command line (step 2); the plugin route gets `--cache-budget` and
+//! `--mode-per-loop` through `ENZ_RS_CACHE_BUDGET` and
 //! `ENZ_RS_MODE_PER_LOOP`.
 //!
 //! A kernel file with a line `// enz-xfail: REASON` has its enz-rs trials
@@ -53,7 +62,7 @@
 
 mod common;
 
-use common::{find_tool, fixture_enz_args, plugin_env_of_args, run, show, tail};
+use common::{find_tool, fixture_enz_args, fixture_flag, plugin_env_of_args, run, show, tail};
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::{Path, PathBuf};
@@ -229,15 +238,9 @@ fn run_case(tools: &Tools, case: &Case) -> Result<(), Failed> {
 
 fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     let include = tools.root.join("runtime/include");
-    let emu_dir = tools.root.join("runtime/emu");
-    let emu_c = emu_dir.join("emu.c");
-    let tests_dir = tools.root.join("cuda_tests");
     let k_bc = dir.join("k.bc");
     let grad_bc = dir.join("k.grad.bc");
     let ptx = dir.join("k.ptx");
-    let emu_ll = dir.join("k.emu.ll");
-    let emu_o = dir.join("k.emu.o");
-    let exe = dir.join("exe");
 
     // 1. CUDA -> NVPTX bitcode; the plugin route differentiates here,
     // inside clang's pipeline, with no -I for the headers.
@@ -315,20 +318,57 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
             show(&llc)
         ));
     }
-
-    // 4. the same, retargeted to the host for the emulator (the plugin
-    // route: its differentiated module, retargeted as it is)
-    let mut enz_host = Command::new(&tools.enz_rs);
-    if case.plugin {
-        enz_host.arg(&grad_bc).arg("-O0");
-    } else {
-        enz_host.arg(&k_bc).args(&enz_args);
+    // What the emulator cannot see: reported after its run, with its
+    // verdict.
+    let mut ptx_problems = Vec::new();
+    let allocas = ptx_count_by_function(&ptx_text, |op| op.starts_with("alloca"));
+    if !allocas.is_empty() {
+        ptx_problems.push(format!(
+            "the PTX of the output of enz-rs has `alloca` instructions (stack memory sized at \
+             run time: a dynamic `alloca` in the IR, e.g. a per-thread loop cache; NVIDIA's JIT \
+             has miscompiled them) in {}\ncommand: {}",
+            by_function(&allocas),
+            show(&llc)
+        ));
     }
+    if !case.no_ad && fixture_flag(&source, "enz-no-extra-atomics") {
+        if let Err(e) = check_no_extra_atomics(tools, case, dir, &ptx_text) {
+            ptx_problems.push(e);
+        }
+    }
+    let emulated = run_on_emulator(tools, case, dir, &grad_bc);
+    if ptx_problems.is_empty() {
+        return emulated;
+    }
+    let verdict = match emulated {
+        Ok(()) => "the emulator run passed".to_string(),
+        Err(e) => format!("and the emulator run failed too:\n{e}"),
+    };
+    Err(format!("{}\n{verdict}", ptx_problems.join("\n")))
+}
+
+/// Steps 4-6: the module that went to llc, on the emulator, natively and
+/// under ThreadSanitizer.
+fn run_on_emulator(tools: &Tools, case: &Case, dir: &Path, grad_bc: &Path) -> Result<(), String> {
+    let emu_dir = tools.root.join("runtime/emu");
+    let emu_c = emu_dir.join("emu.c");
+    let tests_dir = tools.root.join("cuda_tests");
+    let emu_ll = dir.join("k.emu.ll");
+    let emu_o = dir.join("k.emu.o");
+    let exe = dir.join("exe");
+
+    // 4. the module that went to llc, retargeted to the host for the
+    // emulator: with no __enzyme call left, -O0 only lowers it
+    let mut enz_host = Command::new(&tools.enz_rs);
     enz_host
-        .arg("-o")
+        .arg(grad_bc)
+        .args(["-O0", "-o"])
         .arg(&emu_ll)
         .args(["-S", "--emulate-host"]);
-    run(&mut enz_host, "run enz-rs --emulate-host")?;
+    run(
+        &mut enz_host,
+        "retarget the NVPTX module to the host (enz-rs -O0 --emulate-host)",
+    )?;
 
     // 5. build and run on the emulator
     let mut obj = Command::new(&tools.clang);
@@ -389,6 +429,121 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// `// enz-no-extra-atomics`: the PTX of enz-rs's module (`ptx`) has no
+/// more atomic instructions than the hand-written gradient's (`-DNO_AD`,
+/// compiled by clang and llc at the trial's level). Whole modules are
+/// compared: both hold the same primal kernel.
+fn check_no_extra_atomics(tools: &Tools, case: &Case, dir: &Path, ptx: &str) -> Result<(), String> {
+    let noad_bc = dir.join("noad.bc");
+    let noad_ptx = dir.join("noad.ptx");
+    let mut cc = Command::new(&tools.clang);
+    cc.args(CUDA_FLAGS)
+        .arg(format!("-{}", case.level))
+        .args(["-c", "-DNO_AD", "-I"])
+        .arg(tools.root.join("runtime/include"))
+        .arg(&case.kernel)
+        .arg("-o")
+        .arg(&noad_bc);
+    run(&mut cc, "compile the hand-written gradient (-DNO_AD)")?;
+    let mut llc = Command::new(&tools.llc);
+    llc.args(["-march=nvptx64", "-mcpu=sm_80", "-mattr=+ptx80"])
+        .arg(&noad_bc)
+        .arg("-o")
+        .arg(&noad_ptx);
+    run(&mut llc, "lower the hand-written gradient to PTX")?;
+    let noad_text = std::fs::read_to_string(&noad_ptx)
+        .map_err(|e| format!("cannot read {}: {e}", noad_ptx.display()))?;
+    let ours = ptx_count_by_function(ptx, is_atomic_opcode);
+    let theirs = ptx_count_by_function(&noad_text, is_atomic_opcode);
+    let total = |c: &[(String, usize)]| c.iter().map(|(_, k)| k).sum::<usize>();
+    if total(&ours) > total(&theirs) {
+        let list = |c: &[(String, usize)]| {
+            if c.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", by_function(c))
+            }
+        };
+        return Err(format!(
+            "the PTX of the output of enz-rs has {} atomic instructions (`atom.*`/`red.*`){}; \
+             the hand-written gradient's (-DNO_AD) has {}{} (`// enz-no-extra-atomics`: an \
+             adjoint only one thread updates needs no atomic)\ncommand: {}",
+            total(&ours),
+            list(&ours),
+            total(&theirs),
+            list(&theirs),
+            show(&llc)
+        ));
+    }
+    Ok(())
+}
+
+/// A PTX opcode that updates memory atomically: `atom.global.add.f32`,
+/// `red.shared.add.u32`, ...
+fn is_atomic_opcode(op: &str) -> bool {
+    op.starts_with("atom.") || op.starts_with("red.")
+}
+
+/// The number of instructions whose opcode satisfies `pick`, by the PTX
+/// function (`.entry` or `.func`) that holds them, in order; functions with
+/// none are left out.
+fn ptx_count_by_function(ptx: &str, pick: impl Fn(&str) -> bool) -> Vec<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    let mut current = String::from("(no function)");
+    for line in ptx.lines() {
+        let line = line.trim();
+        if let Some(name) = ptx_function_name(line) {
+            current = name;
+            continue;
+        }
+        // An instruction, maybe under a guard: `@%p1 atom...`, `@!%p2 ...`.
+        let mut words = line.split_whitespace();
+        let mut op = words.next().unwrap_or("");
+        if op.starts_with('@') {
+            op = words.next().unwrap_or("");
+        }
+        if op.starts_with("//") || !pick(op) {
+            continue;
+        }
+        match counts.iter_mut().find(|(f, _)| *f == current) {
+            Some((_, k)) => *k += 1,
+            None => counts.push((current.clone(), 1)),
+        }
+    }
+    counts
+}
+
+/// `f (2), g (1)`.
+fn by_function(counts: &[(String, usize)]) -> String {
+    counts
+        .iter()
+        .map(|(f, k)| format!("{f} ({k})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The function a PTX line declares or defines: `.visible .entry k(`,
+/// `.func (.param .b64 func_retval0) f(`, `.extern .func g`, ...
+fn ptx_function_name(line: &str) -> Option<String> {
+    let mut rest = line;
+    for prefix in [".visible", ".weak", ".extern"] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest).trim_start();
+    }
+    let mut rest = rest
+        .strip_prefix(".entry")
+        .or_else(|| rest.strip_prefix(".func"))?
+        .trim_start();
+    if rest.starts_with('(') {
+        // the return value's parameter list
+        rest = rest[rest.find(')')? + 1..].trim_start();
+    }
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
 /// The external functions a CUDA driver resolves when it loads PTX.
 const GPU_PROVIDED: [&str; 4] = ["malloc", "free", "vprintf", "__assertfail"];
 
@@ -397,23 +552,14 @@ const GPU_PROVIDED: [&str; 4] = ["malloc", "free", "vprintf", "__assertfail"];
 fn extern_functions(ptx: &str) -> Vec<String> {
     let mut names = Vec::new();
     for line in ptx.lines() {
-        let Some(rest) = line.trim().strip_prefix(".extern .func") else {
+        let line = line.trim();
+        if !line.starts_with(".extern .func") {
             continue;
-        };
-        let mut rest = rest.trim_start();
-        if rest.starts_with('(') {
-            // the return value's parameter list
-            match rest.find(')') {
-                Some(p) => rest = rest[p + 1..].trim_start(),
-                None => continue,
-            }
         }
-        let name: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
-            .collect();
-        if !name.is_empty() && !names.contains(&name) {
-            names.push(name);
+        if let Some(name) = ptx_function_name(line) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
         }
     }
     names

@@ -91,6 +91,17 @@ pub fn fixture_directive(source: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a fixture has a line `// NAME` (alone, or followed by `:` and
+/// words or by a space and a comment): a directive without arguments.
+pub fn fixture_flag(source: &str, name: &str) -> bool {
+    let prefix = format!("// {name}");
+    source.lines().any(|l| {
+        l.trim()
+            .strip_prefix(prefix.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', ' ']))
+    })
+}
+
 /// The plugin route's spelling of `args` (`--cache-budget X`,
 /// `--mode-per-loop X`): the environment the plugin's shim reads
 /// (`ENZ_RS_CACHE_BUDGET`, `ENZ_RS_MODE_PER_LOOP`), set on `cmd`.

@@ -1,0 +1,7 @@
+// hmlstm_chunk.cu's loop in reverse mode: every iteration's intermediate
+// values (85 of them at -O2, 326 bytes, among them the steps of the device
+// expf and tanhf) cached per thread, where mixed mode caches about 40
+// bytes of partials.
+// enz-args: --mode-per-loop reverse
+#define HMLSTM_CHUNK(name) hmlstm_chunk_reverse_##name
+#include "hmlstm_chunk.cu"
