@@ -18,14 +18,21 @@ typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 typedef int CUjit_option;
+typedef int CUlimit;
+typedef int CUfunction_attribute;
 enum {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
-  CU_EVENT_DEFAULT = 0
+  CU_EVENT_DEFAULT = 0,
+  CU_LIMIT_STACK_SIZE = 0,
+  CU_LIMIT_MALLOC_HEAP_SIZE = 2,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4
 };
 
 CUresult cuInit(unsigned flags);
@@ -35,6 +42,8 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d);
 CUresult cuDevicePrimaryCtxRelease(CUdevice d);
 CUresult cuCtxSetCurrent(CUcontext c);
 CUresult cuCtxSynchronize(void);
+CUresult cuCtxGetLimit(size_t *value, CUlimit limit);
+CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attr, CUfunction f);
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opts,
                             void **vals);
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name);

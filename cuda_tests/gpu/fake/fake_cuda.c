@@ -1,11 +1,18 @@
 /*
  * fake_cuda.c -- the CUDA driver API calls gpu_driver.c makes, implemented
- * on the CPU SIMT emulator, so that scripts/gpu-check.sh --fake-gpu can test
- * the GPU path without a GPU. "Device" memory is host memory; a kernel is
- * found by name (dlsym) in the emulated kernel object linked into the
- * program, with its parameter count read from the PTX `.entry`; events read
- * a monotonic clock. x86-64 System V only: kernel arguments (pointers and
- * ints) are passed as 64-bit integers.
+ * on the CPU SIMT emulator, so that scripts/gpu-check.sh run --fake-gpu can
+ * test the GPU path without a GPU. "Device" memory is host memory; a module
+ * is the PTX's emulated counterpart, a shared object (the same module
+ * retargeted to the host by enz-rs --emulate-host, built with clang -shared
+ * -fPIC -Wl,-Bsymbolic) that the environment names:
+ *
+ *   FAKE_CUDA_MODULES=a.ptx=a.so:b.ptx=b.so
+ *
+ * cuModuleLoadDataEx dlopens the object whose PTX file has the image's
+ * text; kernels are found in it by name (dlsym), with their parameter count
+ * read from the PTX `.entry`; events read a monotonic clock. Limits and
+ * function attributes are "not supported". x86-64 System V only: kernel
+ * arguments (pointers and ints) are passed as 64-bit integers.
  */
 #define _GNU_SOURCE
 #include "cuda.h"
@@ -21,6 +28,7 @@
 
 struct CUmod_st {
   char *ptx;
+  void *lib;
 };
 struct CUfunc_st {
   void *fn;
@@ -43,6 +51,14 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { (void)d; *c = the_
 CUresult cuDevicePrimaryCtxRelease(CUdevice d) { (void)d; return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext c) { (void)c; return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+CUresult cuCtxGetLimit(size_t *value, CUlimit limit) {
+  (void)value; (void)limit;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attr, CUfunction f) {
+  (void)value; (void)attr; (void)f;
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
 
 /* Like the real driver, refuse PTX that calls an external function other
  * than the few the driver provides. */
@@ -68,21 +84,75 @@ static int unresolved(const char *ptx, char *which, size_t len) {
   return 0;
 }
 
+static void jit_log(unsigned n, CUjit_option *opts, void **vals, const char *msg) {
+  for (unsigned i = 0; i + 1 < n; i++)
+    if (opts[i] == CU_JIT_ERROR_LOG_BUFFER && opts[i + 1] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      snprintf(vals[i], (size_t)(uintptr_t)vals[i + 1], "%s", msg);
+}
+
+/* Whether the file at `path` holds exactly `text`. */
+static int file_is(const char *path, const char *text) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  size_t n = strlen(text), i = 0;
+  int c, same = 1;
+  while (same && (c = fgetc(f)) != EOF)
+    same = i < n && (char)c == text[i++];
+  fclose(f);
+  return same && i == n;
+}
+
+/* The shared object FAKE_CUDA_MODULES pairs with the PTX text `image`. */
+static void *module_lib(const char *image, char *err, size_t len) {
+  const char *list = getenv("FAKE_CUDA_MODULES");
+  if (!list || !*list) {
+    snprintf(err, len, "fake: FAKE_CUDA_MODULES is not set");
+    return NULL;
+  }
+  char *copy = strdup(list), *save = NULL;
+  void *lib = NULL;
+  snprintf(err, len, "fake: no PTX file in FAKE_CUDA_MODULES has this text");
+  for (char *pair = strtok_r(copy, ":", &save); pair; pair = strtok_r(NULL, ":", &save)) {
+    char *eq = strchr(pair, '=');
+    if (!eq)
+      continue;
+    *eq = 0;
+    if (!file_is(pair, image))
+      continue;
+    lib = dlopen(eq + 1, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+      snprintf(err, len, "fake: cannot load %s: %s", eq + 1, dlerror());
+    break;
+  }
+  free(copy);
+  return lib;
+}
+
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned n, CUjit_option *opts,
                             void **vals) {
-  char which[128];
+  char which[128], msg[512];
   if (unresolved(image, which, sizeof which)) {
-    for (unsigned i = 0; i + 1 < n; i++)
-      if (opts[i] == CU_JIT_ERROR_LOG_BUFFER && opts[i + 1] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-        snprintf(vals[i], (size_t)(uintptr_t)vals[i + 1],
-                 "ptxas fatal: unresolved extern function '%s'", which);
+    snprintf(msg, sizeof msg, "ptxas fatal: unresolved extern function '%s'", which);
+    jit_log(n, opts, vals, msg);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  void *lib = module_lib(image, msg, sizeof msg);
+  if (!lib) {
+    jit_log(n, opts, vals, msg);
     return CUDA_ERROR_INVALID_VALUE;
   }
   *m = malloc(sizeof **m);
   (*m)->ptx = strdup(image);
+  (*m)->lib = lib;
   return CUDA_SUCCESS;
 }
-CUresult cuModuleUnload(CUmodule m) { free(m->ptx); free(m); return CUDA_SUCCESS; }
+CUresult cuModuleUnload(CUmodule m) {
+  dlclose(m->lib);
+  free(m->ptx);
+  free(m);
+  return CUDA_SUCCESS;
+}
 
 /* The parameter count of `.entry name(` in the PTX. */
 static int entry_params(const char *ptx, const char *name) {
@@ -101,7 +171,7 @@ static int entry_params(const char *ptx, const char *name) {
 
 CUresult cuModuleGetFunction(CUfunction *f, CUmodule m, const char *name) {
   int n = entry_params(m->ptx, name);
-  void *fn = dlsym(RTLD_DEFAULT, name);
+  void *fn = dlsym(m->lib, name);
   if (n < 0 || !fn || n > 16)
     return CUDA_ERROR_NOT_FOUND;
   *f = malloc(sizeof **f);
