@@ -40,7 +40,7 @@ pub(super) struct LoopState<'m> {
     /// Iterations of the loop before this instance (forward, preheader).
     base: Value<'m>,
     /// `base + iv` (forward, header).
-    pos: Value<'m>,
+    pub(super) pos: Value<'m>,
     /// The counter phi `iv` (forward, header).
     pub(super) iv: Value<'m>,
     /// The reverse iteration counter (a stack slot of the reverse function).

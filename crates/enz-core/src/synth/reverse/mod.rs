@@ -213,6 +213,7 @@ pub(crate) fn synthesize<'m>(
             .get(&req.prep)
             .cloned()
             .unwrap_or_default();
+        e.notes.append(&mut r.thread_caches.notes);
         registry.explanations.push(e);
         Ok(r.tape.size())
     } else {

@@ -19,7 +19,9 @@
 //! `env` is a struct on the gradient's stack: the window's slots, then
 //! every value the loop uses from before it, stored where it is defined.
 
-use super::thread_cache::{check, round16, Arena, Window, NO_WINDOW, STACK_DEPTH};
+use super::thread_cache::{
+    check, region_alignment, round_up, Arena, Window, NO_WINDOW, STACK_DEPTH,
+};
 use super::Reverse;
 use crate::analysis::loops::LoopId;
 use crate::ir::LLVMIntPredicate;
@@ -110,7 +112,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// loop when it fits (`lo = 0`); else the bisection stack (its first
     /// state: the header phis' values on entry) and a window of what is
     /// left, `lo` = [`NO_WINDOW`] until the reverse sweep asks.
-    pub(super) fn recomputed_window(&mut self, arena: &Arena<'m>, l: LoopId, w: Window<'m>) {
+    pub(super) fn recomputed_window(&mut self, arena: &Arena<'m>, l: LoopId, mut w: Window<'m>) {
         let ctx = self.req.prep.context();
         let module = self.req.prep.global_parent();
         let (i8t, i64t) = (Ty::int(ctx, 8), Ty::int(ctx, 64));
@@ -132,7 +134,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         // more), enough for `wlen · 2^(depth - 1)` iterations.
         let depth = (arena.budget / 2 / state_bytes).clamp(2, STACK_DEPTH);
         let stack_bytes = depth * state_bytes;
-        let n = w.buffers.len() as u64;
+        // Most aligned first: then every region starts aligned (an
+        // element's size is a multiple of its alignment).
+        w.buffers
+            .sort_by_key(|r| std::cmp::Reverse(region_alignment(r.elem, module)));
         let per_iteration: u64 = w.buffers.iter().map(|r| r.elem.alloc_size(module)).sum();
         let block = w.buffers[0].block;
         let bound = w.buffers[0].bound;
@@ -140,18 +145,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let b = Builder::new(ctx);
         b.position_before(block.terminator().expect("terminator"));
         let k = |v: u64| b.const_int(i64t, v as i64);
-        let mut need = k(0);
-        for r in &w.buffers {
-            need = b.add(
-                need,
-                round16(&b, b.mul(bound, k(r.elem.alloc_size(module)))),
-            );
-        }
-        let u = b.load(i64t, arena.used);
-        let rem = b.sub(k(arena.budget), u);
+        let need = b.mul(bound, k(per_iteration));
+        let u = round_up(&b, b.load(i64t, arena.used), 16);
+        let over = b.icmp(LLVMIntPredicate::LLVMIntUGT, u, k(arena.budget));
+        let rem = b.select(over, k(0), b.sub(k(arena.budget), u));
         let fits = b.icmp(LLVMIntPredicate::LLVMIntULE, need, rem);
-        // Recomputed: what is left after the stack and the rounding.
-        let avail = b.sub(rem, k(stack_bytes + 16 * n));
+        // Recomputed: what is left after the stack.
+        let avail = b.sub(rem, k(stack_bytes));
         let neg = b.icmp(LLVMIntPredicate::LLVMIntSLT, avail, k(0));
         let avail = b.select(neg, k(0), avail);
         let lrec = b.udiv(avail, k(per_iteration.max(1)));
@@ -164,8 +164,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let mut at = win;
         for r in &w.buffers {
             b.store(at, self.tape.address(&b, r.holder));
-            let bytes = round16(&b, b.mul(wlen, k(r.elem.alloc_size(module))));
-            at = b.gep(i8t, at, &[bytes]);
+            at = b.gep(i8t, at, &[b.mul(wlen, k(r.elem.alloc_size(module)))]);
         }
         b.store(b.select(fits, b.add(u, need), k(arena.budget)), arena.used);
         b.store(wlen, w.wlen);

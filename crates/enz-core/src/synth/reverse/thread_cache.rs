@@ -244,7 +244,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         "GPU: loop {l}{at} caches {per_iteration} bytes per iteration per thread and cannot be recomputed ({why}): the gradient traps when a thread's trip count needs more than the per-thread cache holds (about {} iterations); raise --gpu-thread-cache",
                         budget / per_iteration.max(1)
                     ));
-                    self.fixed_window(&arena, w);
+                    self.fixed_window(&arena, l, w);
                 }
             }
         }
@@ -255,16 +255,19 @@ impl<'m, 'a> Reverse<'m, 'a> {
         for r in std::mem::take(&mut self.thread_caches.direct) {
             let b = Builder::new(ctx);
             b.position_before(r.block.terminator().expect("terminator"));
-            let size = r.elem.alloc_size(self.req.prep.global_parent());
+            let module = self.req.prep.global_parent();
+            let size = r.elem.alloc_size(module);
             let bytes = b.mul(r.bound, b.const_int(i64t, size as i64));
-            let data = arena.take(&b, bytes);
+            let data = arena.take(&b, bytes, region_alignment(r.elem, module));
             b.store(data, self.tape.address(&b, r.holder));
         }
     }
 
-    /// A window that is the whole loop: `lo = 0`, the guards dropped, the
-    /// regions allocated like any other (trapping when they do not fit).
-    fn fixed_window(&mut self, arena: &Arena<'m>, w: Window<'m>) {
+    /// A window from iteration 0 (a loop that cannot be recomputed): `lo =
+    /// 0`, the guards dropped, as many iterations as fit (at most the
+    /// loop's bound), and a trap in the forward sweep at the first
+    /// iteration beyond them (the bound may exceed the trip count).
+    fn fixed_window(&mut self, arena: &Arena<'m>, l: LoopId, mut w: Window<'m>) {
         let ctx = self.req.prep.context();
         let i64t = Ty::int(ctx, 64);
         let zero = Builder::new(ctx).const_int(i64t, 0);
@@ -284,14 +287,34 @@ impl<'m, 'a> Reverse<'m, 'a> {
             marker.erase();
         }
         let module = self.req.prep.global_parent();
-        for r in w.buffers {
-            let b = Builder::new(ctx);
-            b.position_before(r.block.terminator().expect("terminator"));
-            let size = r.elem.alloc_size(module);
-            let bytes = b.mul(r.bound, b.const_int(i64t, size as i64));
-            let data = arena.take(&b, bytes);
-            b.store(data, self.tape.address(&b, r.holder));
+        w.buffers
+            .sort_by_key(|r| std::cmp::Reverse(region_alignment(r.elem, module)));
+        let per_iteration: u64 = w.buffers.iter().map(|r| r.elem.alloc_size(module)).sum();
+        let (block, bound) = (w.buffers[0].block, w.buffers[0].bound);
+        let b = Builder::new(ctx);
+        b.position_before(block.terminator().expect("terminator"));
+        let k = |v: u64| b.const_int(i64t, v as i64);
+        let u = round_up(&b, b.load(i64t, arena.used), 16);
+        let over = b.icmp(LLVMIntPredicate::LLVMIntUGT, u, k(arena.budget));
+        let rem = b.select(over, k(0), b.sub(k(arena.budget), u));
+        let room = b.udiv(rem, k(per_iteration.max(1)));
+        let short = b.icmp(LLVMIntPredicate::LLVMIntULT, room, bound);
+        let wlen = b.select(short, room, bound);
+        let mut at = b.gep(Ty::int(ctx, 8), arena.base, &[u]);
+        for r in &w.buffers {
+            b.store(at, self.tape.address(&b, r.holder));
+            at = b.gep(
+                Ty::int(ctx, 8),
+                at,
+                &[b.mul(wlen, k(r.elem.alloc_size(module)))],
+            );
         }
+        b.store(b.add(u, b.mul(wlen, k(per_iteration))), arena.used);
+        // Each iteration checks that it fits, after its position is known.
+        let pos = self.loop_states[&l].pos;
+        let cb = Builder::new(ctx);
+        cb.position_after(pos.as_inst().expect("a loop position is an instruction"));
+        check(&cb, cb.icmp(LLVMIntPredicate::LLVMIntULT, pos, wlen));
     }
 }
 
@@ -303,13 +326,12 @@ pub(super) struct Arena<'m> {
 }
 
 impl<'m> Arena<'m> {
-    /// Takes `bytes` (rounded up to 16) at `b`'s position; traps when they
+    /// Takes `bytes` aligned to `align` at `b`'s position; traps when they
     /// do not fit.
-    fn take(&self, b: &Builder<'m>, bytes: Value<'m>) -> Value<'m> {
+    fn take(&self, b: &Builder<'m>, bytes: Value<'m>, align: u64) -> Value<'m> {
         let i64t = Ty::int(b.ctx(), 64);
-        let need = round16(b, bytes);
-        let u = b.load(i64t, self.used);
-        let nu = b.add(u, need);
+        let u = round_up(b, b.load(i64t, self.used), align);
+        let nu = b.add(u, bytes);
         let fits = b.icmp(
             LLVMIntPredicate::LLVMIntULE,
             nu,
@@ -321,10 +343,16 @@ impl<'m> Arena<'m> {
     }
 }
 
-/// `(x + 15) & -16`.
-pub(super) fn round16<'m>(b: &Builder<'m>, x: Value<'m>) -> Value<'m> {
+/// `x` rounded up to a multiple of `align` (a power of two).
+pub(super) fn round_up<'m>(b: &Builder<'m>, x: Value<'m>, align: u64) -> Value<'m> {
     let i64t = Ty::int(b.ctx(), 64);
-    b.and(b.add(x, b.const_int(i64t, 15)), b.const_int(i64t, -16))
+    let a = align.max(1) as i64;
+    b.and(b.add(x, b.const_int(i64t, a - 1)), b.const_int(i64t, -a))
+}
+
+/// How a region of `elem`s is aligned: as the heap would align it.
+pub(super) fn region_alignment<'m>(elem: Ty<'m>, module: crate::ir::Module<'m>) -> u64 {
+    u64::from(crate::synth::tape::heap_alignment(elem, module))
 }
 
 /// Erases an instruction left without uses.
