@@ -7,7 +7,10 @@
 //   y[i] = a * sin(x[i]) * exp(x[i]) + y[i]
 // Reverse mode here (the cached values: sin, exp, and the loads);
 // gridstride_mixed.cu is the same loop in mixed mode.
-// enz-args: --mode-per-loop reverse
+// enz-args: --mode-per-loop reverse --gpu-thread-cache 8192
+// (about 92 bytes a thread per iteration: scripts/gpu-check.sh's timed run
+// gives each thread 64 iterations, more than the default 2048 bytes hold,
+// and the loop writes y, so it cannot be recomputed)
 // enz-no-extra-atomics (dx[i] has one thread; da: one atomicAdd per
 // iteration in the hand-written gradient)
 #include "enz_cuda.h"

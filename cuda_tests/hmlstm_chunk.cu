@@ -13,7 +13,9 @@
 //   c = sigma(f) * c_prev + sigma(i) * tanh(g)   if z_prev = 0, z_below = 1 (UPDATE)
 //   c = c_prev                                   if z_prev = 0, z_below = 0 (COPY)
 //   c = sigma(i) * tanh(g)                       if z_prev = 1              (FLUSH)
-// enz-args: --mode-per-loop mixed
+// enz-args: --mode-per-loop mixed --gpu-thread-cache 8192
+// (scripts/gpu-check.sh's timed run gives each thread 128 elements, about
+// 5 KB of partials; the loop writes c, so it cannot be recomputed)
 #include "enz_cuda.h"
 
 // hmlstm_chunk_reverse.cu includes this file under another prefix.

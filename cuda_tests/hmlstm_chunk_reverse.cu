@@ -2,6 +2,7 @@
 // values (85 of them at -O2, 326 bytes, among them the steps of the device
 // expf and tanhf) cached per thread, where mixed mode caches about 40
 // bytes of partials.
-// enz-args: --mode-per-loop reverse
+// enz-args: --mode-per-loop reverse --gpu-thread-cache 65536
+// (scripts/gpu-check.sh's timed run: 128 elements a thread, 42 KB)
 #define HMLSTM_CHUNK(name) hmlstm_chunk_reverse_##name
 #include "hmlstm_chunk.cu"
