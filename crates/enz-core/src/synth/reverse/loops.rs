@@ -18,7 +18,8 @@
 //! enclosing context, cached like any other. When every trip count of the
 //! loop nest is bounded before the outermost loop starts
 //! (`LoopNest::trip_bound`), the buffers are allocated once there instead
-//! (on the thread's stack on GPUs, which have no realloc). The reverse
+//! (in the thread's fixed cache array on GPUs, which have no realloc:
+//! `thread_cache.rs`). The reverse
 //! sweep enters `L`
 //! from an exit with `rev_iv_L = last_L`, counts down at the reverse of the
 //! header, and leaves to the preheader when it reaches 0. Buffers are freed
