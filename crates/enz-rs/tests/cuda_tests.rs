@@ -107,7 +107,18 @@ struct Case {
     /// Differentiated inside clang's device compile by the pass plugin
     /// rather than by the CLI.
     plugin: bool,
+    /// `--gpu-thread-cache` in place of the fixture's, and whether the
+    /// program must then trap (a loop that cannot be recomputed and does
+    /// not fit) instead of passing. No ThreadSanitizer run.
+    thread_cache: Option<(&'static str, bool)>,
 }
+
+/// Trials of the per-thread cache at sizes of their own: `loop`'s
+/// recomputation with an array so small that its stack of saved states
+/// fills up (it then re-runs from the last state), and a loop that writes
+/// memory (cannot be recomputed) in an array too small for one iteration.
+const THREAD_CACHE_TRIALS: [(&str, &str, bool); 2] =
+    [("loop", "384", false), ("hmlstm_chunk_reverse", "64", true)];
 
 fn main() {
     let args = Arguments::from_args();
@@ -179,6 +190,7 @@ fn main() {
                     level,
                     no_ad,
                     plugin,
+                    thread_cache: None,
                 };
                 let tools = tools.clone();
                 trials.push(
@@ -187,6 +199,21 @@ fn main() {
                 );
             }
         }
+    }
+    for (stem, bytes, traps) in THREAD_CACHE_TRIALS {
+        let case = Case {
+            kernel: dir.join(format!("{stem}.cu")),
+            host: dir.join(format!("{stem}_host.c")),
+            level: "O2",
+            no_ad: false,
+            plugin: false,
+            thread_cache: Some((bytes, traps)),
+        };
+        let tools = tools.clone();
+        trials.push(Trial::test(
+            format!("{stem}::O2::thread_cache_{bytes}"),
+            move || run_case(&tools, &case),
+        ));
     }
     libtest_mimic::run(&args, trials).exit();
 }
@@ -253,7 +280,13 @@ fn run_steps(tools: &Tools, case: &Case, dir: &Path) -> Result<(), String> {
     }
     let source = std::fs::read_to_string(&case.kernel)
         .map_err(|e| format!("cannot read {}: {e}", case.kernel.display()))?;
-    let enz_args = fixture_enz_args(&source);
+    let mut enz_args = fixture_enz_args(&source);
+    if let Some((bytes, _)) = case.thread_cache {
+        if let Some(k) = enz_args.iter().position(|a| a == "--gpu-thread-cache") {
+            enz_args.drain(k..(k + 2).min(enz_args.len()));
+        }
+        enz_args.extend(["--gpu-thread-cache".to_string(), bytes.to_string()]);
+    }
     if case.plugin {
         plugin_env_of_args(&mut cc, &enz_args);
         cc.arg(format!("-fplugin={}", tools.plugin.display()));
@@ -386,7 +419,11 @@ fn run_on_emulator(tools: &Tools, case: &Case, dir: &Path, grad_bc: &Path) -> Re
         .args(["-lpthread", "-lm", "-o"])
         .arg(&exe);
     run(&mut link, "link the host driver with the emulator")?;
-    run_checked(&mut Command::new(&exe), "run on the emulator")?;
+    match case.thread_cache {
+        Some((bytes, true)) => return expect_trap(&exe, bytes),
+        Some((_, false)) => return run_checked(&mut Command::new(&exe), "run on the emulator"),
+        None => run_checked(&mut Command::new(&exe), "run on the emulator")?,
+    }
 
     // 6. again under ThreadSanitizer (the CLI route's modules; the plugin
     // route's differ only by where the same synthesis ran)
@@ -580,6 +617,25 @@ fn add_sanitize_thread(ir: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Runs a driver whose gradient kernel must trap (SIGILL from
+/// `llvm.trap` on x86-64): its per-thread caches do not fit in `bytes`.
+fn expect_trap(exe: &Path, bytes: &str) -> Result<(), String> {
+    use std::os::unix::process::ExitStatusExt;
+    let out = Command::new(exe)
+        .env("EMU_BARRIER_TIMEOUT", "60")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", exe.display()))?;
+    match out.status.signal() {
+        Some(4) => Ok(()),
+        _ => Err(format!(
+            "with --gpu-thread-cache {bytes}, a loop that cannot be recomputed does not fit: \
+             the gradient kernel must trap (SIGILL), but the program ended with {}\n--- stdout ---\n{}",
+            out.status,
+            tail(&String::from_utf8_lossy(&out.stdout))
+        )),
+    }
 }
 
 /// Runs a driver; it must exit 0 and report `N checks, 0 failed`.
