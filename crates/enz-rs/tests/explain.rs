@@ -352,3 +352,49 @@ fn mode_per_loop_reverse_keeps_reverse_mode() {
         }
     }
 }
+
+/// GPU kernels: the explanation says how big each thread's cache array is
+/// and, per loop, its bytes per iteration and what happens beyond the
+/// array: `cuda_tests/loop.cu`'s loop (no memory written) is recomputed,
+/// `hmlstm_chunk_reverse.cu`'s (writes `c`, reads what may alias it) cannot be
+/// and traps.
+#[test]
+fn explain_says_what_each_gpu_thread_keeps() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cases = [
+        ("loop", "recomputed from saved states"),
+        ("hmlstm_chunk_reverse", "cannot be recomputed (it "),
+    ];
+    for (kernel, says) in cases {
+        let bc = dir.path().join(format!("{kernel}.bc"));
+        let mut cc = Command::new(find_tool("ENZ_CLANG", "clang-22", "clang"));
+        cc.args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80"])
+            .args(["-nocudainc", "-nocudalib", "-Xclang", "-target-feature"])
+            .args(["-Xclang", "+ptx80", "-O2", "-emit-llvm", "-c", "-I"])
+            .arg(root.join("runtime/include"))
+            .arg(root.join(format!("cuda_tests/{kernel}.cu")))
+            .arg("-o")
+            .arg(&bc);
+        run(&mut cc, "compile a CUDA kernel").expect("compiles");
+        let out = explain(
+            &bc,
+            &["--mode-per-loop", "reverse", "--gpu-thread-cache", "1024"],
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{kernel}:\n{text}");
+        assert!(
+            text.contains("a 1024-byte stack array (--gpu-thread-cache)"),
+            "{kernel}:\n{text}"
+        );
+        let note = text
+            .lines()
+            .find(|l| l.contains("GPU: loop"))
+            .unwrap_or_else(|| panic!("{kernel}: no GPU loop note in:\n{text}"));
+        assert!(
+            note.contains("bytes per iteration per thread"),
+            "{kernel}: {note}"
+        );
+        assert!(note.contains(says), "{kernel}: {note}");
+    }
+}
