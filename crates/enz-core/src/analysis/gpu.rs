@@ -4,8 +4,11 @@
 //!
 //! [`GpuAccesses::classify`] picks per pointer:
 //! - [`Accumulate::Plain`] — load-add-store, when the address is private to
-//!   the thread: a stack object, or an index that is the same injective
-//!   function of the global thread id at every access of that object;
+//!   the thread: a stack object, or an element of an argument or global
+//!   that does not escape and whose every access indexes it directly with
+//!   an index of one canonical form, injective in the thread (`gid + c`,
+//!   or a grid-stride loop's index plus `c`; see [`index`]), no access
+//!   wider than an element;
 //! - [`Accumulate::BlockReduce`] — the address does not depend on the
 //!   thread (e.g. a shared scalar) and the function never writes the
 //!   object: each thread sums into a register and at the end of the reverse
@@ -17,8 +20,11 @@
 //! ([`GpuAccesses::of`]); a query then looks at the object's own accesses
 //! only (it used to scan the whole function per accumulation).
 
+mod index;
+
 use crate::ir::LLVMOpcode;
-use crate::ir::{Function, Inst, TyKind, Value};
+use crate::ir::{Function, Inst, Ty, TyKind, Value};
+use index::{Poly, ThreadIndexing};
 use std::collections::{HashMap, HashSet};
 
 /// How an adjoint is added to shadow memory.
@@ -61,39 +67,6 @@ fn depends_on_thread<'m>(v: Value<'m>, seen: &mut HashSet<Value<'m>>) -> bool {
     v.operands().into_iter().any(|o| depends_on_thread(o, seen))
 }
 
-/// `base + index` when `p` is a GEP with one index (or a constant offset
-/// of one), for comparing accesses.
-fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<Value<'m>>) {
-    if p.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) && p.num_operands() == 2 {
-        return (p.operand(0), Some(p.operand(1)));
-    }
-    (p, None)
-}
-
-/// Whether an index value is `global thread id` (possibly extended): the
-/// sum of `ctaid * ntid` and `tid` along x.
-fn is_global_thread_id<'m>(v: Value<'m>) -> bool {
-    let v = match v.opcode() {
-        Some(LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt) => v.operand(0),
-        _ => v,
-    };
-    if v.opcode() != Some(LLVMOpcode::LLVMAdd) {
-        return is_sreg(v, "tid.x");
-    }
-    let (a, b) = (v.operand(0), v.operand(1));
-    let block_offset = |x: Value| {
-        x.opcode() == Some(LLVMOpcode::LLVMMul)
-            && ((is_sreg(x.operand(0), "ctaid.x") && is_sreg(x.operand(1), "ntid.x"))
-                || (is_sreg(x.operand(1), "ctaid.x") && is_sreg(x.operand(0), "ntid.x")))
-    };
-    (is_sreg(a, "tid.x") && block_offset(b)) || (is_sreg(b, "tid.x") && block_offset(a))
-}
-
-fn is_sreg<'m>(v: Value<'m>, which: &str) -> bool {
-    v.called_function()
-        .is_some_and(|f| f.name() == format!("llvm.nvvm.read.ptx.sreg.{which}"))
-}
-
 /// Whether every operand of pointer `p` is an argument, global or
 /// constant, through GEPs and casts: the same address for every thread,
 /// computable anywhere in the function.
@@ -109,62 +82,125 @@ pub(crate) fn is_uniform_address<'m>(p: Value<'m>) -> bool {
     }
 }
 
+/// One load, store or atomic operation of an object, as `base[index]`.
+struct Access<'m> {
+    /// The pointer the GEP indexes (the accessed pointer itself when it is
+    /// not a GEP with one variable index).
+    base: Value<'m>,
+    /// The GEP's index: its canonical form (`None`: none computable) and
+    /// the stride in bytes. `None` when the address is not such a GEP.
+    index: Option<(Option<Poly<'m>>, u64)>,
+    /// The bytes read or written.
+    width: u64,
+}
+
+/// `p` as `base + stride * index`: a GEP with one index, or with leading
+/// zero indices into an array; otherwise `(p, None)`.
+fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<(Value<'m>, u64)>) {
+    if p.opcode() != Some(LLVMOpcode::LLVMGetElementPtr) {
+        return (p, None);
+    }
+    let n = p.num_operands();
+    if n < 2 {
+        return (p, None);
+    }
+    // Every index but the last is 0; each index after the first steps into
+    // an array.
+    let mut ty = p.gep_source_type();
+    for k in 1..n {
+        if k < n - 1 && p.operand(k).const_int_sext() != Some(0) {
+            return (p, None);
+        }
+        if k > 1 {
+            if ty.kind() != TyKind::Array {
+                return (p, None);
+            }
+            ty = ty.element();
+        }
+    }
+    let stride = ty.alloc_size(p.module());
+    (p.operand(0), Some((p.operand(n - 1), stride)))
+}
+
 /// What one object (an argument, global, alloca or allocation) is
 /// accessed through.
 #[derive(Default)]
 struct ObjectAccesses<'m> {
-    /// Stored to, atomically updated, or passed to a call.
+    /// Stored to, atomically updated, or escaping.
     written: bool,
-    /// Passed to a call (its accesses are not all known).
+    /// Its address goes somewhere other than the address of a load, store
+    /// or atomic (directly or through GEPs and casts): a call, a phi or
+    /// select, memory, an integer. Its accesses are not all known.
     escapes: bool,
-    /// The pointer of every load and store, as `(base, index)`.
-    accesses: Vec<(Value<'m>, Option<Value<'m>>)>,
+    /// Every load, store and atomic of the object.
+    accesses: Vec<Access<'m>>,
 }
 
 /// The loads, stores, atomics and calls of one function, by the object
 /// they access.
 pub(crate) struct GpuAccesses<'m> {
     by_root: HashMap<Value<'m>, ObjectAccesses<'m>>,
+    /// Which thread indices the function's ids make injective.
+    indexing: ThreadIndexing,
 }
 
 impl<'m> GpuAccesses<'m> {
     /// Indexes the accesses of `func` (one pass).
     pub(crate) fn of(func: Function<'m>) -> GpuAccesses<'m> {
+        let module = func.global_parent();
         let mut by_root: HashMap<Value, ObjectAccesses> = HashMap::new();
+        let mut indexing = ThreadIndexing::new();
+        let mut record = |p: Value<'m>, accessed: Ty<'m>, writes: bool| {
+            let (base, index) = base_and_index(p);
+            let e = by_root.entry(root_object(p)).or_default();
+            e.written |= writes;
+            e.accesses.push(Access {
+                base,
+                index: index.map(|(i, stride)| (index::form(i), stride)),
+                width: accessed.alloc_size(module),
+            });
+        };
+        let mut escaping = Vec::new();
         for b in func.blocks() {
             for i in b.instructions() {
-                match i.opcode() {
+                indexing.note(i.as_value());
+                // The operand that is the accessed address, if any.
+                let address = match i.opcode() {
                     Some(LLVMOpcode::LLVMLoad) => {
-                        let p = i.operand(0);
-                        let e = by_root.entry(root_object(p)).or_default();
-                        e.accesses.push(base_and_index(p));
+                        record(i.operand(0), i.ty(), false);
+                        Some(0)
                     }
                     Some(LLVMOpcode::LLVMStore) => {
-                        let p = i.operand(1);
-                        let e = by_root.entry(root_object(p)).or_default();
-                        e.written = true;
-                        e.accesses.push(base_and_index(p));
+                        record(i.operand(1), i.operand(0).ty(), true);
+                        Some(1)
                     }
                     Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
-                        by_root
-                            .entry(root_object(i.operand(0)))
-                            .or_default()
-                            .written = true;
+                        record(i.operand(0), i.operand(1).ty(), true);
+                        Some(0)
                     }
-                    Some(LLVMOpcode::LLVMCall) => {
-                        for o in i.operands() {
-                            if o.ty().kind() == TyKind::Pointer {
-                                let e = by_root.entry(root_object(o)).or_default();
-                                e.written = true;
-                                e.escapes = true;
-                            }
-                        }
+                    // Derived addresses (their roots are followed) and
+                    // comparisons of addresses.
+                    Some(
+                        LLVMOpcode::LLVMGetElementPtr
+                        | LLVMOpcode::LLVMBitCast
+                        | LLVMOpcode::LLVMAddrSpaceCast
+                        | LLVMOpcode::LLVMICmp,
+                    ) => continue,
+                    _ => None,
+                };
+                for (k, o) in i.operands().into_iter().enumerate() {
+                    if Some(k) != address && o.ty().kind() == TyKind::Pointer {
+                        escaping.push(root_object(o));
                     }
-                    _ => {}
                 }
             }
         }
-        GpuAccesses { by_root }
+        for root in escaping {
+            let e = by_root.entry(root).or_default();
+            e.written = true;
+            e.escapes = true;
+        }
+        GpuAccesses { by_root, indexing }
     }
 
     /// How adjoints reach the shadow of `p` (a primal pointer of the
@@ -186,23 +222,44 @@ impl<'m> GpuAccesses<'m> {
         {
             return Accumulate::BlockReduce;
         }
-        // Thread-private: every access to this object uses this very index,
-        // which is the global thread id.
-        if let Some(idx) = index {
-            let all_use_it = object.is_none_or(|o| {
-                !o.escapes
-                    && o.accesses
-                        .iter()
-                        .all(|(b, i)| *b == root && *i == Some(idx))
-            });
-            if is_global_thread_id(idx) && all_use_it {
+        if let (Some((idx, stride)), Some(object)) = (index, object) {
+            if base == root && self.thread_private(root, object, idx, stride) {
                 return Accumulate::Plain;
             }
         }
         Accumulate::Atomic
     }
+
+    /// Whether `root[idx]` (elements of `stride` bytes) is touched by one
+    /// thread only: the root is the same pointer in every thread, it does
+    /// not escape, every access of it indexes it directly with an index of
+    /// the same canonical form as `idx`, no wider than an element, and that
+    /// form is injective in the thread (`index::ThreadIndexing`).
+    fn thread_private(
+        &self,
+        root: Value<'m>,
+        object: &ObjectAccesses<'m>,
+        idx: Value<'m>,
+        stride: u64,
+    ) -> bool {
+        let uniform_root = root.is_argument() || root.is_global_variable() || root.is_constant();
+        let Some(form) = index::form(idx) else {
+            return false;
+        };
+        uniform_root
+            && !object.escapes
+            && self.indexing.injective(&form)
+            && object.accesses.iter().all(|a| {
+                a.base == root
+                    && a.width <= stride
+                    && a.index
+                        .as_ref()
+                        .is_some_and(|(f, s)| *s == stride && f.as_ref() == Some(&form))
+            })
+    }
 }
 
+/// The object `p` points into: `p` through GEPs and pointer casts.
 fn root_object<'m>(mut p: Value<'m>) -> Value<'m> {
     for _ in 0..64 {
         match p.opcode() {
@@ -216,3 +273,6 @@ fn root_object<'m>(mut p: Value<'m>) -> Value<'m> {
     }
     p
 }
+
+#[cfg(test)]
+mod tests;
