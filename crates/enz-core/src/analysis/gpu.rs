@@ -146,7 +146,10 @@ pub(crate) struct GpuAccesses<'m> {
 
 impl<'m> GpuAccesses<'m> {
     /// Indexes the accesses of `func` (one pass).
-    pub(crate) fn of(func: Function<'m>) -> GpuAccesses<'m> {
+    pub(crate) fn of(
+        func: Function<'m>,
+        inactive_call: impl Fn(Value<'m>) -> bool,
+    ) -> GpuAccesses<'m> {
         let module = func.global_parent();
         let mut by_root: HashMap<Value, ObjectAccesses> = HashMap::new();
         let mut indexing = ThreadIndexing::new();
@@ -188,6 +191,14 @@ impl<'m> GpuAccesses<'m> {
                     ) => continue,
                     _ => None,
                 };
+                // An inactive call (mixed mode's partials, given the
+                // loop's pointers) adds to no shadow: not an escape.
+                if address.is_none()
+                    && i.opcode() == Some(LLVMOpcode::LLVMCall)
+                    && inactive_call(i.as_value())
+                {
+                    continue;
+                }
                 for (k, o) in i.operands().into_iter().enumerate() {
                     if Some(k) != address && o.ty().kind() == TyKind::Pointer {
                         escaping.push(root_object(o));

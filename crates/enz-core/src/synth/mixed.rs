@@ -305,3 +305,117 @@ pub(crate) fn finish_linear_fns(module: crate::ir::Module<'_>) {
         }
     }
 }
+
+/// A GPU kernel body without loops (one element per thread, `hmlstm`)
+/// made a loop of one iteration in preprocessed clone `p`, so that mixed
+/// mode applies to it as to an elementwise loop's iteration: the forward
+/// sweep computes the partials in the primal's own branches, and the
+/// reverse sweep only multiplies them, with none of the body's branches
+/// to diverge on again. The float stores must all run before the single
+/// `ret void` on every path that reaches it through them; paths that skip
+/// them (an `if (i >= n) return;` guard) leave the loop. Whether the loop
+/// then qualifies is `analysis::elementwise`'s call; post-optimisation
+/// unrolls it away; [`OneElementLoop::remove`] undoes it.
+pub(crate) fn loop_around_gpu_body<'m>(p: Function<'m>) -> Option<OneElementLoop<'m>> {
+    let cfg = crate::analysis::cfg::Cfg::new(p);
+    if !crate::synth::gpu::is_gpu_module(p)
+        || !p.function_type().return_type().is_void()
+        || crate::analysis::loops::LoopNest::new(&cfg).map_or(true, |l| !l.loops.is_empty())
+    {
+        return None;
+    }
+    let blocks = p.blocks();
+    let mut rets = Vec::new();
+    let mut store_blocks = Vec::new();
+    for b in &blocks {
+        for i in b.instructions() {
+            match i.opcode() {
+                Some(LLVMOpcode::LLVMRet) => rets.push(*b),
+                Some(LLVMOpcode::LLVMAlloca) => return None,
+                Some(LLVMOpcode::LLVMStore) if i.operand(0).ty().is_fp_scalar() => {
+                    store_blocks.push(*b)
+                }
+                _ => {}
+            }
+        }
+    }
+    let [ret] = rets[..] else { return None };
+    if store_blocks.is_empty() || ret.first_instruction() != ret.terminator() {
+        return None;
+    }
+    let (after, _guards): (Vec<Block<'m>>, Vec<Block<'m>>) = cfg
+        .preds(ret)
+        .iter()
+        .partition(|q| store_blocks.iter().all(|s| cfg.dominates(*s, **q)));
+    if after.is_empty() {
+        return None;
+    }
+    let ctx = p.context();
+    let i32t = Ty::int(ctx, 32);
+    let entry = p.entry_block();
+    let pre = entry.insert_block_before("one_element");
+    let latch = ret.insert_block_before("one_element.latch");
+    let b = Builder::new(ctx);
+    b.position_at_end(pre);
+    b.br(entry);
+    b.position_before(entry.first_instruction().expect("a block has a terminator"));
+    let iv = b.phi(i32t, "one_element.iv");
+    b.position_at_end(latch);
+    let next = b.add(iv.as_value(), b.const_int(i32t, 1));
+    let again = b.icmp(
+        crate::ir::LLVMIntPredicate::LLVMIntULT,
+        next,
+        b.const_int(i32t, 1),
+    );
+    b.cond_br(again, entry, ret);
+    iv.add_incoming(b.const_int(i32t, 0), pre);
+    iv.add_incoming(next, latch);
+    for q in &after {
+        retarget(*q, ret, latch);
+    }
+    Some(OneElementLoop {
+        pre,
+        latch,
+        iv,
+        after,
+        ret,
+    })
+}
+
+/// What [`loop_around_gpu_body`] added, to take it away again.
+pub(crate) struct OneElementLoop<'m> {
+    pre: Block<'m>,
+    latch: Block<'m>,
+    iv: Inst<'m>,
+    after: Vec<Block<'m>>,
+    ret: Block<'m>,
+}
+
+impl<'m> OneElementLoop<'m> {
+    /// The loop's header (the body's entry).
+    pub(crate) fn header(&self) -> Block<'m> {
+        self.iv.parent_block()
+    }
+
+    /// Puts the body back as it was (its loop did not qualify).
+    pub(crate) fn remove(self) {
+        for q in &self.after {
+            retarget(*q, self.latch, self.ret);
+        }
+        self.ret.remove_phi_incoming_from(self.latch);
+        self.iv.erase();
+        self.latch.delete();
+        self.pre.delete();
+    }
+}
+
+/// Makes the branches of `from` that go to `old` go to `new`.
+fn retarget<'m>(from: Block<'m>, old: Block<'m>, new: Block<'m>) {
+    let t = from.terminator().expect("a block has a terminator");
+    for k in 0..t.num_operands() {
+        let op = t.operand(k);
+        if op.is_block_value() && Block::from_value(op) == old {
+            t.set_operand(k, new.as_value());
+        }
+    }
+}

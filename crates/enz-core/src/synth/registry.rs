@@ -352,13 +352,26 @@ impl<'m> Registry<'m> {
     /// mode; what `--explain` says of them.
     fn mixed_loops(&mut self, p: Function<'m>) -> Result<Vec<String>, Diagnostic> {
         use crate::analysis::calls::{CallKinds, Direction};
+        let one_element = super::mixed::loop_around_gpu_body(p);
         let cfg = crate::analysis::cfg::Cfg::new(p);
         let Ok(loops) = crate::analysis::loops::LoopNest::new(&cfg) else {
+            if let Some(w) = one_element {
+                w.remove();
+            }
             return Ok(Vec::new());
         };
         let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
         let everywhere = self.loop_mode == crate::session::LoopMode::Mixed;
         let found = crate::analysis::elementwise::find(&cfg, &loops, &kinds, everywhere);
+        if let Some(w) = &one_element {
+            // The body had no loop: the one made is the only candidate.
+            if !found.iter().any(|e| loops.get(e.lp).header == w.header()) {
+                if let Some(w) = one_element {
+                    w.remove();
+                }
+                return Ok(Vec::new());
+            }
+        }
         let mut notes = Vec::new();
         if found.is_empty() {
             return Ok(notes);
@@ -366,9 +379,14 @@ impl<'m> Registry<'m> {
         for (n, e) in found.iter().enumerate() {
             let m = super::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
             let at = m.location.map(|a| format!(" at {a}")).unwrap_or_default();
+            let what = match &one_element {
+                Some(_) => {
+                    "the kernel's body (one element a thread, a loop of one iteration)".to_string()
+                }
+                None => format!("loop {}{at}", e.lp.0),
+            };
             notes.push(format!(
-                "loop {}{at}: mixed (forward mode inside the iteration): {} partial{} cached per iteration ({} output{} by {} input{}) instead of about {} intermediate values",
-                e.lp.0,
+                "{what}: mixed (forward mode inside the iteration): {} partial{} cached per iteration ({} output{} by {} input{}) instead of about {} intermediate values",
                 m.inputs * m.outputs,
                 if m.inputs * m.outputs == 1 { "" } else { "s" },
                 m.outputs,

@@ -36,7 +36,7 @@ fn classes(body: &str, f: &str) -> Vec<String> {
     let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "test");
     let module = ctx.create_module_from_ir(buf).expect("test IR parses");
     let func = crate::ir::named_function(crate::ir::Module::of(&module), f).expect("function");
-    let accesses = GpuAccesses::of(func);
+    let accesses = GpuAccesses::of(func, |_| false);
     func.blocks()
         .into_iter()
         .flat_map(|b| b.instructions())

@@ -178,7 +178,8 @@ pub(crate) fn synthesize<'m>(
     let deferred_frees = deferrable_frees(req.prep, req.mode, &cfg, &loops, registry.call_facts());
     let rereadable = Rereadable::analyse(req.prep, &deferred_frees, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
-    let gpu_accesses = super::gpu::is_gpu_module(req.prep).then(|| GpuAccesses::of(req.prep));
+    let gpu_accesses = super::gpu::is_gpu_module(req.prep)
+        .then(|| GpuAccesses::of(req.prep, |c| call_kinds.get(c).is_inactive()));
     if gpu_accesses.is_some() && req.width > 1 {
         return Err(vec![Diagnostic::new(
             "enzyme_width in reverse mode is not supported in GPU kernels",
