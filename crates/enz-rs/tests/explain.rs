@@ -367,16 +367,7 @@ fn explain_says_what_each_gpu_thread_keeps() {
         ("hmlstm_chunk_reverse", "cannot be recomputed (it "),
     ];
     for (kernel, says) in cases {
-        let bc = dir.path().join(format!("{kernel}.bc"));
-        let mut cc = Command::new(find_tool("ENZ_CLANG", "clang-22", "clang"));
-        cc.args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80"])
-            .args(["-nocudainc", "-nocudalib", "-Xclang", "-target-feature"])
-            .args(["-Xclang", "+ptx80", "-O2", "-emit-llvm", "-c", "-I"])
-            .arg(root.join("runtime/include"))
-            .arg(root.join(format!("cuda_tests/{kernel}.cu")))
-            .arg("-o")
-            .arg(&bc);
-        run(&mut cc, "compile a CUDA kernel").expect("compiles");
+        let bc = compile_cuda(dir.path(), &root, kernel);
         let out = explain(
             &bc,
             &["--mode-per-loop", "reverse", "--gpu-thread-cache", "1024"],
@@ -397,4 +388,36 @@ fn explain_says_what_each_gpu_thread_keeps() {
         );
         assert!(note.contains(says), "{kernel}: {note}");
     }
+}
+
+/// `cuda_tests/KERNEL.cu` compiled for NVPTX at -O2 to bitcode in `dir`.
+fn compile_cuda(dir: &Path, root: &Path, kernel: &str) -> PathBuf {
+    let bc = dir.join(format!("{kernel}.bc"));
+    let mut cc = Command::new(find_tool("ENZ_CLANG", "clang-22", "clang"));
+    cc.args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80"])
+        .args(["-nocudainc", "-nocudalib", "-Xclang", "-target-feature"])
+        .args(["-Xclang", "+ptx80", "-O2", "-emit-llvm", "-c", "-I"])
+        .arg(root.join("runtime/include"))
+        .arg(root.join(format!("cuda_tests/{kernel}.cu")))
+        .arg("-o")
+        .arg(&bc);
+    run(&mut cc, "compile a CUDA kernel").expect("compiles");
+    bc
+}
+
+/// A GPU kernel body without a loop (`hmlstm`: one element a thread, a
+/// data-dependent branch) is differentiated in mixed mode by default (the
+/// partials in the forward sweep's branches), and not with
+/// `--mode-per-loop reverse`.
+#[test]
+fn explain_says_a_gpu_body_is_differentiated_in_mixed_mode() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bc = compile_cuda(dir.path(), &root, "hmlstm");
+    let body = "the kernel's body (one element a thread, a loop of one iteration): mixed";
+    let text = String::from_utf8_lossy(&explain(&bc, &[]).stdout).into_owned();
+    assert!(text.contains(body), "{text}");
+    let out = explain(&bc, &["--mode-per-loop", "reverse"]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success() && !text.contains(body), "{text}");
 }
