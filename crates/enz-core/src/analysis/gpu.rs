@@ -271,7 +271,7 @@ impl<'m> GpuAccesses<'m> {
 }
 
 /// The object `p` points into: `p` through GEPs and pointer casts.
-fn root_object<'m>(mut p: Value<'m>) -> Value<'m> {
+pub(crate) fn root_object<'m>(mut p: Value<'m>) -> Value<'m> {
     for _ in 0..64 {
         match p.opcode() {
             Some(

@@ -23,6 +23,7 @@ use super::thread_cache::{
     check, region_alignment, round_up, Arena, Window, NO_WINDOW, STACK_DEPTH,
 };
 use super::Reverse;
+use crate::analysis::gpu::root_object as root;
 use crate::analysis::loops::LoopId;
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
@@ -533,21 +534,6 @@ fn call_effect(i: Inst<'_>) -> CallEffect {
     } else {
         CallEffect::Reads
     }
-}
-
-/// The object `p` points into, through GEPs and casts.
-fn root(mut p: Value<'_>) -> Value<'_> {
-    for _ in 0..64 {
-        match p.opcode() {
-            Some(
-                LLVMOpcode::LLVMGetElementPtr
-                | LLVMOpcode::LLVMBitCast
-                | LLVMOpcode::LLVMAddrSpaceCast,
-            ) => p = p.operand(0),
-            _ => return p,
-        }
-    }
-    p
 }
 
 /// The objects function `f` may write (None: anything).
