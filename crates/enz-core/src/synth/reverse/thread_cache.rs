@@ -206,7 +206,27 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         let ctx = self.req.prep.context();
         let (i8t, i64t) = (Ty::int(ctx, 8), Ty::int(ctx, 64));
-        let budget = self.thread_caches.budget.max(16);
+        // When every region's size is a constant, the array holds just
+        // them (each rounded up to 16 for its alignment), if less.
+        let module = self.req.prep.global_parent();
+        let constant_need = self
+            .thread_caches
+            .windows
+            .values()
+            .flat_map(|w| w.buffers.iter())
+            .chain(self.thread_caches.direct.iter())
+            .map(|r| {
+                let n = u64::try_from(r.bound.const_int_sext()?).ok()?;
+                n.checked_mul(r.elem.alloc_size(module))?
+                    .checked_add(31)
+                    .map(|b| b / 16 * 16)
+            })
+            .try_fold(0u64, |sum, b| sum.checked_add(b?));
+        let budget = match constant_need {
+            Some(need) => need.min(self.thread_caches.budget),
+            None => self.thread_caches.budget,
+        }
+        .max(16);
         let arena = self
             .top
             .array_alloca(i8t, self.top.const_int(i64t, budget as i64));
