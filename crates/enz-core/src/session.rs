@@ -321,6 +321,12 @@ impl<'m> Session<'m> {
         &self.registry.explanations
     }
 
+    /// What may stop a derivative made so far at run time (a GPU loop
+    /// whose per-thread caches may not fit: the kernel traps), as text.
+    pub fn warnings(&self) -> &[String] {
+        &self.registry.warnings
+    }
+
     /// Time spent in preprocessing and analyses so far.
     pub fn timings(&self) -> &Timings {
         &self.registry.timings

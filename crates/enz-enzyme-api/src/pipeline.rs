@@ -271,6 +271,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     report.derivatives = session.derivatives();
     report.instructions_before = instructions_before;
     report.timings = session.timings().clone();
+    report.warnings.extend(session.warnings().iter().cloned());
     report.explanations = session
         .explanations()
         .iter()

@@ -111,6 +111,10 @@ fn run(module: *mut c_void, options: &str) -> Result<Option<String>, String> {
     let result =
         unsafe { enz_enzyme_api::Module::with_raw(module, |m| differentiate_module(m, &opts)) };
     let result = result.map(|report| {
+        // Warnings do not stop the compilation: on stderr, as clang's own.
+        for w in &report.warnings {
+            eprintln!("enz-rs: warning: {w}");
+        }
         (explain && !report.explanations.is_empty()).then(|| {
             format!(
                 "enz-rs: {}",

@@ -357,7 +357,7 @@ fn mode_per_loop_reverse_keeps_reverse_mode() {
 /// and, per loop, its bytes per iteration and what happens beyond the
 /// array: `cuda_tests/loop.cu`'s loop (no memory written) is recomputed,
 /// `hmlstm_chunk_reverse.cu`'s (writes `c`, reads what may alias it) cannot be
-/// and traps.
+/// and traps, which is also a warning.
 #[test]
 fn explain_says_what_each_gpu_thread_keeps() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -387,6 +387,12 @@ fn explain_says_what_each_gpu_thread_keeps() {
             "{kernel}: {note}"
         );
         assert!(note.contains(says), "{kernel}: {note}");
+        // A loop that may trap is also a warning, with or without --explain.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let warned = stderr.contains("warning:")
+            && stderr.contains("cannot be recomputed")
+            && stderr.contains("--gpu-thread-cache");
+        assert_eq!(warned, kernel != "loop", "{kernel}: {stderr}");
     }
 }
 

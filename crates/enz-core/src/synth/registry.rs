@@ -41,6 +41,9 @@ pub(crate) struct Registry<'m> {
     pending_checkpoint: Vec<Request<'m>>,
     /// What `--explain` says about each derivative made, in order.
     pub(crate) explanations: Vec<crate::explain::Explanation>,
+    /// What may stop a derivative at run time without a diagnostic now
+    /// (a GPU loop whose per-thread caches may not fit), for the user.
+    pub(crate) warnings: Vec<String>,
     inline: bool,
     forward: HashMap<Request<'m>, Function<'m>>,
     pending_forward: Vec<Request<'m>>,
@@ -94,6 +97,7 @@ impl<'m> Registry<'m> {
             custom,
             timings: crate::timing::Timings::default(),
             explanations: Vec::new(),
+            warnings: Vec::new(),
             cache_budget: opts.cache_budget,
             loop_mode: opts.loop_mode,
             gpu_thread_cache: opts.gpu_thread_cache,

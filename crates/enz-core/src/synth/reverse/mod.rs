@@ -215,6 +215,7 @@ pub(crate) fn synthesize<'m>(
             .cloned()
             .unwrap_or_default();
         e.notes.append(&mut r.thread_caches.notes);
+        registry.warnings.append(&mut r.thread_caches.warnings);
         registry.explanations.push(e);
         Ok(r.tape.size())
     } else {

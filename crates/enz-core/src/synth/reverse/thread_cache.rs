@@ -47,6 +47,8 @@ pub(super) struct ThreadCaches<'m> {
     pending: Vec<(LoopId, Inst<'m>, Value<'m>)>,
     /// For `--explain`: what each gradient's threads keep.
     pub(super) notes: Vec<String>,
+    /// Loops that trap when they do not fit and are not known to fit.
+    pub(super) warnings: Vec<String>,
 }
 
 /// One buffer's place in the arena.
@@ -86,6 +88,7 @@ impl<'m> ThreadCaches<'m> {
             allowed_stores: HashSet::new(),
             pending: Vec::new(),
             notes: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 }
@@ -260,6 +263,18 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     self.recomputed_window(&arena, l, w);
                 }
                 Some(why) => {
+                    let known_to_fit = w.buffers[0]
+                        .bound
+                        .const_int_sext()
+                        .and_then(|n| u64::try_from(n).ok())
+                        .is_some_and(|n| n.saturating_mul(per_iteration) <= budget);
+                    if !known_to_fit {
+                        let fits = budget / per_iteration.max(1);
+                        self.thread_caches.warnings.push(format!(
+                            "`{}` (GPU): the loop{at} caches {per_iteration} bytes per iteration in each thread and cannot be recomputed ({why}): a thread that runs it more than {fits} times traps (the per-thread cache is {budget} bytes; raise it with --gpu-thread-cache BYTES, or ENZ_RS_GPU_THREAD_CACHE for the plugin)",
+                            self.req.name
+                        ));
+                    }
                     notes.push(format!(
                         "GPU: loop {l}{at} caches {per_iteration} bytes per iteration per thread and cannot be recomputed ({why}): the gradient traps when a thread's trip count needs more than the per-thread cache holds (about {} iterations); raise --gpu-thread-cache",
                         budget / per_iteration.max(1)
@@ -267,6 +282,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     self.fixed_window(&arena, l, w);
                 }
             }
+        }
+        let sized_at_run_time = self
+            .thread_caches
+            .direct
+            .iter()
+            .any(|r| r.bound.const_int_sext().is_none());
+        if sized_at_run_time {
+            self.thread_caches.warnings.push(format!(
+                "`{}` (GPU): the caches of its nested loops are sized at run time, and it traps when they exceed the per-thread cache of {budget} bytes (--gpu-thread-cache)",
+                self.req.name
+            ));
         }
         if !self.thread_caches.direct.is_empty() {
             notes.push("GPU: the caches of nested loops are allocated in the per-thread array when their nest starts; the gradient traps when they do not fit".to_string());
