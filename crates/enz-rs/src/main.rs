@@ -381,9 +381,13 @@ fn write_module(module: &Module, out: &Path, text: bool) -> Result<(), Diagnosti
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // Mode 0666 less the umask, as compilers create their outputs (a
+    // temporary file is 0600 by default).
+    use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::Builder::new()
         .prefix(".enz-rs-")
         .suffix(".tmp")
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(&dir)
         .map_err(|e| fail("cannot create a temporary file", &e))?;
     if text {

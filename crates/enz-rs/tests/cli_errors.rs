@@ -159,6 +159,37 @@ fn undefined_function() {
     expect_error(&input, &out, &[&["ext_no_body"]]);
 }
 
+/// The output file gets mode 0666 less the umask, as compilers' outputs
+/// do (it is written to a temporary file, 0600 by default, then renamed).
+#[test]
+fn output_file_follows_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmpdir();
+    let input = assemble("square.ll", dir.path());
+    for (umask, mode) in [("022", 0o644), ("077", 0o600), ("002", 0o664)] {
+        let out = dir.path().join(format!("out{umask}.bc"));
+        let res = Command::new("sh")
+            .arg("-c")
+            .arg(format!("umask {umask} && exec \"$0\" \"$1\" -o \"$2\""))
+            .arg(env!("CARGO_BIN_EXE_enz-rs"))
+            .arg(&input)
+            .arg(&out)
+            .output()
+            .expect("sh runs");
+        assert!(
+            res.status.success(),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        let got = std::fs::metadata(&out)
+            .expect("written")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(got, mode, "umask {umask}: mode {got:o}");
+    }
+}
+
 /// Positive control: the invocation used above works on a valid input.
 #[test]
 fn valid_input_writes_verified_output() {
