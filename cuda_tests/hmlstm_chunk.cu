@@ -8,14 +8,15 @@
 // sweep multiplies the seed into them; the data-dependent branch (UPDATE,
 // COPY, FLUSH: every combination of z_prev, z_below) runs in forward mode.
 // The loop's per-iteration cache, on the thread's stack, shrinks from about
-// 320 bytes (reverse mode) to about 40 (the partials and bookkeeping).
+// 320 bytes (reverse mode) to 28 (4 partials: loads of the same element in
+// two branches share a lane, and bookkeeping).
 //
 //   c = sigma(f) * c_prev + sigma(i) * tanh(g)   if z_prev = 0, z_below = 1 (UPDATE)
 //   c = c_prev                                   if z_prev = 0, z_below = 0 (COPY)
 //   c = sigma(i) * tanh(g)                       if z_prev = 1              (FLUSH)
 // enz-args: --mode-per-loop mixed --gpu-thread-cache 8192
 // (scripts/gpu-check.sh's timed run gives each thread 128 elements, about
-// 5 KB of partials; the loop writes c, so it cannot be recomputed)
+// 3.5 KB of partials; the loop writes c, so it cannot be recomputed)
 #include "enz_cuda.h"
 
 // hmlstm_chunk_reverse.cu includes this file under another prefix.

@@ -413,8 +413,8 @@ fn compile_cuda(dir: &Path, root: &Path, kernel: &str) -> PathBuf {
 
 /// A GPU kernel body without a loop (`hmlstm`: one element a thread, a
 /// data-dependent branch) is differentiated in mixed mode by default (the
-/// partials in the forward sweep's branches), and not with
-/// `--mode-per-loop reverse`.
+/// partials in the forward sweep's branches, one lane per address loaded),
+/// and not with `--mode-per-loop reverse`.
 #[test]
 fn explain_says_a_gpu_body_is_differentiated_in_mixed_mode() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -423,6 +423,8 @@ fn explain_says_a_gpu_body_is_differentiated_in_mixed_mode() {
     let body = "the kernel's body (one element a thread, a loop of one iteration): mixed";
     let text = String::from_utf8_lossy(&explain(&bc, &[]).stdout).into_owned();
     assert!(text.contains(body), "{text}");
+    // c_prev, ig and g are each loaded in two branches: one lane each.
+    assert!(text.contains("(1 output by 4 inputs)"), "{text}");
     let out = explain(&bc, &["--mode-per-loop", "reverse"]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success() && !text.contains(body), "{text}");

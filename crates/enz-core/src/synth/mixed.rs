@@ -92,6 +92,28 @@ pub(crate) fn rewrite<'m>(
         .map(|l| l.as_value())
         .chain(e.invariants.iter().copied())
         .collect();
+    // One tangent lane per distinct input: loads of the same address (in
+    // sibling branches, say) read the same value in an iteration (every
+    // load comes before every store), so they share a lane, and the
+    // partial in it is the sum of theirs.
+    let mut lane_of: Vec<usize> = Vec::with_capacity(floats.len());
+    let mut lane_reps: Vec<usize> = Vec::new();
+    for (k, x) in floats.iter().enumerate() {
+        let same = (k < e.loads.len())
+            .then(|| {
+                lane_reps.iter().position(|r| {
+                    *r < e.loads.len() && same_address(x.operand(0), floats[*r].operand(0))
+                })
+            })
+            .flatten();
+        match same {
+            Some(lane) => lane_of.push(lane),
+            None => {
+                lane_of.push(lane_reps.len());
+                lane_reps.push(k);
+            }
+        }
+    }
     let outputs: Vec<Ty> = e.stores.iter().map(|s| s.operand(0).ty()).collect();
     let ret_ty = Ty::literal_struct(ctx, &outputs);
     let params: Vec<Ty> = consts.iter().chain(&floats).map(|v| v.ty()).collect();
@@ -144,8 +166,8 @@ pub(crate) fn rewrite<'m>(
         }
     });
 
-    // Its forward derivative, one lane per float input.
-    let width = floats.len() as u32;
+    // Its forward derivative, one lane per distinct float input.
+    let width = lane_reps.len() as u32;
     let args: Vec<ArgActivity> = consts
         .iter()
         .map(|_| ArgActivity::Const)
@@ -163,27 +185,48 @@ pub(crate) fn rewrite<'m>(
     let sig: Signature = key.signature(Kind::Forward { width });
 
     // Loads that do not dominate the first store (sunk into a branch)
-    // reach it through a stack slot, 0 on the paths that skip them.
+    // reach it through a stack slot, 0 on the paths that skip them; loads
+    // sharing a lane share the slot, or all take the one among them that
+    // dominates the store.
     let first = e.stores[0].parent_block();
     let fb = Builder::new(ctx);
     let mut passed: HashMap<Value<'m>, Value<'m>> = HashMap::new();
-    for ld in e.loads.iter().chain(&e.flags) {
-        if cfg.dominates(ld.parent_block(), first) {
-            continue;
+    let mut lane_slots: HashMap<usize, Value<'m>> = HashMap::new();
+    for (k, ld) in e.loads.iter().enumerate() {
+        let lane = lane_of[k];
+        let dominating = (0..e.loads.len())
+            .filter(|j| lane_of[*j] == lane)
+            .map(|j| e.loads[j])
+            .find(|m| cfg.dominates(m.parent_block(), first));
+        match dominating {
+            Some(m) => {
+                passed.insert(ld.as_value(), m.as_value());
+            }
+            None => {
+                let slot = *lane_slots
+                    .entry(lane)
+                    .or_insert_with(|| stash_slot(f, lp.header, ld.ty()));
+                stash_after(&fb, *ld, slot);
+            }
         }
-        let entry = f.entry_block().first_instruction().expect("an entry");
-        fb.position_before(entry);
-        let slot = fb.alloca(ld.ty(), "mixed.stash");
-        let top = lp.header.first_non_phi().expect("a header terminator");
-        fb.position_before(top);
-        fb.store(fb.zero(ld.ty()), slot);
-        match ld.next_instruction() {
-            Some(n) => fb.position_before(n),
-            None => fb.position_at_end(ld.parent_block()),
+    }
+    for ld in &e.flags {
+        if !cfg.dominates(ld.parent_block(), first) {
+            let slot = stash_slot(f, lp.header, ld.ty());
+            stash_after(&fb, *ld, slot);
+            fb.position_before(e.stores[0]);
+            passed.insert(ld.as_value(), fb.load(ld.ty(), slot));
         }
-        fb.store(ld.as_value(), slot);
-        fb.position_before(e.stores[0]);
-        passed.insert(ld.as_value(), fb.load(ld.ty(), slot));
+    }
+    fb.position_before(e.stores[0]);
+    let mut lane_values: HashMap<usize, Value<'m>> = HashMap::new();
+    for (k, ld) in e.loads.iter().enumerate() {
+        if let Some(slot) = lane_slots.get(&lane_of[k]).copied() {
+            let v = *lane_values
+                .entry(lane_of[k])
+                .or_insert_with(|| fb.load(ld.ty(), slot));
+            passed.insert(ld.as_value(), v);
+        }
     }
     let pass = |v: Value<'m>| passed.get(&v).copied().unwrap_or(v);
 
@@ -202,7 +245,7 @@ pub(crate) fn rewrite<'m>(
                     .expect("a parameter"),
             )),
             crate::signature::Param::Shadow { of, lane } => {
-                let seed = of - consts.len() == lane as usize;
+                let seed = lane_of[of - consts.len()] == lane as usize;
                 Ok(fb.const_float(ty, if seed { 1.0 } else { 0.0 }))
             }
             _ => Err(()),
@@ -227,11 +270,11 @@ pub(crate) fn rewrite<'m>(
         fb.position_before(*st);
         let y = fb.extract_value(values, m as u32);
         let mut largs = vec![y];
-        for (k, x) in floats.iter().enumerate() {
-            largs.push(fb.extract_value(lanes[k], m as u32));
-            largs.push(pass(*x));
+        for (lane, k) in lane_reps.iter().enumerate() {
+            largs.push(fb.extract_value(lanes[lane], m as u32));
+            largs.push(pass(floats[*k]));
         }
-        let lin = linear_fn(f, ty, floats.len());
+        let lin = linear_fn(f, ty, lane_reps.len());
         let v = fb.call(lin.function_type(), lin, &largs);
         st.set_operand(0, v.as_value());
     }
@@ -261,9 +304,59 @@ pub(crate) fn rewrite<'m>(
     }
     Ok(Mixed {
         location,
-        inputs: floats.len(),
+        inputs: lane_reps.len(),
         outputs: e.stores.len(),
         intermediates: e.intermediates,
+    })
+}
+
+/// A stack slot of type `ty` in `f`'s entry, zeroed at the top of each
+/// iteration of the loop at `header`: a load's value on the paths that
+/// skip it.
+fn stash_slot<'m>(f: Function<'m>, header: Block<'m>, ty: Ty<'m>) -> Value<'m> {
+    let fb = Builder::new(f.context());
+    fb.position_before(f.entry_block().first_instruction().expect("an entry"));
+    let slot = fb.alloca(ty, "mixed.stash");
+    fb.position_before(header.first_non_phi().expect("a header terminator"));
+    fb.store(fb.zero(ty), slot);
+    slot
+}
+
+/// Stores load `ld`'s value into `slot` right after it.
+fn stash_after<'m>(fb: &Builder<'m>, ld: Inst<'m>, slot: Value<'m>) {
+    match ld.next_instruction() {
+        Some(n) => fb.position_before(n),
+        None => fb.position_at_end(ld.parent_block()),
+    }
+    fb.store(ld.as_value(), slot);
+}
+
+/// Whether addresses `a` and `b` are the same in every execution: the
+/// same value, or GEPs of the same type from the same address with equal
+/// indices (up to integer extensions of one value).
+fn same_address<'m>(a: Value<'m>, b: Value<'m>) -> bool {
+    if a == b {
+        return true;
+    }
+    let gep = Some(LLVMOpcode::LLVMGetElementPtr);
+    if a.opcode() != gep || b.opcode() != gep || a.num_operands() != b.num_operands() {
+        return false;
+    }
+    if a.gep_source_type() != b.gep_source_type() || !same_address(a.operand(0), b.operand(0)) {
+        return false;
+    }
+    let strip = |v: Value<'m>| match v.opcode() {
+        Some(LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt) => (v.opcode(), v.operand(0)),
+        _ => (None, v),
+    };
+    (1..a.num_operands()).all(|k| {
+        let (x, y) = (a.operand(k), b.operand(k));
+        x == y
+            || (x.ty() == y.ty() && strip(x) == strip(y) && strip(x).0.is_some())
+            || (x.is_constant()
+                && y.is_constant()
+                && x.const_int_sext().is_some()
+                && x.const_int_sext() == y.const_int_sext())
     })
 }
 
