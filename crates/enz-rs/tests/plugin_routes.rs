@@ -225,3 +225,34 @@ fn clang_flags_alone_and_together() {
         assert_eq!(runs, 1, "{name}: the pass is in the pipeline {runs} times");
     }
 }
+
+/// A diagnostic through clang's plugin stops the compilation cleanly: a
+/// custom gradient with the wrong signature is reported (exit 1), and
+/// clang does not crash on what enz-rs began for it (the adapter
+/// `reverse_f`, left without a terminator, crashed instcombine at -O2 and
+/// instruction selection at -O0).
+#[test]
+fn plugin_diagnostic_leaves_nothing_half_built() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let src = root().join("crates/enz-rs/tests/inputs/plugin/custom_rule_mismatch.c");
+    for level in ["-O0", "-O2"] {
+        let out = includes(Command::new(clang()).arg(level))
+            .arg(format!("-fplugin={}", plugin().display()))
+            .arg("-c")
+            .arg(&src)
+            .arg("-o")
+            .arg(dir.path().join("out.o"))
+            .output()
+            .expect("clang runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{level}: {stderr}");
+        assert!(
+            stderr.contains("`rev_f` of `f` does not have the expected signature"),
+            "{level}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("Stack dump") && !stderr.contains("PLEASE submit"),
+            "{level}: clang crashed after the diagnostic:\n{stderr}"
+        );
+    }
+}

@@ -35,9 +35,31 @@ fn mismatch<'m>(user: Function<'m>, f: Function<'m>, what: &str) -> Diagnostic {
 }
 
 /// The forward derivative of `key.function` built on the user's `user`.
+/// On a mismatch nothing it began is left in the module.
 pub(crate) fn forward_adapter<'m>(
     key: &crate::signature::Request<'m>,
     user: Function<'m>,
+) -> Result<Function<'m>, Diagnostic> {
+    let mut made = Vec::new();
+    let result = build_forward_adapter(key, user, &mut made);
+    if result.is_err() {
+        discard(made);
+    }
+    result
+}
+
+/// Deletes functions an adapter began (a half-built one would be left
+/// without a terminator for the passes after enz-rs, through the plugin).
+fn discard(made: Vec<Function<'_>>) {
+    for f in made {
+        f.delete_function();
+    }
+}
+
+fn build_forward_adapter<'m>(
+    key: &crate::signature::Request<'m>,
+    user: Function<'m>,
+    made: &mut Vec<Function<'m>>,
 ) -> Result<Function<'m>, Diagnostic> {
     let f = key.function;
     if key.mode != (crate::signature::Mode::Forward { width: 1 }) {
@@ -51,6 +73,7 @@ pub(crate) fn forward_adapter<'m>(
     let fty = sig.function_type();
     let name = format!("fwddiffe_{}", f.name());
     let a = new_function(f, &name, fty);
+    made.push(a);
     let b = entry(a);
     let ps = a.params();
     let (primal, user_args) = user_arguments(&b, f, key, &sig, &ps, |t| {
@@ -98,6 +121,20 @@ pub(crate) fn gradient_adapters<'m>(
     aug: Function<'m>,
     rev: Function<'m>,
 ) -> Result<Derivative<'m>, Diagnostic> {
+    let mut made = Vec::new();
+    let result = build_gradient_adapters(key, aug, rev, &mut made);
+    if result.is_err() {
+        discard(made);
+    }
+    result
+}
+
+fn build_gradient_adapters<'m>(
+    key: &crate::signature::Request<'m>,
+    aug: Function<'m>,
+    rev: Function<'m>,
+    made: &mut Vec<Function<'m>>,
+) -> Result<Derivative<'m>, Diagnostic> {
     let f = key.function;
     let ret = f.function_type().return_type();
     let is_pointer = |t: crate::ir::Ty| t.kind() == TyKind::Pointer;
@@ -105,6 +142,7 @@ pub(crate) fn gradient_adapters<'m>(
     let asig = key.signature(Kind::Augmented);
     let aty = asig.function_type();
     let a = new_function(f, &format!("augmented_{}", f.name()), aty);
+    made.push(a);
     let b = entry(a);
     let (primal, user_args) = user_arguments(&b, f, key, &asig, &a.params(), is_pointer);
     if aug.function_type().params_len() != user_args.len() {
@@ -132,6 +170,7 @@ pub(crate) fn gradient_adapters<'m>(
     let rsig = key.signature(Kind::Reverse);
     let out_ty = rsig.return_type();
     let r = new_function(f, &format!("reverse_{}", f.name()), rsig.function_type());
+    made.push(r);
     let b = entry(r);
     let rps = r.params();
     let (_, mut user_args) = user_arguments(&b, f, key, &rsig, &rps, is_pointer);
