@@ -16,6 +16,8 @@
 //! iteration):
 //! - `gid + c`, with `gid = ctaid.x * ntid.x + tid.x`: distinct threads
 //!   have distinct `gid` modulo 2^32;
+//! - `gid + S q + c` with `S = nctaid.x * ntid.x` and any `q` (a loop
+//!   counter, `+ k * stride`): the index modulo `S` is `gid`;
 //! - `i + c` for the header phi `i` of a grid-stride loop, whose start is
 //!   `gid + c0` and whose every other incoming value is
 //!   `i + nctaid.x * ntid.x`: thread `t` sees `gid(t) + c0 + k S` with
@@ -287,7 +289,8 @@ impl ThreadIndexing {
 
     /// Whether an index of form `f` takes distinct values (modulo 2^32) in
     /// distinct threads, and in a grid-stride loop in distinct iterations
-    /// of one thread: `gid + c` or `i + c` for a grid-stride phi `i`.
+    /// of one thread: `gid + c`, `gid + S q + c` (S the grid's size), or
+    /// `i + c` for a grid-stride phi `i`.
     pub(super) fn injective(&self, f: &Poly<'_>) -> bool {
         if self.multi_dimensional {
             return false;
@@ -295,6 +298,17 @@ impl ThreadIndexing {
         let (rest, _) = f.split_constant();
         if rest == Poly::global_id() {
             return true;
+        }
+        // `gid + S·q` with S = nctaid.x · ntid.x, the grid's size: the index
+        // modulo S is `gid`, which names the thread, whatever q is (a loop
+        // counter: `x[gid + k * gridDim.x * blockDim.x]`).
+        let multiple_of_grid = |m: &Monomial<'_>| {
+            m.contains(&Leaf::Sreg(Sreg::Nctaid)) && m.contains(&Leaf::Sreg(Sreg::Ntid))
+        };
+        if let Some(q) = rest.clone().plus(&Poly::global_id(), u32::MAX) {
+            if !q.terms.is_empty() && q.terms.iter().all(|(m, _)| multiple_of_grid(m)) {
+                return true;
+            }
         }
         match rest.terms.as_slice() {
             [(m, 1)] => match m.as_slice() {

@@ -173,6 +173,40 @@ exit:
 }
 
 #[test]
+fn strides_of_the_grid_size_keep_the_thread_private() {
+    // x[gid + k * nctaid.x * ntid.x] for a counter k (`+ k * stride`):
+    // the index modulo the grid's size is gid. y[gid + k * ntid.x] (a
+    // block's size, not the grid's) lets threads of neighbouring blocks meet.
+    let ir = r#"
+define void @f(ptr %x, ptr %y, i32 %n) {
+entry:
+{gid}
+  %nct = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %grid = mul i32 %nct, %ntid
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %off = mul i32 %k, %grid
+  %i = add i32 %gid, %off
+  %ii = sext i32 %i to i64
+  %px = getelementptr inbounds float, ptr %x, i64 %ii
+  %xv = load float, ptr %px
+  %boff = mul i32 %k, %ntid
+  %j = add i32 %gid, %boff
+  %jj = sext i32 %j to i64
+  %py = getelementptr inbounds float, ptr %y, i64 %jj
+  %yv = load float, ptr %py
+  %k1 = add i32 %k, 1
+  %more = icmp slt i32 %k1, %n
+  br i1 %more, label %loop, label %exit
+exit:
+  ret void
+}
+"#;
+    assert_eq!(classes(ir, "f"), ["xv: Plain", "yv: Atomic"]);
+}
+
+#[test]
 fn colliding_indices_stay_atomic() {
     // p[gid % 4]; x[gid] with x[gid + 1]; threadIdx.x alone (one per
     // block); twice the id; an i16 index that wraps.
