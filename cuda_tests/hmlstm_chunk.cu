@@ -15,6 +15,7 @@
 //   c = c_prev                                   if z_prev = 0, z_below = 0 (COPY)
 //   c = sigma(i) * tanh(g)                       if z_prev = 1              (FLUSH)
 // enz-args: --mode-per-loop mixed --gpu-thread-cache 8192
+// enz-no-extra-atomics (thread t owns elements t * per .. t * per + per - 1)
 // (scripts/gpu-check.sh's timed run gives each thread 128 elements, about
 // 3.5 KB of partials; the loop writes c, so it cannot be recomputed)
 #include "enz_cuda.h"

@@ -3,6 +3,7 @@
 // expf and tanhf) cached per thread, where mixed mode caches 28
 // bytes of partials.
 // enz-args: --mode-per-loop reverse --gpu-thread-cache 65536
+// enz-no-extra-atomics
 // (scripts/gpu-check.sh's timed run: 128 elements a thread, 42 KB)
 #define HMLSTM_CHUNK(name) hmlstm_chunk_reverse_##name
 #include "hmlstm_chunk.cu"

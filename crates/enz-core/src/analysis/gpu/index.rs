@@ -18,6 +18,8 @@
 //!   have distinct `gid` modulo 2^32;
 //! - `gid + S q + c` with `S = nctaid.x * ntid.x` and any `q` (a loop
 //!   counter, `+ k * stride`): the index modulo `S` is `gid`;
+//! - `P gid + k` for the counter `k` of a loop that runs only while
+//!   `0 <= k < P` (`chunk_bound`): thread `t` sees `P t .. P t + P - 1`;
 //! - `i + c` for the header phi `i` of a grid-stride loop, whose start is
 //!   `gid + c0` and whose every other incoming value is
 //!   `i + nctaid.x * ntid.x`: thread `t` sees `gid(t) + c0 + k S` with
@@ -310,6 +312,19 @@ impl ThreadIndexing {
                 return true;
             }
         }
+        // `P·gid + k` for a counter 0 <= k < P: thread gid's own chunk.
+        let chunk = rest.terms.iter().any(|(m, c)| match m.as_slice() {
+            [Leaf::Value(k)] if *c == 1 => chunk_bound(*k).is_some_and(|p| {
+                Poly::global_id()
+                    .times(&p)
+                    .and_then(|q| q.plus(&Poly::leaf(Leaf::Value(*k)), 1))
+                    .is_some_and(|q| q == rest)
+            }),
+            _ => false,
+        });
+        if chunk {
+            return true;
+        }
         match rest.terms.as_slice() {
             [(m, 1)] => match m.as_slice() {
                 [Leaf::Value(phi)] => is_grid_stride_phi(*phi),
@@ -318,6 +333,81 @@ impl ThreadIndexing {
             _ => false,
         }
     }
+}
+
+/// The form of `P` when `k` is the counter of a loop that runs only while
+/// `0 <= k < P`: a header phi starting at 0, stepping by 1, whose latch
+/// goes on only while `k + 1 < P` (signed or unsigned), entered only when
+/// `P > 0` (the branch into the loop, or into the block before it, tests
+/// it): `for (k = 0; k < per; k++)` as clang rotates it.
+fn chunk_bound<'m>(k: Value<'m>) -> Option<Poly<'m>> {
+    use crate::ir::LLVMIntPredicate::*;
+    let inst = k
+        .as_inst()
+        .filter(|_| k.opcode() == Some(LLVMOpcode::LLVMPHI))?;
+    let header = inst.parent_block();
+    let incoming = inst.incoming();
+    if incoming.len() != 2 {
+        return None;
+    }
+    let one = |v: Value<'m>| v.const_int_sext() == Some(1);
+    let is_next = |x: Value<'m>| {
+        x.opcode() == Some(LLVMOpcode::LLVMAdd)
+            && ((x.operand(0) == k && one(x.operand(1)))
+                || (x.operand(1) == k && one(x.operand(0))))
+    };
+    let pre = incoming
+        .iter()
+        .find(|(x, _)| x.const_int_sext() == Some(0))?
+        .1;
+    let (next, latch) = *incoming.iter().find(|(x, _)| is_next(*x))?;
+    // The latch: go on (to the header) only while next < P.
+    let test = latch.terminator()?.operand(0);
+    if test.opcode() != Some(LLVMOpcode::LLVMICmp)
+        || test.operand(0) != next
+        || latch.successors().first() != Some(&header)
+    {
+        return None;
+    }
+    let signed = match test.icmp_predicate() {
+        LLVMIntSLT => true,
+        LLVMIntULT => false,
+        _ => return None,
+    };
+    let bound = form(test.operand(1))?;
+    // The way in: `pre` itself, or the block whose only way on is `pre`.
+    let positive = |g: crate::ir::Block<'m>, into: crate::ir::Block<'m>| {
+        let Some(t) = g.terminator() else {
+            return false;
+        };
+        let c = t.operand(0);
+        if t.num_operands() != 3 || c.opcode() != Some(LLVMOpcode::LLVMICmp) {
+            return false;
+        }
+        if g.successors().first() != Some(&into) {
+            return false;
+        }
+        let is_bound = |v: Value<'m>| form(v).is_some_and(|f| f == bound);
+        let (a, b) = (c.operand(0), c.operand(1));
+        match c.icmp_predicate() {
+            LLVMIntSGT => is_bound(a) && b.const_int_sext() == Some(0),
+            LLVMIntSLT => a.const_int_sext() == Some(0) && is_bound(b),
+            LLVMIntSGE => is_bound(a) && b.const_int_sext() == Some(1),
+            LLVMIntUGT | LLVMIntNE if !signed => is_bound(a) && b.const_int_sext() == Some(0),
+            _ => false,
+        }
+    };
+    let guarded = positive(pre, header)
+        || pre.terminator().is_some_and(|t| t.num_operands() == 1) && {
+            let preds: Vec<crate::ir::Block<'m>> = pre
+                .parent()
+                .blocks()
+                .into_iter()
+                .filter(|b| b.successors().contains(&pre))
+                .collect();
+            matches!(preds.as_slice(), [g] if positive(*g, pre))
+        };
+    guarded.then_some(bound)
 }
 
 /// Whether `phi` is the index of a grid-stride loop: every incoming value

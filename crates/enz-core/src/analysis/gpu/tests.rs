@@ -207,6 +207,45 @@ exit:
 }
 
 #[test]
+fn a_chunk_of_its_own_is_private_to_the_thread() {
+    // for (k = 0; k < per; k++) x[gid * per + k], entered only when per > 0
+    // (clang's rotated loop): thread gid owns per elements. The same loop
+    // without the guard (k = 0 runs even when per <= 0), and one bounded
+    // by another value than the multiplier, stay atomic.
+    let body = r#"
+define void @f(ptr %x, i32 %per, i32 %other) {
+entry:
+{gid}
+  %first = mul i32 %gid, %per
+  %go = icmp sgt i32 %per, 0
+  br i1 %go, label %pre, label %exit
+pre:
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %pre ], [ %k1, %loop ]
+  %i = add nsw i32 %k, %first
+  %ii = sext i32 %i to i64
+  %px = getelementptr inbounds float, ptr %x, i64 %ii
+  %xv = load float, ptr %px
+  %k1 = add nuw nsw i32 %k, 1
+  %more = icmp slt i32 %k1, BOUND
+  br i1 %more, label %loop, label %exit
+exit:
+  ret void
+}
+"#;
+    assert_eq!(classes(&body.replace("BOUND", "%per"), "f"), ["xv: Plain"]);
+    assert_eq!(
+        classes(&body.replace("BOUND", "%other"), "f"),
+        ["xv: Atomic"]
+    );
+    let unguarded = body
+        .replace("BOUND", "%per")
+        .replace("br i1 %go, label %pre, label %exit", "br label %pre");
+    assert_eq!(classes(&unguarded, "f"), ["xv: Atomic"]);
+}
+
+#[test]
 fn colliding_indices_stay_atomic() {
     // p[gid % 4]; x[gid] with x[gid + 1]; threadIdx.x alone (one per
     // block); twice the id; an i16 index that wraps.
