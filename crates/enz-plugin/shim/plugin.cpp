@@ -58,11 +58,34 @@ struct EnzPass : llvm::PassInfoMixin<EnzPass> {
       return llvm::PreservedAnalyses::all();
     }
     if (message) {
-      // The plans (`explain`): a remark, printed by opt and lld, and by
-      // clang with -Rremark-backend-plugin.
-      llvm::Twine text(message);
-      m.getContext().diagnose(llvm::DiagnosticInfoGeneric(text, llvm::DS_Remark));
+      // Lines starting `enz-rs: warning: ` are warnings (a GPU loop that
+      // may trap, a registration that cannot take effect); the rest, the
+      // plans (`explain`), a remark, printed by opt and lld, and by clang
+      // with -Rremark-backend-plugin.
+      static const std::string warning = "enz-rs: warning: ";
+      std::string all(message), plans;
       enz_plugin_free_message(message);
+      size_t pos = 0;
+      while (pos < all.size()) {
+        size_t end = all.find('\n', pos);
+        if (end == std::string::npos)
+          end = all.size();
+        std::string line = all.substr(pos, end - pos);
+        if (line.compare(0, warning.size(), warning) == 0) {
+          std::string what = "enz-rs: " + line.substr(warning.size());
+          llvm::Twine text(what);
+          m.getContext().diagnose(llvm::DiagnosticInfoGeneric(text, llvm::DS_Warning));
+        } else {
+          plans += line;
+          plans += '\n';
+        }
+        pos = end + 1;
+      }
+      if (!plans.empty()) {
+        plans.pop_back();
+        llvm::Twine text(plans);
+        m.getContext().diagnose(llvm::DiagnosticInfoGeneric(text, llvm::DS_Remark));
+      }
     }
     return llvm::PreservedAnalyses::none();
   }

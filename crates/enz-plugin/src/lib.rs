@@ -102,8 +102,12 @@ fn parse_options(s: &str) -> Result<(Options, bool, bool), String> {
     Ok((opts, thin, explain))
 }
 
-/// Differentiates the module behind `module` in place; the plans when
-/// asked to explain them, or the diagnostics of a failure, joined.
+/// How a line of the message on success starts when it is a warning.
+const WARNING: &str = "enz-rs: warning: ";
+
+/// Differentiates the module behind `module` in place; the warnings and
+/// the plans when asked to explain them, or the diagnostics of a failure,
+/// joined.
 fn run(module: *mut c_void, options: &str) -> Result<Option<String>, String> {
     let (opts, thin, explain) = parse_options(options)?;
     // SAFETY: the shim passes the module the pass manager is running on,
@@ -111,16 +115,20 @@ fn run(module: *mut c_void, options: &str) -> Result<Option<String>, String> {
     let result =
         unsafe { enz_enzyme_api::Module::with_raw(module, |m| differentiate_module(m, &opts)) };
     let result = result.map(|report| {
-        // Warnings do not stop the compilation: on stderr, as clang's own.
-        for w in &report.warnings {
-            eprintln!("enz-rs: warning: {w}");
-        }
-        (explain && !report.explanations.is_empty()).then(|| {
-            format!(
+        // Warnings (a line each, `enz-rs: warning: `), which the shim
+        // reports as warnings, then the plans, which it reports as a remark.
+        let mut text: String = report
+            .warnings
+            .iter()
+            .map(|w| format!("{WARNING}{}\n", w.replace('\n', " ")))
+            .collect();
+        if explain && !report.explanations.is_empty() {
+            text.push_str(&format!(
                 "enz-rs: {}",
                 report.explanations.join("\nenz-rs: ").trim_end()
-            )
-        })
+            ));
+        }
+        (!text.is_empty()).then_some(text)
     });
     result.map_err(|diags| {
         let mut text = diags

@@ -256,3 +256,32 @@ fn plugin_diagnostic_leaves_nothing_half_built() {
         );
     }
 }
+
+/// A warning through clang's plugin is a warning: a GPU loop that may
+/// trap (hmlstm_chunk in reverse mode, 326 bytes an iteration, writes
+/// memory) compiles, with `warning: enz-rs: ...` naming
+/// `--gpu-thread-cache`.
+#[test]
+fn plugin_warnings_are_clang_warnings() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = Command::new(clang())
+        .args(["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80"])
+        .args(["-nocudainc", "-nocudalib", "-Xclang", "-target-feature"])
+        .args(["-Xclang", "+ptx80", "-O2", "-emit-llvm", "-c"])
+        .arg(format!("-fplugin={}", plugin().display()))
+        .arg(root().join("cuda_tests/hmlstm_chunk_reverse.cu"))
+        .arg("-o")
+        .arg(dir.path().join("k.bc"))
+        .env("ENZ_RS_MODE_PER_LOOP", "reverse")
+        .env_remove("ENZ_RS_GPU_THREAD_CACHE")
+        .output()
+        .expect("clang runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: enz-rs:")
+            && stderr.contains("cannot be recomputed")
+            && stderr.contains("--gpu-thread-cache"),
+        "{stderr}"
+    );
+}
