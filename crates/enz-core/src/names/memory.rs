@@ -212,6 +212,9 @@ const MEMORY: &[MemName] = {
 /// `__enz_machine_cache_budget()`, inactive where a checkpointed loop's
 /// choice of form calls it in the primal.
 pub(crate) const MACHINE_CACHE_BUDGET: &str = "__enz_machine_cache_budget";
+/// `__enz_thread_cache_check(ok)`: traps unless `ok` (a GPU loop whose
+/// per-thread caches do not fit and cannot be recomputed).
+pub(crate) const THREAD_CACHE_CHECK: &str = "__enz_thread_cache_check";
 /// Whether a range of bytes is all zero (`__enz_all_zero(p, lo, hi)`):
 /// forward derivatives check the shadow memory a loop reads before
 /// running its tangent work (`synth/forward/zero_skip.rs`); inactive where

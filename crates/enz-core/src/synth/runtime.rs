@@ -9,6 +9,7 @@ use crate::ir::{
 use crate::ir::{LLVMIntPredicate, LLVMRealPredicate};
 use crate::names::{
     ALL_ZERO, CACHE_GIVE, CACHE_TAKE, DIGAMMA, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE,
+    THREAD_CACHE_CHECK,
 };
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
@@ -456,4 +457,30 @@ fn digamma_fn<'m>(b: &Builder<'m>) -> Function<'m> {
     let asym = fb.fsub(fb.fsub(ln, half), fb.fmul(inv2, poly));
     fb.ret(Some(fb.fadd(av, asym)));
     f
+}
+
+/// Calls `__enz_thread_cache_check(ok)`, which traps (`llvm.trap`) unless
+/// `ok`: a GPU loop whose per-thread caches do not fit and cannot be
+/// recomputed (`reverse/thread_cache.rs`). Always inlined.
+pub(crate) fn trap_unless<'m>(b: &Builder<'m>, ok: Value<'m>) {
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let fty = Ty::function(Ty::void(ctx), &[Ty::int(ctx, 1)], false);
+    let f = named_function(module, THREAD_CACHE_CHECK).unwrap_or_else(|| {
+        let f = add_internal_function(module, THREAD_CACHE_CHECK, fty);
+        f.add_function_attribute("alwaysinline");
+        let entry = f.append_block("entry");
+        let fail = f.append_block("fail");
+        let done = f.append_block("done");
+        let fb = Builder::new(ctx);
+        fb.position_at_end(entry);
+        fb.cond_br(f.params()[0], done, fail);
+        fb.position_at_end(fail);
+        fb.call_intrinsic("llvm.trap", &[], &[]);
+        fb.unreachable();
+        fb.position_at_end(done);
+        fb.ret(None);
+        f
+    });
+    b.call(fty, f.as_value(), &[ok]);
 }

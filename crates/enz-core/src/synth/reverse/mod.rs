@@ -196,6 +196,7 @@ pub(crate) fn synthesize<'m>(
         call_kinds,
         gpu_accesses,
         plan,
+        rereadable,
         deferrable_frees: deferred_frees,
         allocators: registry.allocators(),
     };
@@ -240,6 +241,9 @@ pub(super) struct Facts<'m> {
     plan: plan::Plan<'m>,
     /// The primal's math calls, for reuse in adjoints.
     math_calls: math_calls::PrimalMathCalls<'m>,
+    /// The loads whose memory nothing after them may write (what a GPU
+    /// loop replayed in the reverse sweep may read: `replay.rs`).
+    rereadable: Rereadable<'m>,
     /// The `free` calls that may wait for the end of the reverse sweep
     /// (see `deferrable_frees`).
     deferrable_frees: HashSet<Value<'m>>,

@@ -19,54 +19,56 @@
 //! `env` is a struct on the gradient's stack: the window's slots, then
 //! every value the loop uses from before it, stored where it is defined.
 
-use super::thread_cache::{
-    check, region_alignment, round_up, Arena, Window, NO_WINDOW, STACK_DEPTH,
-};
+use super::thread_cache::{Arena, Window, NO_WINDOW, STACK_DEPTH};
 use super::Reverse;
-use crate::analysis::gpu::root_object as root;
+use crate::analysis::gpu::root_object;
 use crate::analysis::loops::LoopId;
+use crate::analysis::outlining::is_pure_call;
+use crate::analysis::writes::{written_by, Written};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
 use crate::synth::loop_clone::clone_blocks;
+use crate::synth::runtime::trap_unless;
 use std::collections::{HashMap, HashSet};
 
 impl<'m, 'a> Reverse<'m, 'a> {
-    /// Why loop `l` cannot simply run again in the reverse sweep, if it
-    /// cannot: it writes memory, calls what may, or reads memory that the
-    /// function may write (so a second run could read other values).
-    pub(super) fn replay_blocker(&self, l: LoopId) -> Option<String> {
-        let writes = written_roots(self.req.prep);
+    /// Why loop `l`, whose forward sweep's copy is `fl`,
+    /// cannot simply run again in the reverse sweep, if it cannot: it
+    /// writes memory or calls what is not pure (`analysis::writes`,
+    /// `analysis::outlining`), or reads memory that may be written after
+    /// the read (not re-readable: a second run could read other values).
+    pub(super) fn replay_blocker(&self, l: LoopId, fl: &ForwardLoop<'m>) -> Option<String> {
         let lp = self.facts.loops.get(l);
-        let mut primal_loads = HashSet::new();
+        let kinds = &self.facts.call_kinds;
+        // The forward clones of the primal's loads and calls that may run
+        // again.
+        let mut again = HashSet::new();
         for b in &lp.ordered {
             for i in b.instructions() {
+                let v = i.as_value();
+                if !matches!(written_by(i, || kinds.get(v)), Written::Nothing)
+                    || i.opcode() == Some(LLVMOpcode::LLVMFence)
+                {
+                    return Some("it writes memory".into());
+                }
                 match i.opcode() {
-                    Some(
-                        LLVMOpcode::LLVMStore
-                        | LLVMOpcode::LLVMAtomicRMW
-                        | LLVMOpcode::LLVMAtomicCmpXchg
-                        | LLVMOpcode::LLVMFence,
-                    ) => return Some("it writes memory".into()),
                     Some(LLVMOpcode::LLVMAlloca) => {
                         return Some("it allocates stack memory".into())
                     }
-                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => match call_effect(i) {
-                        CallEffect::None => {}
-                        CallEffect::Reads if writes.is_empty() => {}
-                        _ => {
-                            let name = i
-                                .called_function()
-                                .map(|f| f.name())
-                                .unwrap_or_else(|| "a function pointer".into());
-                            return Some(format!("it calls `{name}`"));
-                        }
-                    },
-                    Some(LLVMOpcode::LLVMLoad) => {
-                        let r = root(i.operand(0));
-                        if writes.iter().any(|w| may_alias(r, *w)) {
-                            return Some("it reads memory the function may write".into());
-                        }
-                        primal_loads.insert(self.map.get(i.as_value()));
+                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+                        if !is_pure_call(i, kinds.get(v)) =>
+                    {
+                        let name = i
+                            .called_function()
+                            .map(|f| f.name())
+                            .unwrap_or_else(|| "a function pointer".into());
+                        return Some(format!("it calls `{name}`"));
+                    }
+                    Some(LLVMOpcode::LLVMLoad) if !self.facts.rereadable.contains(v) => {
+                        return Some("it reads memory the function may write after it".into())
+                    }
+                    Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMCall) => {
+                        again.insert(self.map.get(v));
                     }
                     _ => {}
                 }
@@ -74,8 +76,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
         // What the forward sweep added to the loop: only the window's
         // stores, the counter's, and reads of the derivative's own slots.
-        let header = self.map.block(lp.header);
-        for b in forward_loop_blocks(header) {
+        for b in &fl.blocks {
             for i in b.instructions() {
                 let v = i.as_value();
                 match i.opcode() {
@@ -85,15 +86,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         return Some("its forward sweep writes memory".into())
                     }
                     Some(LLVMOpcode::LLVMLoad)
-                        if !primal_loads.contains(&v)
-                            && root(i.operand(0)).opcode() != Some(LLVMOpcode::LLVMAlloca) =>
+                        if !again.contains(&v)
+                            && root_object(i.operand(0)).opcode()
+                                != Some(LLVMOpcode::LLVMAlloca) =>
                     {
                         return Some("its forward sweep reads shadow memory".into())
                     }
-                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
-                        if call_effect(i) != CallEffect::None
-                            && !(call_effect(i) == CallEffect::Reads && writes.is_empty()) =>
-                    {
+                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) if !again.contains(&v) => {
                         return Some("its forward sweep calls what may have effects".into())
                     }
                     Some(
@@ -113,12 +112,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// loop when it fits (`lo = 0`); else the bisection stack (its first
     /// state: the header phis' values on entry) and a window of what is
     /// left, `lo` = [`NO_WINDOW`] until the reverse sweep asks.
-    pub(super) fn recomputed_window(&mut self, arena: &Arena<'m>, l: LoopId, mut w: Window<'m>) {
+    pub(super) fn recomputed_window(
+        &mut self,
+        arena: &Arena<'m>,
+        l: LoopId,
+        fl: &ForwardLoop<'m>,
+        mut w: Window<'m>,
+    ) {
         let ctx = self.req.prep.context();
         let module = self.req.prep.global_parent();
         let (i8t, i64t) = (Ty::int(ctx, 8), Ty::int(ctx, 64));
-        let header = self.map.block(self.facts.loops.get(l).header);
-        let in_loop: HashSet<Block<'m>> = forward_loop_blocks(header).into_iter().collect();
+        let header = fl.header();
         let phis: Vec<Inst<'m>> = header
             .instructions()
             .into_iter()
@@ -135,11 +139,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         // more), enough for `wlen · 2^(depth - 1)` iterations.
         let depth = (arena.budget / 2 / state_bytes).clamp(2, STACK_DEPTH);
         let stack_bytes = depth * state_bytes;
-        // Most aligned first: then every region starts aligned (an
-        // element's size is a multiple of its alignment).
-        w.buffers
-            .sort_by_key(|r| std::cmp::Reverse(region_alignment(r.elem, module)));
-        let per_iteration: u64 = w.buffers.iter().map(|r| r.elem.alloc_size(module)).sum();
+        let per_iteration = w.sort_regions(module);
         let block = w.buffers[0].block;
         let bound = w.buffers[0].bound;
 
@@ -147,9 +147,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         b.position_before(block.terminator().expect("terminator"));
         let k = |v: u64| b.const_int(i64t, v as i64);
         let need = b.mul(bound, k(per_iteration));
-        let u = round_up(&b, b.load(i64t, arena.used), 16);
-        let over = b.icmp(LLVMIntPredicate::LLVMIntUGT, u, k(arena.budget));
-        let rem = b.select(over, k(0), b.sub(k(arena.budget), u));
+        let (u, rem) = arena.free(&b);
         let fits = b.icmp(LLVMIntPredicate::LLVMIntULE, need, rem);
         // Recomputed: what is left after the stack.
         let avail = b.sub(rem, k(stack_bytes));
@@ -158,15 +156,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let lrec = b.udiv(avail, k(per_iteration.max(1)));
         let some = b.icmp(LLVMIntPredicate::LLVMIntUGE, lrec, k(1));
         let ok = b.select(fits, fits, some);
-        check(&b, ok);
+        trap_unless(&b, ok);
         let wlen = b.select(fits, bound, lrec);
         let base = b.gep(i8t, arena.base, &[u]);
         let win = b.select(fits, base, b.gep(i8t, base, &[k(stack_bytes)]));
-        let mut at = win;
-        for r in &w.buffers {
-            b.store(at, self.tape.address(&b, r.holder));
-            at = b.gep(i8t, at, &[b.mul(wlen, k(r.elem.alloc_size(module)))]);
-        }
+        self.lay_out_regions(&b, win, wlen, &w.buffers);
         b.store(b.select(fits, b.add(u, need), k(arena.budget)), arena.used);
         b.store(wlen, w.wlen);
         b.store(b.select(fits, k(0), b.const_int(i64t, NO_WINDOW)), w.lo);
@@ -179,14 +173,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let entry = phi
                 .incoming()
                 .into_iter()
-                .find(|(_, from)| !in_loop.contains(from))
+                .find(|(_, from)| !fl.contains(*from))
                 .map(|(v, _)| v)
                 .expect("a header phi has a value on entry");
             b.store(entry, field(&b, state_ty, first, f as u32));
         }
 
-        let env = self.replay_env(l, &w, &in_loop);
-        let replay = build_replay(self.fns.forward, l, &env, header, &in_loop, &phis, iv_field);
+        let env = self.replay_env(l, &w, fl);
+        let replay = build_replay(self.fns.forward, l, &env, fl, &phis, iv_field);
         let sched = build_sched(self.fns.forward, l, &env, replay, state_ty, iv_field, depth);
         let ensure = build_ensure(self.fns.forward, l, env.ty, sched);
         let fty = Ty::function(Ty::void(ctx), &[Ty::ptr(ctx), i64t], false);
@@ -201,19 +195,18 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// The environment of loop `l`'s replay: a struct on the stack with
     /// the window's slots, then each value the loop uses from outside it,
     /// stored right after its definition.
-    fn replay_env(&mut self, l: LoopId, w: &Window<'m>, in_loop: &HashSet<Block<'m>>) -> Env<'m> {
+    fn replay_env(&mut self, l: LoopId, w: &Window<'m>, fl: &ForwardLoop<'m>) -> Env<'m> {
         let ctx = self.req.prep.context();
-        let header = self.map.block(self.facts.loops.get(l).header);
         let mut outside: Vec<Value<'m>> = vec![w.lo, w.wlen, w.sp, w.stack];
         let mut seen: HashSet<Value<'m>> = outside.iter().copied().collect();
-        for blk in forward_loop_blocks(header) {
+        for blk in &fl.blocks {
             for i in blk.instructions() {
-                if blk == header && i.opcode() == Some(LLVMOpcode::LLVMPHI) {
+                if *blk == fl.header() && i.opcode() == Some(LLVMOpcode::LLVMPHI) {
                     continue;
                 }
                 for op in i.operands() {
                     let from_outside = match op.as_inst() {
-                        Some(d) => !in_loop.contains(&d.parent_block()),
+                        Some(d) => !fl.contains(d.parent_block()),
                         None => op.is_argument(),
                     };
                     if from_outside && seen.insert(op) {
@@ -259,11 +252,11 @@ fn build_replay<'m>(
     grad: Function<'m>,
     l: LoopId,
     env: &Env<'m>,
-    header: Block<'m>,
-    in_loop: &HashSet<Block<'m>>,
+    fl: &ForwardLoop<'m>,
     phis: &[Inst<'m>],
     iv_field: u32,
 ) -> Function<'m> {
+    let header = fl.header();
     let ctx = grad.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
     let module = grad.global_parent();
@@ -293,9 +286,8 @@ fn build_replay<'m>(
     for (p, n) in phis.iter().zip(&new_phis) {
         map.insert(p.as_value(), n.as_value());
     }
-    let blocks = forward_loop_blocks(header);
     let header_phis: HashSet<Inst<'m>> = phis.iter().copied().collect();
-    let cloned = clone_blocks(&blocks, f, &mut map, |i| header_phis.contains(&i));
+    let cloned = clone_blocks(&fl.blocks, f, &mut map, |i| header_phis.contains(&i));
     let at_end = b.icmp(
         LLVMIntPredicate::LLVMIntEQ,
         new_phis[iv_field as usize].as_value(),
@@ -312,7 +304,7 @@ fn build_replay<'m>(
     cloned.patch(&map, |_, target| {
         if target == header {
             Some(hdr)
-        } else if !in_loop.contains(&target) {
+        } else if !fl.contains(target) {
             Some(done)
         } else {
             None
@@ -321,7 +313,7 @@ fn build_replay<'m>(
     for ((p, n), s) in phis.iter().zip(&new_phis).zip(starts) {
         n.add_incoming(s, entry);
         for (v, from) in p.incoming() {
-            if in_loop.contains(&from) {
+            if fl.contains(from) {
                 let v = map.get(&v).copied().unwrap_or(v);
                 n.add_incoming(v, cloned.blocks[&from]);
             }
@@ -451,10 +443,33 @@ fn field<'m>(b: &Builder<'m>, ty: Ty<'m>, p: Value<'m>, k: u32) -> Value<'m> {
     b.gep(ty, p, &[b.i32(0), b.i32(k as i64)])
 }
 
-/// The blocks of the forward sweep's loop at `header`: those reaching a
-/// back edge into it without passing it (after synthesis, which may have
-/// split the primal's blocks).
-pub(super) fn forward_loop_blocks<'m>(header: Block<'m>) -> Vec<Block<'m>> {
+/// The forward sweep's copy of a loop, found once its blocks are final:
+/// the header, then the blocks reaching a back edge into it without
+/// passing it (synthesis may have split the primal's blocks).
+pub(super) struct ForwardLoop<'m> {
+    /// The header first, then the others in function order.
+    pub(super) blocks: Vec<Block<'m>>,
+    set: HashSet<Block<'m>>,
+}
+
+impl<'m> ForwardLoop<'m> {
+    pub(super) fn header(&self) -> Block<'m> {
+        self.blocks[0]
+    }
+
+    pub(super) fn contains(&self, b: Block<'m>) -> bool {
+        self.set.contains(&b)
+    }
+
+    /// The loop whose header is `header` (a block of the forward sweep).
+    pub(super) fn at(header: Block<'m>) -> ForwardLoop<'m> {
+        let blocks = forward_loop_blocks(header);
+        let set = blocks.iter().copied().collect();
+        ForwardLoop { blocks, set }
+    }
+}
+
+fn forward_loop_blocks<'m>(header: Block<'m>) -> Vec<Block<'m>> {
     let f = header.parent();
     let mut preds: HashMap<Block<'m>, Vec<Block<'m>>> = HashMap::new();
     for b in f.blocks() {
@@ -499,91 +514,4 @@ fn reachable_from<'m>(start: Block<'m>) -> HashSet<Block<'m>> {
         }
     }
     seen
-}
-
-/// What a call may do to memory.
-#[derive(Copy, Clone, PartialEq, Eq)]
-enum CallEffect {
-    None,
-    Reads,
-    Writes,
-}
-
-fn call_effect(i: Inst<'_>) -> CallEffect {
-    let Some(f) = i.called_function() else {
-        return CallEffect::Writes;
-    };
-    if f.has_enum_attribute("convergent") {
-        return CallEffect::Writes;
-    }
-    let name = f.name();
-    if name.starts_with("llvm.lifetime.")
-        || name.starts_with("llvm.dbg.")
-        || name == "llvm.assume"
-        || name == "llvm.donothing"
-    {
-        return CallEffect::None;
-    }
-    if !f.writes_no_memory() {
-        return CallEffect::Writes;
-    }
-    if name.starts_with("llvm.") || f.has_enum_attribute("readnone") {
-        // Intrinsics that write nothing (math, thread ids) read nothing a
-        // loop could change either.
-        CallEffect::None
-    } else {
-        CallEffect::Reads
-    }
-}
-
-/// The objects function `f` may write (None: anything).
-fn written_roots<'m>(f: Function<'m>) -> Vec<Option<Value<'m>>> {
-    let mut out = Vec::new();
-    for b in f.blocks() {
-        for i in b.instructions() {
-            match i.opcode() {
-                Some(LLVMOpcode::LLVMStore) => out.push(Some(root(i.operand(1)))),
-                Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
-                    out.push(Some(root(i.operand(0))))
-                }
-                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
-                    if call_effect(i) != CallEffect::Writes {
-                        continue;
-                    }
-                    let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                    if name.starts_with("llvm.memset")
-                        || name.starts_with("llvm.memcpy")
-                        || name.starts_with("llvm.memmove")
-                    {
-                        out.push(Some(root(i.operand(0))));
-                    } else {
-                        out.push(None);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
-/// Whether memory reached from object `a` may be memory written through
-/// object `w` (None: anything).
-fn may_alias<'m>(a: Value<'m>, w: Option<Value<'m>>) -> bool {
-    let Some(w) = w else { return true };
-    if a == w {
-        return true;
-    }
-    let alloca = |v: Value<'m>| v.opcode() == Some(LLVMOpcode::LLVMAlloca);
-    let identified = |v: Value<'m>| alloca(v) || v.is_global_variable();
-    if identified(a) && identified(w) {
-        return false;
-    }
-    if (alloca(a) && w.is_argument()) || (alloca(w) && a.is_argument()) {
-        return false;
-    }
-    if (a.is_argument() && a.param_has_noalias()) || (w.is_argument() && w.param_has_noalias()) {
-        return false;
-    }
-    true
 }

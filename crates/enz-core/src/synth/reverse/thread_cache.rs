@@ -23,7 +23,8 @@
 use super::Reverse;
 use crate::analysis::loops::LoopId;
 use crate::ir::LLVMIntPredicate;
-use crate::ir::{add_internal_function, named_function, Block, Builder, Inst, Ty, Value};
+use crate::ir::{Block, Builder, Inst, Ty, Value};
+use crate::synth::runtime::trap_unless;
 use crate::synth::tape::Slot;
 use std::collections::{BTreeMap, HashSet};
 
@@ -247,20 +248,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
             "GPU: each thread keeps its loop caches in a {budget}-byte stack array (--gpu-thread-cache), no dynamic allocation"
         )];
         for (l, w) in windows {
-            let per_iteration: u64 = w
-                .buffers
-                .iter()
-                .map(|r| r.elem.alloc_size(self.req.prep.global_parent()))
-                .sum();
+            let per_iteration: u64 = w.buffers.iter().map(|r| r.elem.alloc_size(module)).sum();
             let at = super::loop_location(self.facts.loops.get(l))
                 .map(|s| format!(" at {s}"))
                 .unwrap_or_default();
-            match self.replay_blocker(l) {
+            let fl = super::replay::ForwardLoop::at(self.map.block(self.facts.loops.get(l).header));
+            match self.replay_blocker(l, &fl) {
                 None => {
                     notes.push(format!(
                         "GPU: loop {l}{at} caches {per_iteration} bytes per iteration per thread; beyond what fits, its iterations are recomputed from saved states (at most {STACK_DEPTH} kept)"
                     ));
-                    self.recomputed_window(&arena, l, w);
+                    self.recomputed_window(&arena, l, &fl, w);
                 }
                 Some(why) => {
                     let known_to_fit = w.buffers[0]
@@ -301,7 +299,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
         for r in std::mem::take(&mut self.thread_caches.direct) {
             let b = Builder::new(ctx);
             b.position_before(r.block.terminator().expect("terminator"));
-            let module = self.req.prep.global_parent();
             let size = r.elem.alloc_size(module);
             let bytes = b.mul(r.bound, b.const_int(i64t, size as i64));
             let data = arena.take(&b, bytes, region_alignment(r.elem, module));
@@ -317,11 +314,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let ctx = self.req.prep.context();
         let i64t = Ty::int(ctx, 64);
         let zero = Builder::new(ctx).const_int(i64t, 0);
-        for lo in w.lo_loads {
+        for lo in w.lo_loads.drain(..) {
             lo.replace_all_uses_with(zero);
             erase(lo);
         }
-        for (guarded, addr) in w.guarded {
+        for (guarded, addr) in w.guarded.drain(..) {
             let inside = guarded.operand(0);
             guarded.replace_all_uses_with(addr);
             erase(guarded);
@@ -329,38 +326,57 @@ impl<'m, 'a> Reverse<'m, 'a> {
             erase(inside);
             erase(wlen);
         }
-        for (marker, _) in w.hooks {
+        for (marker, _) in w.hooks.drain(..) {
             marker.erase();
         }
-        let module = self.req.prep.global_parent();
-        w.buffers
-            .sort_by_key(|r| std::cmp::Reverse(region_alignment(r.elem, module)));
-        let per_iteration: u64 = w.buffers.iter().map(|r| r.elem.alloc_size(module)).sum();
+        let per_iteration = w.sort_regions(self.req.prep.global_parent());
         let (block, bound) = (w.buffers[0].block, w.buffers[0].bound);
         let b = Builder::new(ctx);
         b.position_before(block.terminator().expect("terminator"));
         let k = |v: u64| b.const_int(i64t, v as i64);
-        let u = round_up(&b, b.load(i64t, arena.used), 16);
-        let over = b.icmp(LLVMIntPredicate::LLVMIntUGT, u, k(arena.budget));
-        let rem = b.select(over, k(0), b.sub(k(arena.budget), u));
+        let (u, rem) = arena.free(&b);
         let room = b.udiv(rem, k(per_iteration.max(1)));
         let short = b.icmp(LLVMIntPredicate::LLVMIntULT, room, bound);
         let wlen = b.select(short, room, bound);
-        let mut at = b.gep(Ty::int(ctx, 8), arena.base, &[u]);
-        for r in &w.buffers {
-            b.store(at, self.tape.address(&b, r.holder));
-            at = b.gep(
-                Ty::int(ctx, 8),
-                at,
-                &[b.mul(wlen, k(r.elem.alloc_size(module)))],
-            );
-        }
+        let at = b.gep(Ty::int(ctx, 8), arena.base, &[u]);
+        self.lay_out_regions(&b, at, wlen, &w.buffers);
         b.store(b.add(u, b.mul(wlen, k(per_iteration))), arena.used);
         // Each iteration checks that it fits, after its position is known.
         let pos = self.loop_states[&l].pos;
         let cb = Builder::new(ctx);
         cb.position_after(pos.as_inst().expect("a loop position is an instruction"));
-        check(&cb, cb.icmp(LLVMIntPredicate::LLVMIntULT, pos, wlen));
+        trap_unless(&cb, cb.icmp(LLVMIntPredicate::LLVMIntULT, pos, wlen));
+    }
+}
+
+impl<'m> Window<'m> {
+    /// Orders the window's regions most aligned first (then each starts
+    /// aligned, an element's size being a multiple of its alignment);
+    /// the bytes one iteration caches.
+    pub(super) fn sort_regions(&mut self, module: crate::ir::Module<'m>) -> u64 {
+        self.buffers
+            .sort_by_key(|r| std::cmp::Reverse(region_alignment(r.elem, module)));
+        self.buffers.iter().map(|r| r.elem.alloc_size(module)).sum()
+    }
+}
+
+impl<'m, 'a> Reverse<'m, 'a> {
+    /// Gives each of `regions` (sorted: `Window::sort_regions`) `wlen`
+    /// elements, one after another from `at`, built with `b`.
+    pub(super) fn lay_out_regions(
+        &self,
+        b: &Builder<'m>,
+        mut at: Value<'m>,
+        wlen: Value<'m>,
+        regions: &[Region<'m>],
+    ) {
+        let module = self.req.prep.global_parent();
+        let (i8t, i64t) = (Ty::int(b.ctx(), 8), Ty::int(b.ctx(), 64));
+        for r in regions {
+            b.store(at, self.tape.address(b, r.holder));
+            let size = b.const_int(i64t, r.elem.alloc_size(module) as i64);
+            at = b.gep(i8t, at, &[b.mul(wlen, size)]);
+        }
     }
 }
 
@@ -372,6 +388,17 @@ pub(super) struct Arena<'m> {
 }
 
 impl<'m> Arena<'m> {
+    /// At `b`'s position: the first 16-aligned byte not taken, and the
+    /// bytes left from it (0 when none).
+    pub(super) fn free(&self, b: &Builder<'m>) -> (Value<'m>, Value<'m>) {
+        let i64t = Ty::int(b.ctx(), 64);
+        let budget = b.const_int(i64t, self.budget as i64);
+        let u = round_up(b, b.load(i64t, self.used), 16);
+        let over = b.icmp(LLVMIntPredicate::LLVMIntUGT, u, budget);
+        let rem = b.select(over, b.const_int(i64t, 0), b.sub(budget, u));
+        (u, rem)
+    }
+
     /// Takes `bytes` aligned to `align` at `b`'s position; traps when they
     /// do not fit.
     fn take(&self, b: &Builder<'m>, bytes: Value<'m>, align: u64) -> Value<'m> {
@@ -383,7 +410,7 @@ impl<'m> Arena<'m> {
             nu,
             b.const_int(i64t, self.budget as i64),
         );
-        check(b, fits);
+        trap_unless(b, fits);
         b.store(nu, self.used);
         b.gep(Ty::int(b.ctx(), 8), self.base, &[u])
     }
@@ -408,32 +435,4 @@ fn erase<'m>(v: Value<'m>) {
             i.erase();
         }
     }
-}
-
-/// `__enz_thread_cache_check(ok)`: traps when `ok` is false (a per-thread
-/// cache that does not fit and cannot be recomputed). Emitted once per
-/// module, always inlined.
-pub(super) fn check<'m>(b: &Builder<'m>, ok: Value<'m>) {
-    let ctx = b.ctx();
-    let module = b.insert_block().parent().global_parent();
-    let name = "__enz_thread_cache_check";
-    let f = named_function(module, name).unwrap_or_else(|| {
-        let fty = Ty::function(Ty::void(ctx), &[Ty::int(ctx, 1)], false);
-        let f = add_internal_function(module, name, fty);
-        f.add_function_attribute("alwaysinline");
-        let entry = f.append_block("entry");
-        let fail = f.append_block("fail");
-        let done = f.append_block("done");
-        let fb = Builder::new(ctx);
-        fb.position_at_end(entry);
-        fb.cond_br(f.params()[0], done, fail);
-        fb.position_at_end(fail);
-        fb.call_intrinsic("llvm.trap", &[], &[]);
-        fb.unreachable();
-        fb.position_at_end(done);
-        fb.ret(None);
-        f
-    });
-    let fty = Ty::function(Ty::void(ctx), &[Ty::int(ctx, 1)], false);
-    b.call(fty, f.as_value(), &[ok]);
 }
