@@ -6,8 +6,9 @@
 //! - [`Accumulate::Plain`] — load-add-store, when the address is private to
 //!   the thread: a stack object, or an element of an argument or global
 //!   that does not escape and whose every access indexes it directly with
-//!   an index of one canonical form, injective in the thread (`gid + c`,
-//!   or a grid-stride loop's index plus `c`; see [`index`]), no access
+//!   an index of one canonical form, injective in the thread (`gid + c`, a
+//!   grid-stride loop's index plus `c`, `gid` plus a multiple of the grid's
+//!   size, a thread's own chunk `P gid + k`; see [`index`]), no access
 //!   wider than an element;
 //! - [`Accumulate::BlockReduce`] — the address does not depend on the
 //!   thread (e.g. a shared scalar) and the function never writes the

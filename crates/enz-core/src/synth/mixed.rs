@@ -436,10 +436,13 @@ pub(crate) fn loop_around_gpu_body<'m>(p: Function<'m>) -> Option<OneElementLoop
     if store_blocks.is_empty() || ret.first_instruction() != ret.terminator() {
         return None;
     }
-    let (after, _guards): (Vec<Block<'m>>, Vec<Block<'m>>) = cfg
+    // The ways to the return through every store (the others skip them).
+    let after: Vec<Block<'m>> = cfg
         .preds(ret)
         .iter()
-        .partition(|q| store_blocks.iter().all(|s| cfg.dominates(*s, **q)));
+        .copied()
+        .filter(|q| store_blocks.iter().all(|s| cfg.dominates(*s, *q)))
+        .collect();
     if after.is_empty() {
         return None;
     }
@@ -485,11 +488,6 @@ pub(crate) struct OneElementLoop<'m> {
 }
 
 impl<'m> OneElementLoop<'m> {
-    /// The loop's header (the body's entry).
-    pub(crate) fn header(&self) -> Block<'m> {
-        self.iv.parent_block()
-    }
-
     /// Puts the body back as it was (its loop did not qualify).
     pub(crate) fn remove(self) {
         for q in &self.after {

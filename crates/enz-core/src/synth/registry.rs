@@ -358,28 +358,21 @@ impl<'m> Registry<'m> {
         use crate::analysis::calls::{CallKinds, Direction};
         let one_element = super::mixed::loop_around_gpu_body(p);
         let cfg = crate::analysis::cfg::Cfg::new(p);
-        let Ok(loops) = crate::analysis::loops::LoopNest::new(&cfg) else {
+        let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
+        let everywhere = self.loop_mode == crate::session::LoopMode::Mixed;
+        let nest = crate::analysis::loops::LoopNest::new(&cfg).ok();
+        let found = nest.as_ref().map_or_else(Vec::new, |loops| {
+            crate::analysis::elementwise::find(&cfg, loops, &kinds, everywhere)
+        });
+        let Some(loops) = nest.filter(|_| !found.is_empty()) else {
+            // A body without loops: the loop made for it (the only
+            // candidate) goes again.
             if let Some(w) = one_element {
                 w.remove();
             }
             return Ok(Vec::new());
         };
-        let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
-        let everywhere = self.loop_mode == crate::session::LoopMode::Mixed;
-        let found = crate::analysis::elementwise::find(&cfg, &loops, &kinds, everywhere);
-        if let Some(w) = &one_element {
-            // The body had no loop: the one made is the only candidate.
-            if !found.iter().any(|e| loops.get(e.lp).header == w.header()) {
-                if let Some(w) = one_element {
-                    w.remove();
-                }
-                return Ok(Vec::new());
-            }
-        }
         let mut notes = Vec::new();
-        if found.is_empty() {
-            return Ok(notes);
-        }
         for (n, e) in found.iter().enumerate() {
             let m = super::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
             let at = m.location.map(|a| format!(" at {a}")).unwrap_or_default();

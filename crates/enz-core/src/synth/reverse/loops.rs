@@ -482,15 +482,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let size = fb.const_int(Ty::int(ctx, 64), gv.ty().alloc_size(gv.module()) as i64);
                 let ptr = Ty::ptr(ctx);
                 let addr = match self.loop_states[&l].prealloc {
+                    // Thread-private: in the per-thread array, laid out
+                    // when the sweep is complete.
+                    Some((bound, block)) if on_stack => {
+                        self.thread_cache_address(&fb, l, gv, holder, bound, block, pos)
+                    }
                     Some((bound, block)) => {
                         // Allocated once, before the outermost loop starts.
                         let ab = Builder::new(ctx);
                         ab.position_before(block.terminator().expect("terminator"));
                         let holder_addr = self.tape.address(&ab, holder);
-                        if on_stack {
-                            // Thread-private: in the per-thread array,
-                            // laid out when the sweep is complete.
-                        } else if self.gpu {
+                        if self.gpu {
                             let data = ab.malloc(ab.mul(bound, size));
                             ab.store(data.as_value(), holder_addr);
                         } else {
@@ -504,12 +506,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                             ab.store(bytes, ab.byte_gep(holder_addr, 8));
                             buf.spare = Some(spare);
                         }
-                        if on_stack {
-                            self.thread_cache_address(&fb, l, gv, holder, bound, block, pos)
-                        } else {
-                            let data = fb.load(ptr, hp);
-                            fb.gep(gv.ty(), data, &[pos])
-                        }
+                        let data = fb.load(ptr, hp);
+                        fb.gep(gv.ty(), data, &[pos])
                     }
                     None if self.gpu => {
                         if self.unbounded_gpu_loops.insert(l) {
