@@ -97,8 +97,9 @@ struct Cli {
     /// GPU (NVPTX) gradients: the bytes of loop caches each thread keeps,
     /// in a fixed array on its stack (no dynamic allocation). A loop whose
     /// caches do not fit is recomputed from saved states where it can run
-    /// again (it writes no memory); otherwise the gradient kernel traps
-    /// (`--explain` says which loops and from which trip count).
+    /// again (it writes no memory and reads nothing written after it);
+    /// otherwise the gradient kernel traps, which enz-rs warns of when the
+    /// loop's trip count is not known to fit (`--explain` says per loop).
     #[arg(long = "gpu-thread-cache", value_name = "BYTES",
           default_value_t = enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
           value_parser = enz_enzyme_api::parse_gpu_thread_cache)]
