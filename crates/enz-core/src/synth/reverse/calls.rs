@@ -20,6 +20,7 @@ use crate::ir::{Builder, Function, Inst, TyKind, Value};
 use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 use crate::synth::function_shadow::{load_entry, Entry};
 use crate::synth::registry::Registry;
+use std::collections::HashMap;
 
 /// A call whose forward sweep called an augmented primal: what its
 /// reverse sweep needs.
@@ -52,6 +53,18 @@ enum ReverseTarget<'m> {
     /// Entry 1 of the shadow table of the called pointer (an indirect
     /// call).
     Table,
+}
+
+/// The calls of the primal that are differentiated as calls.
+#[derive(Default)]
+pub(super) struct CallBook<'m> {
+    /// Forward-sweep calls to augmented primals: primal call -> (tape in
+    /// the forward sweep, signature, reverse function).
+    pub(super) augmented: HashMap<Value<'m>, AugmentedCall<'m>>,
+    /// Vector reverse mode: calls of functions that write no memory, left
+    /// as they are in the forward sweep and differentiated lane by lane in
+    /// the reverse sweeps.
+    pub(super) by_lane: HashMap<Value<'m>, LaneCall<'m>>,
 }
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -123,7 +136,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
             match registry.split(&key) {
                 Ok(fns) => {
-                    self.lane_calls.insert(i.as_value(), LaneCall { key, fns });
+                    self.calls
+                        .by_lane
+                        .insert(i.as_value(), LaneCall { key, fns });
                 }
                 Err(d) => self.diags.push(d),
             }
@@ -228,7 +243,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         }
         gi.erase();
-        self.aug_calls.insert(i.as_value(), aug);
+        self.calls.augmented.insert(i.as_value(), aug);
     }
 
     /// Vector reverse mode has no vector derivatives of callees: a call
@@ -254,10 +269,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// Reverse sweep of any call.
     pub(super) fn reverse_call(&mut self, i: Inst<'m>) {
-        if let Some(aug) = self.aug_calls.get(&i.as_value()).cloned() {
+        if let Some(aug) = self.calls.augmented.get(&i.as_value()).cloned() {
             return self.reverse_augmented_call(i, aug);
         }
-        if let Some(lc) = self.lane_calls.get(&i.as_value()).cloned() {
+        if let Some(lc) = self.calls.by_lane.get(&i.as_value()).cloned() {
             return self.reverse_lane_call(i, lc);
         }
         match self.facts.call_kinds.get(i.as_value()) {

@@ -6,9 +6,24 @@ use super::{Mode, Reverse};
 use crate::analysis::loops::LoopId;
 use crate::explain::{Allocation, CachedValue, Explanation, LoopPlan, Strategy};
 use crate::ir::Value;
+use std::collections::{HashMap, HashSet};
 
 /// The longest instruction text shown for a cached value.
 const SHOWN_CHARS: usize = 72;
+
+/// What `--explain` reports of one synthesis: the values cached, with the
+/// loop whose buffer holds each (None: a tape slot), described when cached
+/// (a forward value may be replaced later); forward values back to the
+/// primal instructions they clone (made at the first cache); and the primal
+/// values the reverse sweep asked for.
+#[derive(Default)]
+pub(super) struct ExplainState<'m> {
+    pub(super) caches: Vec<(Option<LoopId>, crate::explain::CachedValue)>,
+    /// Whether `caches` describe each value by its text.
+    pub(super) describe: bool,
+    pub(super) primal_of: Option<HashMap<Value<'m>, Value<'m>>>,
+    pub(super) uses: HashSet<Value<'m>>,
+}
 
 impl<'m, 'a> Reverse<'m, 'a> {
     /// Records forward value `gv`, just cached in loop `l`'s buffer (None:
@@ -16,7 +31,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// instruction it clones (which keeps its debug location).
     pub(super) fn explain_cache(&mut self, l: Option<LoopId>, gv: Value<'m>) {
         let (prep, map) = (self.req.prep, &self.map);
-        let primal_of = self.primal_of.get_or_insert_with(|| {
+        let primal_of = self.explain.primal_of.get_or_insert_with(|| {
             prep.blocks()
                 .into_iter()
                 .flat_map(|b| b.instructions())
@@ -24,12 +39,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 .collect()
         });
         let bytes = gv.ty().alloc_size(gv.module());
-        let text = self.describe_caches;
+        let text = self.explain.describe;
         let described = match primal_of.get(&gv) {
             Some(p) if p.ty() == gv.ty() => cached_value(*p, bytes, "", text),
             _ => cached_value(gv, bytes, " (bookkeeping)", text),
         };
-        self.explained_caches.push((l, described));
+        self.explain.caches.push((l, described));
     }
 
     /// What this derivative does with each loop of the primal.
@@ -37,17 +52,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let made = match self.req.mode {
             Mode::Combined if self.req.width > 1 => format!(
                 "vector gradient `{}` ({} reverse sweeps, one function)",
-                self.fns.forward.name(),
+                self.sweep.fns.forward.name(),
                 self.req.width
             ),
             Mode::Combined => format!(
                 "gradient `{}` (both sweeps in one function)",
-                self.fns.forward.name()
+                self.sweep.fns.forward.name()
             ),
             Mode::Split => format!(
                 "augmented primal `{}` and reverse `{}` (the tape carries the cache)",
-                self.fns.forward.name(),
-                self.reverse_name
+                self.sweep.fns.forward.name(),
+                self.sweep.reverse_name
             ),
         };
         let loops = &self.facts.loops;
@@ -62,13 +77,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let lp = loops.get(l);
             let location = loop_location(lp);
             let cached: Vec<CachedValue> = self
-                .explained_caches
+                .explain
+                .caches
                 .iter()
                 .filter(|(at, _)| *at == Some(l))
                 .map(|(_, c)| c.clone())
                 .collect();
             let (mut recomputed, mut reread) = (0, 0);
-            for v in &self.explained_uses {
+            for v in &self.explain.uses {
                 let Some(b) = v.block_of() else { continue };
                 if loops.innermost(b) != Some(l) {
                     continue;
@@ -84,8 +100,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let allocation = if cached.is_empty() {
                 Allocation::None
             } else {
-                match self.loop_states.get(&l).and_then(|s| s.prealloc) {
-                    Some(_) if self.gpu && self.req.mode == Mode::Combined => Allocation::Stack,
+                match self.caches.loops.get(&l).and_then(|s| s.prealloc) {
+                    Some(_) if self.gpu.on && self.req.mode == Mode::Combined => Allocation::Stack,
                     Some(_) => Allocation::Once,
                     None => Allocation::Doubling,
                 }
@@ -107,7 +123,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
             });
         }
         let slots = self
-            .explained_caches
+            .explain
+            .caches
             .iter()
             .filter(|(at, _)| at.is_none())
             .map(|(_, c)| c.clone())

@@ -28,31 +28,50 @@ pub(super) struct LaneShadows<'m> {
     pub(super) rev_params: HashMap<Value<'m>, Value<'m>>,
 }
 
+/// Vector reverse mode: the lane being built, the others' shadows parked
+/// meanwhile, and the adjoints each finished lane returns.
+pub(super) struct Lanes<'m> {
+    pub(super) current: usize,
+    pub(super) parked: Vec<Option<LaneShadows<'m>>>,
+    pub(super) outs: Vec<Vec<Value<'m>>>,
+}
+
+impl<'m> Lanes<'m> {
+    /// Lane 0 current, the others `parked` (`None` at index 0).
+    pub(super) fn new(parked: Vec<Option<LaneShadows<'m>>>) -> Lanes<'m> {
+        Lanes {
+            current: 0,
+            parked,
+            outs: Vec::new(),
+        }
+    }
+}
+
 impl<'m, 'a> Reverse<'m, 'a> {
     /// Makes `lane` the one whose shadows the synthesis uses.
     pub(super) fn switch_lane(&mut self, lane: usize) {
-        if lane == self.lane {
+        if lane == self.lanes.current {
             return;
         }
-        let next = self.parked[lane].take().expect("a parked lane");
+        let next = self.lanes.parked[lane].take().expect("a parked lane");
         let shadows = std::mem::replace(&mut self.shadows, next.shadows);
-        let rev_params = std::mem::replace(&mut self.rev_shadow_params, next.rev_params);
-        self.parked[self.lane] = Some(LaneShadows {
+        let rev_params = std::mem::replace(&mut self.sweep.rev_shadow_params, next.rev_params);
+        self.lanes.parked[self.lanes.current] = Some(LaneShadows {
             shadows,
             rev_params,
         });
-        self.lane = lane;
+        self.lanes.current = lane;
     }
 
     /// The current lane's reverse block of every live block, and its
     /// `invert_return`.
     pub(super) fn reverse_blocks(&mut self, live: &[Block<'m>]) -> Block<'m> {
-        let rf = self.fns.reverse;
-        let prefix = match self.lane {
+        let rf = self.sweep.fns.reverse;
+        let prefix = match self.lanes.current {
             0 => "invert".to_string(),
             k => format!("invert{k}"),
         };
-        self.rev = live
+        self.cfg.rev = live
             .iter()
             .map(|b| (*b, rf.append_block(&format!("{prefix}_{}", b.name()))))
             .collect();
@@ -62,14 +81,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// Where the current lane's reverse sweep starts: the reverse block of
     /// the exit the forward sweep took.
     pub(super) fn lane_start(&mut self) -> Block<'m> {
-        let exits = self.live_exits.clone();
-        let targets: Vec<Block> = exits.iter().map(|e| self.rev[e]).collect();
+        let exits = self.cfg.live_exits.clone();
+        let targets: Vec<Block> = exits.iter().map(|e| self.cfg.rev[e]).collect();
         let start = self
+            .sweep
             .fns
             .reverse
-            .append_block(&format!("lane{}_start", self.lane));
+            .append_block(&format!("lane{}_start", self.lanes.current));
         self.b.position_at_end(start);
-        match (self.exit_taken, targets.as_slice()) {
+        match (self.cfg.exit_taken, targets.as_slice()) {
             (_, []) => {
                 self.b.unreachable();
             }
@@ -94,7 +114,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     pub(super) fn adjoint_outs(&mut self) -> Vec<Value<'m>> {
         let params = self.req.prep.params();
         let mut outs = Vec::new();
-        for (field, _) in self.rev_sig.fields().to_vec() {
+        for (field, _) in self.sweep.rev_sig.fields().to_vec() {
             if let Field::Adjoint(k) = field {
                 let p = params[k];
                 let ty = p.ty();
@@ -117,9 +137,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
         self.finish_block_sums();
         let last = self.adjoint_outs();
         let outs = if self.req.width > 1 {
-            self.lane_outs.push(last);
-            let lanes = std::mem::take(&mut self.lane_outs);
-            let tys: Vec<_> = self.rev_sig.fields().iter().map(|(_, t)| *t).collect();
+            self.lanes.outs.push(last);
+            let lanes = std::mem::take(&mut self.lanes.outs);
+            let tys: Vec<_> = self
+                .sweep
+                .rev_sig
+                .fields()
+                .iter()
+                .map(|(_, t)| *t)
+                .collect();
             tys.iter()
                 .enumerate()
                 .map(|(j, ty)| {
@@ -133,7 +159,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         } else {
             last
         };
-        for call in std::mem::take(&mut self.deferred_frees) {
+        for call in std::mem::take(&mut self.deferred.frees) {
             // Every argument: sized and aligned `operator delete` take the
             // size and alignment after the pointer.
             let args: Vec<Value> = (0..call.call_num_args())
@@ -143,14 +169,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
             self.b.call(call.call_function_type(), callee, &args);
         }
         self.free_buffers();
-        if let Some(t) = self.rev_tape {
+        if let Some(t) = self.sweep.rev_tape {
             self.b.free(t);
         }
         if outs.is_empty() {
             self.b.ret(None);
             return;
         }
-        let sty = self.rev_sig.return_type();
+        let sty = self.sweep.rev_sig.return_type();
         let mut agg = self.b.poison(sty);
         for (k, v) in outs.into_iter().enumerate() {
             agg = self.b.insert_value(agg, v, k as u32);

@@ -36,6 +36,18 @@ use crate::synth::runtime;
 use crate::synth::tape::{heap_alignment, Slot};
 use std::collections::HashMap;
 
+/// Where forward values wait for the reverse sweep, and each loop's
+/// counters.
+#[derive(Default)]
+pub(super) struct Caches<'m> {
+    /// Tape slots of forward values read by the reverse sweep.
+    pub(super) slots: HashMap<Value<'m>, Slot<'m>>,
+    pub(super) loops: HashMap<LoopId, LoopState<'m>>,
+    /// Loop buffers of forward values.
+    pub(super) buffer_of: HashMap<Value<'m>, Buffer<'m>>,
+    pub(super) buffers: Vec<Buffer<'m>>,
+}
+
 /// The forward and reverse bookkeeping of one loop.
 pub(super) struct LoopState<'m> {
     /// Iterations of the loop before this instance (forward, preheader).
@@ -121,7 +133,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     parent: Some(p),
                     trips,
                     ..
-                }) => fb.mul(self.loop_states[&p].pos, trips),
+                }) => fb.mul(self.caches.loops[&p].pos, trips),
                 Some(Rect { parent: None, .. }) => fb.const_int(i64t, 0),
                 None => fb.load(i64t, count),
             };
@@ -140,8 +152,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
             pos.set_name(&format!("pos.{l}"));
             let counted = fb.store(fb.add(pos, fb.const_int(i64t, 1)), count);
             self.thread_cache_store(counted);
-            let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
-            self.top.store(self.top.const_int(i64t, 0), rev_iv);
+            let rev_iv = self.sweep.top.alloca(i64t, &format!("rev_iv.{l}"));
+            self.sweep
+                .top
+                .store(self.sweep.top.const_int(i64t, 0), rev_iv);
             let last = self.exit_phis(l, iv.into());
             let state = LoopState {
                 base,
@@ -152,7 +166,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 prealloc,
                 rect,
             };
-            self.loop_states.insert(l, state);
+            self.caches.loops.insert(l, state);
         }
     }
 
@@ -160,11 +174,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// function being built (a release function has its own).
     pub(super) fn new_reverse_counters(&mut self) {
         let i64t = Ty::int(self.req.prep.context(), 64);
-        let ids: Vec<LoopId> = self.loop_states.keys().copied().collect();
+        let ids: Vec<LoopId> = self.caches.loops.keys().copied().collect();
         for l in ids {
-            let rev_iv = self.top.alloca(i64t, &format!("rev_iv.{l}"));
-            self.top.store(self.top.const_int(i64t, 0), rev_iv);
-            if let Some(st) = self.loop_states.get_mut(&l) {
+            let rev_iv = self.sweep.top.alloca(i64t, &format!("rev_iv.{l}"));
+            self.sweep
+                .top
+                .store(self.sweep.top.const_int(i64t, 0), rev_iv);
+            if let Some(st) = self.caches.loops.get_mut(&l) {
                 st.rev_iv = rev_iv;
             }
         }
@@ -314,7 +330,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// An i64 counter in the forward function, zeroed at its entry.
     fn forward_counter(&self) -> Value<'m> {
-        let f = self.fns.forward;
+        let f = self.sweep.fns.forward;
         let b = Builder::new(f.context());
         let entry = f.entry_block();
         match entry.first_instruction() {
@@ -364,14 +380,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
             if self.facts.loops.contains(l, from) {
                 continue;
             }
-            let Some(last) = self.loop_states[&l].last.get(&from).copied() else {
+            let Some(last) = self.caches.loops[&l].last.get(&from).copied() else {
                 continue;
             };
             let v = match self.facts.plan.exact_exit(l) {
                 Some(x) => self.exit_iteration(x),
                 None => self.cached_forward(last, from),
             };
-            let slot = self.loop_states[&l].rev_iv;
+            let slot = self.caches.loops[&l].rev_iv;
             self.b.store(v, slot);
             self.thread_cache_hook(l, v);
         }
@@ -399,12 +415,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let lp = self.facts.loops.get(l);
             (lp.latch, lp.preheader)
         };
-        let slot = self.loop_states[&l].rev_iv;
+        let slot = self.caches.loops[&l].rev_iv;
         let iv = self.b.load(i64t, slot);
         let first = self
             .b
             .icmp(LLVMIntPredicate::LLVMIntEQ, iv, self.b.const_int(i64t, 0));
-        let reverse = self.fns.reverse;
+        let reverse = self.sweep.fns.reverse;
         let mk = |n: &str| reverse.append_block(n);
         let to_pre = mk(&format!("invert_{l}_done"));
         let to_latch = mk(&format!("invert_{l}_again"));
@@ -418,7 +434,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// The reverse iteration's position in loop `l`'s buffers.
     fn rev_pos(&mut self, l: LoopId) -> Value<'m> {
-        if let Some(r) = self.loop_states[&l].rect {
+        if let Some(r) = self.caches.loops[&l].rect {
             let iv = self.rev_iv(l);
             let Some(p) = r.parent else {
                 return iv;
@@ -431,7 +447,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             };
             return self.b.add(self.b.mul(outer, trips), iv);
         }
-        let st = &self.loop_states[&l];
+        let st = &self.caches.loops[&l];
         let (base, rev_iv) = (st.base, st.rev_iv);
         let pre = self.facts.loops.get(l).preheader;
         let base = self.cached_forward(base, pre);
@@ -441,7 +457,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// The current reverse iteration of loop `l` (for affine IVs).
     pub(super) fn rev_iv(&mut self, l: LoopId) -> Value<'m> {
-        let slot = self.loop_states[&l].rev_iv;
+        let slot = self.caches.loops[&l].rev_iv;
         self.b.load(Ty::int(slot.context(), 64), slot)
     }
 
@@ -449,22 +465,22 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// by the loop position; returns the value read back at the reverse
     /// builder's position.
     pub(super) fn cache_in_loop(&mut self, gv: Value<'m>, l: LoopId) -> Value<'m> {
-        let buf = match self.loop_buffers.get(&gv) {
+        let buf = match self.caches.buffer_of.get(&gv) {
             Some(b) => *b,
             None => {
                 let ctx = gv.context();
                 let holder_ty = Ty::literal_struct(ctx, &[Ty::ptr(ctx), Ty::int(ctx, 64)]);
-                let holder = self.tape.reserve_zeroed(holder_ty);
-                let on_stack = self.gpu
+                let holder = self.sweep.tape.reserve_zeroed(holder_ty);
+                let on_stack = self.gpu.on
                     && self.req.mode == Mode::Combined
-                    && self.loop_states[&l].prealloc.is_some();
+                    && self.caches.loops[&l].prealloc.is_some();
                 let mut buf = Buffer {
                     holder,
                     elem: gv.ty(),
                     on_stack,
                     spare: None,
                 };
-                let pos = self.loop_states[&l].pos;
+                let pos = self.caches.loops[&l].pos;
                 let fb = Builder::new(ctx);
                 let gi = gv
                     .as_inst()
@@ -478,10 +494,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 } else {
                     fb.position_after(gi);
                 }
-                let hp = self.tape.address(&fb, holder);
+                let hp = self.sweep.tape.address(&fb, holder);
                 let size = fb.const_int(Ty::int(ctx, 64), gv.ty().alloc_size(gv.module()) as i64);
                 let ptr = Ty::ptr(ctx);
-                let addr = match self.loop_states[&l].prealloc {
+                let addr = match self.caches.loops[&l].prealloc {
                     // Thread-private: in the per-thread array, laid out
                     // when the sweep is complete.
                     Some((bound, block)) if on_stack => {
@@ -491,12 +507,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         // Allocated once, before the outermost loop starts.
                         let ab = Builder::new(ctx);
                         ab.position_before(block.terminator().expect("terminator"));
-                        let holder_addr = self.tape.address(&ab, holder);
-                        if self.gpu {
+                        let holder_addr = self.sweep.tape.address(&ab, holder);
+                        if self.gpu.on {
                             let data = ab.malloc(ab.mul(bound, size));
                             ab.store(data.as_value(), holder_addr);
                         } else {
-                            let name = format!("{}.cache_spare", self.fns.forward.name());
+                            let name = format!("{}.cache_spare", self.sweep.fns.forward.name());
                             let spare = runtime::spare_block(&ab, &name).as_value();
                             let bytes = ab.mul(bound, size);
                             let data = runtime::cache_take(&ab, spare, bytes);
@@ -509,8 +525,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         let data = fb.load(ptr, hp);
                         fb.gep(gv.ty(), data, &[pos])
                     }
-                    None if self.gpu => {
-                        if self.unbounded_gpu_loops.insert(l) {
+                    None if self.gpu.on => {
+                        if self.gpu.unbounded_loops.insert(l) {
                             self.diags.push(
                                 Diagnostic::new(
                                     "on a GPU, the values this loop caches need its trip count bounded before the loop (there is no realloc on the device), and it is not",
@@ -534,8 +550,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 if on_stack {
                     self.thread_cache_store(st);
                 }
-                self.loop_buffers.insert(gv, buf);
-                self.buffers.push(buf);
+                self.caches.buffer_of.insert(gv, buf);
+                self.caches.buffers.push(buf);
                 self.explain_cache(Some(l), gv);
                 buf
             }
@@ -546,8 +562,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
         } else {
             pos
         };
-        let tape = self.rev_tape.unwrap_or(gv);
-        let hp = self.tape.address_rev(&self.b, tape, buf.holder);
+        let tape = self.sweep.rev_tape.unwrap_or(gv);
+        let hp = self.sweep.tape.address_rev(&self.b, tape, buf.holder);
         let data = self.b.load(Ty::ptr(gv.context()), hp);
         let addr = self.b.gep(buf.elem, data, &[pos]);
         let v = self.b.load(buf.elem, addr);
@@ -557,21 +573,24 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// Frees every loop buffer (at the end of the reverse sweep).
     pub(super) fn free_buffers(&mut self) {
-        for buf in self.buffers.clone() {
+        for buf in self.caches.buffers.clone() {
             if buf.on_stack {
                 continue;
             }
-            let tape = self.rev_tape.unwrap_or(self.fns.reverse.as_value());
-            let hp = self.tape.address_rev(&self.b, tape, buf.holder);
+            let tape = self
+                .sweep
+                .rev_tape
+                .unwrap_or(self.sweep.fns.reverse.as_value());
+            let hp = self.sweep.tape.address_rev(&self.b, tape, buf.holder);
             match buf.spare {
                 Some(spare) => {
-                    let ctx = self.fns.reverse.context();
+                    let ctx = self.sweep.fns.reverse.context();
                     let data = self.b.load(Ty::ptr(ctx), hp);
                     let bytes = self.b.load(Ty::int(ctx, 64), self.b.byte_gep(hp, 8));
                     runtime::cache_give(&self.b, spare, data, bytes);
                 }
                 None => {
-                    let data = self.b.load(Ty::ptr(self.fns.reverse.context()), hp);
+                    let data = self.b.load(Ty::ptr(self.sweep.fns.reverse.context()), hp);
                     self.b.free(data);
                 }
             }

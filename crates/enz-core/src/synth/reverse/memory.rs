@@ -72,11 +72,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
                             c.set_operand(1, ss);
                         }
                     }
-                } else if self.lane != 0 {
+                } else if self.lanes.current != 0 {
                     // What is not per lane is done once, with lane 0.
                 } else if self.facts.deferrable_frees.contains(&i) {
                     // The reverse sweep may re-read this memory: free it there.
-                    self.deferred_frees.push(i);
+                    self.deferred.frees.push(i);
                     gi.erase();
                 } else if let CallKind::Custom(f) | CallKind::Defined(f) = kind {
                     self.augment_user_call(i, gi, f, registry);
@@ -243,12 +243,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
             Accumulate::Atomic => gpu::atomic_add(&self.b, s, d),
             Accumulate::BlockReduce => {
-                let acc = match self.block_sums.iter().find(|(q, _)| *q == p) {
+                let acc = match self.gpu.block_sums.iter().find(|(q, _)| *q == p) {
                     Some((_, a)) => *a,
                     None => {
-                        let a = self.top.alloca(d.ty(), "block_sum");
-                        self.top.store(self.top.zero(d.ty()), a);
-                        self.block_sums.push((p, a));
+                        let a = self.sweep.top.alloca(d.ty(), "block_sum");
+                        self.sweep.top.store(self.sweep.top.zero(d.ty()), a);
+                        self.gpu.block_sums.push((p, a));
                         a
                     }
                 };
@@ -261,7 +261,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// At the end of the reverse sweep: the block reductions of adjoints of
     /// addresses shared by every thread.
     pub(super) fn finish_block_sums(&mut self) {
-        for (p, acc) in self.block_sums.clone() {
+        for (p, acc) in self.gpu.block_sums.clone() {
             let Some(s) = self.shadow_rev(p) else {
                 continue;
             };
@@ -367,7 +367,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let Some(s) = self.shadow_rev(i.as_value()) else {
                     return;
                 };
-                if m == MemFn::Realloc && !self.releasing {
+                if m == MemFn::Realloc && !self.sweep.releasing {
                     let old = self.shadow_rev(i.operand(0));
                     if let (Some(old), Some(ty)) = (old, self.float_elem(i.as_value())) {
                         let bytes = self.primal(i.operand(1));

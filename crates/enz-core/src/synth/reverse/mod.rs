@@ -19,7 +19,9 @@
 //! turns them into registers); reading one resets it to zero.
 
 mod calls;
+mod control;
 mod explain;
+mod gpu_state;
 mod lanes;
 mod loops;
 mod masked;
@@ -31,6 +33,7 @@ pub(crate) use plan::combined_plan;
 use plan::{deferrable_frees, loop_nest};
 mod release;
 mod replay;
+mod sweep;
 mod thread_cache;
 mod values;
 
@@ -39,25 +42,21 @@ use super::emit::{emit, Operands};
 use super::registry::Registry;
 use super::rules::{lookup, OpKey, PrimalUses, Rule};
 use super::shadow::ShadowMap;
-use super::tape::{Slot, Tape};
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::gpu::GpuAccesses;
-use crate::analysis::loops::{LoopId, LoopNest};
+use crate::analysis::loops::LoopNest;
 use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
-use crate::ir::{
-    add_internal_function, clone_body, Block, Builder, Function, Inst, Ty, Value, ValueMap,
-};
-use crate::preprocess::copy_derivative_attributes;
-use crate::signature::{ArgActivity, Kind, Param, Signature};
+use crate::ir::{clone_body, Block, Builder, Function, Inst, Value, ValueMap};
+use crate::signature::ArgActivity;
 pub(super) use explain::loop_location;
 pub(crate) use loops::exit_iteration;
-use loops::{Buffer, LoopState};
 use std::collections::{HashMap, HashSet};
+pub(crate) use sweep::new_function;
 
 /// Whether both sweeps share one function.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -96,51 +95,6 @@ pub struct Derivative<'m> {
     pub forward: Function<'m>,
     /// The function holding the reverse sweep (the same in combined mode).
     pub reverse: Function<'m>,
-}
-
-/// The parameters of `f`, a derivative of `prep` with signature `sig`:
-/// `prep`'s parameters to their primal copies, and to their shadows (named
-/// after them), one map per lane.
-fn bind_params<'m>(
-    sig: &Signature<'m>,
-    prep: Function<'m>,
-    f: Function<'m>,
-) -> (
-    HashMap<Value<'m>, Value<'m>>,
-    Vec<HashMap<Value<'m>, Value<'m>>>,
-) {
-    let primal = prep.params();
-    let mut copies = HashMap::new();
-    let mut shadows = vec![HashMap::new()];
-    for ((param, _), v) in sig.params().iter().zip(f.params()) {
-        match *param {
-            Param::Primal(k) => {
-                v.set_name(&primal[k].name());
-                copies.insert(primal[k], v);
-            }
-            Param::Shadow { of, lane } => {
-                let lane = lane as usize;
-                if lane == 0 {
-                    v.set_name(&format!("d_{}", primal[of].name()));
-                } else {
-                    v.set_name(&format!("d{lane}_{}", primal[of].name()));
-                }
-                if shadows.len() <= lane {
-                    shadows.resize_with(lane + 1, HashMap::new);
-                }
-                shadows[lane].insert(primal[of], v);
-            }
-            _ => {}
-        }
-    }
-    (copies, shadows)
-}
-
-/// Creates a new internal function `name` of type `fty` in `like`'s module.
-pub(crate) fn new_function<'m>(like: Function<'m>, name: &str, fty: Ty<'m>) -> Function<'m> {
-    let f = add_internal_function(like.global_parent(), name, fty);
-    copy_derivative_attributes(like, f);
-    f
 }
 
 /// Fills in the body of a derivative whose functions already exist (so
@@ -202,10 +156,10 @@ pub(crate) fn synthesize<'m>(
     };
     registry.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
-    r.describe_caches = registry.explain;
-    r.thread_caches.budget = registry.gpu_thread_cache;
+    r.explain.describe = registry.explain;
+    r.gpu.thread_caches.budget = registry.gpu_thread_cache;
     r.build(registry);
-    if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu {
+    if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu.on {
         r.tag_disjoint_memory();
     }
     if r.diags.is_empty() {
@@ -215,10 +169,10 @@ pub(crate) fn synthesize<'m>(
             .get(&req.prep)
             .cloned()
             .unwrap_or_default();
-        e.notes.append(&mut r.thread_caches.notes);
-        registry.warnings.append(&mut r.thread_caches.warnings);
+        e.notes.append(&mut r.gpu.thread_caches.notes);
+        registry.warnings.append(&mut r.gpu.thread_caches.warnings);
         registry.explanations.push(e);
-        Ok(r.tape.size())
+        Ok(r.sweep.tape.size())
     } else {
         Err(r.diags)
     }
@@ -252,90 +206,53 @@ pub(super) struct Facts<'m> {
     allocators: HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>>,
 }
 
-/// The state of one synthesis: the derivative's functions, the maps from
-/// primal values to what emission made of them, and the tape.
+/// The state of one synthesis: the maps from primal values to what
+/// emission made of them (the core every file uses), and one sub-state per
+/// concern, each owned by the file that keeps it.
 pub(super) struct Reverse<'m, 'a> {
     req: &'a GradientRequest<'m, 'a>,
     /// What the analyses and the plan say about the primal (read only).
     facts: Facts<'m>,
-    fns: Derivative<'m>,
     /// Primal (preprocessed) values to their forward-sweep clones.
     map: ValueMap<'m>,
-    /// Primal parameters to the reverse function's parameters.
-    rev_params: HashMap<Value<'m>, Value<'m>>,
-    /// Shadows of `dup` parameters in the reverse function.
-    rev_shadow_params: HashMap<Value<'m>, Value<'m>>,
-    /// The signature of the function holding the reverse sweep.
-    rev_sig: Signature<'m>,
     /// The current lane's shadows (see `lanes.rs`).
     shadows: ShadowMap<'m>,
-    /// Vector reverse mode: the lane being built, and the other lanes'
-    /// shadows and shadow parameters, parked while it is.
-    lane: usize,
-    parked: Vec<Option<lanes::LaneShadows<'m>>>,
-    /// Vector reverse mode: the adjoints each finished lane returns.
-    lane_outs: Vec<Vec<Value<'m>>>,
-    /// The exits the reverse sweep starts from, and (vector reverse mode
-    /// with several) a slot saying which one the forward sweep took.
-    live_exits: Vec<Block<'m>>,
-    exit_taken: Option<Value<'m>>,
-    /// Split mode with several exits: the tape slot saying which one.
-    split_exit_slot: Option<Slot<'m>>,
-    /// Building a release function (see `release.rs`): frees only.
-    releasing: bool,
-    tape: Tape<'m>,
+    /// Primal values to the stack slots holding their adjoints.
+    adjoints: HashMap<Value<'m>, Value<'m>>,
     /// Builds in the reverse sweep.
     b: Builder<'m>,
-    /// Positioned at the top of the reverse function's entry, for slots.
-    top: Builder<'m>,
-    adjoints: HashMap<Value<'m>, Value<'m>>,
-    rev: HashMap<Block<'m>, Block<'m>>,
-    came_from: HashMap<Block<'m>, Value<'m>>,
-    /// Split mode: the tape pointer in the reverse function.
-    rev_tape: Option<Value<'m>>,
-    /// Forward-sweep calls to augmented primals: primal call -> (tape in
-    /// the forward sweep, signature, reverse function).
-    aug_calls: HashMap<Value<'m>, calls::AugmentedCall<'m>>,
-    /// Vector reverse mode: calls of functions that write no memory, left
-    /// as they are in the forward sweep and differentiated lane by lane in
-    /// the reverse sweeps (`calls.rs`).
-    lane_calls: HashMap<Value<'m>, calls::LaneCall<'m>>,
-    /// Tape slots of forward values read by the reverse sweep.
-    cache_slots: HashMap<Value<'m>, Slot<'m>>,
-    loop_states: HashMap<LoopId, LoopState<'m>>,
-    /// Loop buffers of forward values.
-    loop_buffers: HashMap<Value<'m>, Buffer<'m>>,
-    buffers: Vec<Buffer<'m>>,
-    /// For `--explain`: the values cached, with the loop whose buffer
-    /// holds each (None: a tape slot), described when cached (a forward
-    /// value may be replaced later); forward values back to the primal
-    /// instructions they clone (made at the first cache); and the primal
-    /// values the reverse sweep asked for.
-    explained_caches: Vec<(Option<LoopId>, crate::explain::CachedValue)>,
-    /// Whether `explained_caches` describe each value by its text.
-    describe_caches: bool,
-    primal_of: Option<HashMap<Value<'m>, Value<'m>>>,
-    explained_uses: HashSet<Value<'m>>,
-    /// The reverse function's name (`fns.reverse` is the release
-    /// function while that is built).
-    reverse_name: String,
-    /// Whether this is GPU (NVPTX) code: many threads run the sweep.
-    gpu: bool,
-    /// GPU: loops reported for caching with no trip bound (once each).
-    unbounded_gpu_loops: HashSet<LoopId>,
-    /// GPU, combined mode: the per-thread cache array (`thread_cache.rs`).
-    thread_caches: thread_cache::ThreadCaches<'m>,
-    /// GPU: per-thread sums of adjoints for addresses every thread shares
-    /// (primal pointer, stack slot), reduced over the block at the end.
-    block_sums: Vec<(Value<'m>, Value<'m>)>,
+    /// The derivative's functions, the reverse function's parameters and
+    /// the tape between the sweeps (`sweep.rs`).
+    sweep: sweep::Sweeps<'m>,
+    /// The reverse blocks and how the reverse sweep chooses among them
+    /// (`control.rs`).
+    cfg: control::ReverseCfg<'m>,
+    /// Tape slots and loop buffers of forward values, and each loop's
+    /// counters (`loops.rs`, `values.rs`).
+    caches: loops::Caches<'m>,
+    /// Vector reverse mode: the lane being built and the others (`lanes.rs`).
+    lanes: lanes::Lanes<'m>,
+    /// Calls differentiated as calls (`calls.rs`).
+    calls: calls::CallBook<'m>,
+    /// What `--explain` reports (`explain.rs`).
+    explain: explain::ExplainState<'m>,
+    /// GPU code: thread caches and block sums (`gpu_state.rs`).
+    gpu: gpu_state::GpuState<'m>,
+    /// Work left for the end of the sweep.
+    deferred: Deferred<'m>,
+    diags: Vec<Diagnostic>,
+}
+
+/// What the synthesis finishes after both sweeps are built.
+#[derive(Default)]
+struct Deferred<'m> {
     /// Combined mode: the primal's `free`/`delete` calls, made at the end
     /// of the reverse sweep instead (which may still read that memory).
-    deferred_frees: Vec<Inst<'m>>,
+    frees: Vec<Inst<'m>>,
     /// The forward sweep's calls that were invokes in the primal, with the
     /// primal's invoke block and the landing pad (in the forward sweep):
     /// built as calls, made invokes again at the end.
-    detached: Vec<(Inst<'m>, Block<'m>, Block<'m>)>,
-    diags: Vec<Diagnostic>,
+    invokes: Vec<(Inst<'m>, Block<'m>, Block<'m>)>,
 }
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -346,104 +263,33 @@ impl<'m, 'a> Reverse<'m, 'a> {
     ) -> Reverse<'m, 'a> {
         let p = req.prep;
         let ctx = p.context();
-        let g = fns.forward;
-        let (fwd_kind, rev_kind) = match req.mode {
-            Mode::Combined if req.width > 1 => {
-                let k = Kind::VectorGradient { width: req.width };
-                (k, k)
-            }
-            Mode::Combined => (Kind::Gradient, Kind::Gradient),
-            Mode::Split => (Kind::Augmented, Kind::Reverse),
-        };
-        let fty = p.function_type();
-        let fwd_sig = Signature::new(fwd_kind, fty, req.args, req.ret_active);
-        let rev_sig = Signature::new(rev_kind, fty, req.args, req.ret_active);
-        let (fwd_params, mut fwd_shadow_params) = bind_params(&fwd_sig, p, g);
-        let mut map = ValueMap::default();
-        for (a, v) in &fwd_params {
-            map.insert(*a, *v);
-        }
-        let (rev_params, mut rev_shadow_params) = match req.mode {
-            Mode::Combined => (fwd_params, fwd_shadow_params.clone()),
-            Mode::Split => bind_params(&rev_sig, p, fns.reverse),
-        };
-        let width = req.width.max(1) as usize;
-        fwd_shadow_params.resize_with(width, HashMap::new);
-        rev_shadow_params.resize_with(width, HashMap::new);
-        let parked: Vec<Option<lanes::LaneShadows>> = fwd_shadow_params
-            .drain(1..)
-            .zip(rev_shadow_params.drain(1..))
-            .map(|(fwd, rev)| {
-                Some(lanes::LaneShadows {
-                    shadows: ShadowMap::new(fwd),
-                    rev_params: rev,
-                })
-            })
-            .collect();
-        let parked = std::iter::once(None).chain(parked).collect();
-        let fwd_shadow_params = fwd_shadow_params.pop().expect("lane 0");
-        let rev_shadow_params = rev_shadow_params.pop().expect("lane 0");
-        clone_body(p, g, &mut map, false);
-        let detached = super::unwind::detach_invokes(p, &mut map);
-        // A block of its own for stack slots, ahead of the cloned entry, so
-        // that no instruction the synthesis later replaces is an insertion
-        // point.
-        let old_entry = g.entry_block();
-        let slots = old_entry.insert_block_before("slots");
-        let sb = Builder::new(ctx);
-        sb.position_at_end(slots);
-        sb.br(old_entry);
-        let tape = match req.mode {
-            Mode::Combined => Tape::stack(g),
-            Mode::Split => Tape::heap(g),
-        };
-        let top = Builder::new(ctx);
-        if req.mode == Mode::Split {
-            let entry = fns.reverse.append_block("entry");
-            top.position_at_end(entry);
-        } else {
-            top.position_before(slots.terminator().expect("just built"));
-        }
+        let sweep::Bound {
+            mut map,
+            fwd_shadow_params,
+            parked,
+            rev,
+        } = sweep::bind(req, fns);
+        clone_body(p, fns.forward, &mut map, false);
+        let invokes = super::unwind::detach_invokes(p, &mut map);
+        let sweep = sweep::Sweeps::new(req, fns, rev);
         Reverse {
-            gpu: facts.gpu_accesses.is_some(),
-            unbounded_gpu_loops: HashSet::new(),
-            thread_caches: thread_cache::ThreadCaches::new(0),
+            gpu: gpu_state::GpuState::new(facts.gpu_accesses.is_some()),
             facts,
             req,
-            fns,
             map,
-            rev_params,
-            rev_shadow_params,
-            rev_sig,
             shadows: ShadowMap::new(fwd_shadow_params),
-            lane: 0,
-            parked,
-            lane_outs: Vec::new(),
-            live_exits: Vec::new(),
-            exit_taken: None,
-            split_exit_slot: None,
-            releasing: false,
-            tape,
-            b: Builder::new(ctx),
-            top,
             adjoints: HashMap::new(),
-            rev: HashMap::new(),
-            came_from: HashMap::new(),
-            rev_tape: None,
-            aug_calls: HashMap::new(),
-            lane_calls: HashMap::new(),
-            cache_slots: HashMap::new(),
-            loop_states: HashMap::new(),
-            loop_buffers: HashMap::new(),
-            buffers: Vec::new(),
-            explained_caches: Vec::new(),
-            describe_caches: false,
-            primal_of: None,
-            explained_uses: HashSet::new(),
-            reverse_name: fns.reverse.name(),
-            block_sums: Vec::new(),
-            deferred_frees: Vec::new(),
-            detached,
+            b: Builder::new(ctx),
+            sweep,
+            cfg: control::ReverseCfg::default(),
+            caches: loops::Caches::default(),
+            lanes: lanes::Lanes::new(parked),
+            calls: calls::CallBook::default(),
+            explain: explain::ExplainState::default(),
+            deferred: Deferred {
+                frees: Vec::new(),
+                invokes,
+            },
             diags: Vec::new(),
         }
     }
@@ -464,7 +310,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         for lane in 1..self.req.width.max(1) as usize {
             self.b.position_at_end(ret_block);
             let outs = self.adjoint_outs();
-            self.lane_outs.push(outs);
+            self.lanes.outs.push(outs);
             self.switch_lane(lane);
             self.adjoints = HashMap::new();
             let next_ret = self.reverse_blocks(&live);
@@ -481,13 +327,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
             self.build_release(rf, &live);
         }
         self.finish_thread_caches();
-        self.tape.finish(&self.top, self.rev_tape);
-        let _ = super::unwind::reattach_invokes(std::mem::take(&mut self.detached));
+        self.sweep.tape.finish(&self.sweep.top, self.sweep.rev_tape);
+        let _ = super::unwind::reattach_invokes(std::mem::take(&mut self.deferred.invokes));
     }
 
     /// The forward call `old` of a primal invoke was replaced by `new`.
     fn replaced_call(&mut self, old: Inst<'m>, new: Inst<'m>) {
-        super::unwind::replaced_call(&mut self.detached, old, new);
+        super::unwind::replaced_call(&mut self.deferred.invokes, old, new);
     }
 
     /// The forward sweep's additions to the cloned primal: shadows of
@@ -506,173 +352,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
     }
 
-    /// GPU shared-memory shadows start zeroed: cleared by the block's
-    /// threads together at the start of the gradient, then a barrier.
-    fn zero_shared_shadows(&mut self) {
-        use crate::synth::registry::SHARED_ADDRESS_SPACE;
-        if !self.gpu || self.req.mode != Mode::Combined {
-            return;
-        }
-        let shared: Vec<Value> = self
-            .shadows
-            .globals()
-            .into_iter()
-            .filter(|(g, _)| g.ty().address_space() == SHARED_ADDRESS_SPACE)
-            .map(|(_, s)| s)
-            .collect();
-        if shared.is_empty() {
-            return;
-        }
-        let ctx = self.req.prep.context();
-        let g = self.fns.forward;
-        let slots = g.entry_block();
-        let first = self.map.block(self.req.prep.entry_block());
-        let init = first.insert_block_before("zero_shared");
-        let br = slots.terminator().expect("slots block");
-        br.set_operand(0, init.as_value());
-        let b = Builder::new(ctx);
-        b.position_at_end(init);
-        for s in shared {
-            let bytes = s.global_value_type().alloc_size(s.module());
-            let generic = b.addrspace_cast(s, Ty::ptr(ctx));
-            super::gpu::zero_shared(&b, generic, bytes);
-        }
-        b.br(first);
-    }
-
-    /// For blocks with several predecessors, a phi in the forward sweep
-    /// saying which one control came from.
-    fn record_came_from(&mut self, live: &[Block<'m>]) {
-        let i32t = Ty::int(self.req.prep.context(), 32);
-        for blk in live {
-            let preds = self.facts.cfg.unique_preds(*blk);
-            // Loop headers are left by counting, not by recording.
-            if preds.len() < 2 || self.facts.loops.header_of(*blk).is_some() {
-                continue;
-            }
-            let gb = self.map.block(*blk);
-            let fb = Builder::new(self.req.prep.context());
-            match gb.first_instruction() {
-                Some(i) => fb.position_before(i),
-                None => fb.position_at_end(gb),
-            }
-            let phi = fb.phi(i32t, "came_from");
-            for p in self.facts.cfg.preds(*blk) {
-                let idx = preds.iter().position(|q| q == p).unwrap_or(0);
-                phi.add_incoming(fb.i32(idx as i64), self.map.block(*p));
-            }
-            self.came_from.insert(*blk, phi.into());
-        }
-    }
-
-    /// Replaces each `ret` of the forward sweep: in combined mode by a
-    /// branch into the reverse sweep; in split mode by recording the exit
-    /// in the tape and returning `{tape, ret, shadow ret}`.
-    fn finish_exits(&mut self) {
-        let exits: Vec<Block> = self
-            .facts
-            .cfg
-            .blocks
-            .iter()
-            .filter(|b| b.terminator().and_then(|t| t.opcode()) == Some(LLVMOpcode::LLVMRet))
-            .copied()
-            .collect();
-        let live_exits: Vec<Block> = exits
-            .iter()
-            .filter(|e| self.rev.contains_key(e))
-            .copied()
-            .collect();
-        let fb = Builder::new(self.req.prep.context());
-        let exit_slot = (self.req.mode == Mode::Split && live_exits.len() > 1)
-            .then(|| self.tape.reserve(Ty::int(self.req.prep.context(), 32)));
-        self.live_exits = live_exits.clone();
-        if self.req.width > 1 && live_exits.len() > 1 {
-            let i32t = Ty::int(self.req.prep.context(), 32);
-            self.exit_taken = Some(self.top.alloca(i32t, "exit_taken"));
-        }
-        for blk in exits {
-            let t = blk.terminator().expect("exit");
-            let gt = self.map.inst(t);
-            fb.position_before(gt);
-            match (self.req.mode, self.rev.get(&blk)) {
-                (_, None) => {
-                    fb.unreachable();
-                }
-                (Mode::Combined, Some(rb)) => {
-                    if let Some(slot) = self.exit_taken {
-                        let k = live_exits.iter().position(|e| *e == blk).unwrap_or(0);
-                        fb.store(fb.i32(k as i64), slot);
-                    }
-                    fb.br(*rb);
-                }
-                (Mode::Split, Some(_)) => {
-                    if let Some(slot) = exit_slot {
-                        let k = live_exits.iter().position(|e| *e == blk).unwrap_or(0);
-                        self.tape.store(&fb, slot, fb.i32(k as i64));
-                    }
-                    let sty = self.fns.forward.function_type().return_type();
-                    let mut agg = fb.poison(sty);
-                    agg = fb.insert_value(agg, self.tape.pointer(), 0);
-                    let mut field = 1;
-                    if t.num_operands() == 1 {
-                        let r = t.operand(0);
-                        agg = fb.insert_value(agg, self.map.get(r), field);
-                        field += 1;
-                        if r.ty().kind() == crate::ir::TyKind::Pointer {
-                            let s = self.shadows.forward(r).unwrap_or_else(|| fb.zero(r.ty()));
-                            agg = fb.insert_value(agg, s, field);
-                        }
-                    }
-                    fb.ret(Some(agg));
-                }
-            }
-            gt.erase();
-        }
-        if self.req.mode == Mode::Split {
-            self.split_exit_slot = exit_slot;
-            self.enter_split_reverse();
-        }
-    }
-
-    /// The entry of a split reverse function (`self.fns.reverse`, whose
-    /// entry block `self.top` builds in): read the tape and branch to the
-    /// reverse block of the exit the augmented function left by.
-    fn enter_split_reverse(&mut self) {
-        let tape_param = self.rev_param(Param::Tape);
-        tape_param.set_name("tape");
-        self.rev_tape = Some(tape_param);
-        let targets: Vec<Block> = self.live_exits.iter().map(|e| self.rev[e]).collect();
-        let entry = self.top.insert_block();
-        let eb = Builder::new(self.req.prep.context());
-        eb.position_at_end(entry);
-        match self.split_exit_slot {
-            Some(slot) if targets.len() > 1 => {
-                let k = self.tape.load(&eb, tape_param, slot);
-                let cases: Vec<(Value, Block)> = targets
-                    .iter()
-                    .enumerate()
-                    .skip(1)
-                    .map(|(i, b)| (eb.i32(i as i64), *b))
-                    .collect();
-                eb.switch(k, targets[0], &cases);
-            }
-            _ => match targets.first() {
-                Some(t) => {
-                    eb.br(*t);
-                }
-                None => {
-                    eb.unreachable();
-                }
-            },
-        }
-        let first = entry.terminator().expect("just built");
-        self.top.position_before(first);
-    }
-
     fn reverse_block(&mut self, blk: Block<'m>, ret_block: Block<'m>) {
-        let rb = self.rev[&blk];
+        let rb = self.cfg.rev[&blk];
         self.b.position_at_end(rb);
-        if self.releasing {
+        if self.sweep.releasing {
             return self.release_block(blk, ret_block);
         }
         if let Some(t) = blk.terminator() {
@@ -704,17 +387,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
             self.reverse_call(inv);
         }
         self.reverse_phis_and_branch(blk, ret_block);
-    }
-
-    /// The `dret` parameter of a split reverse function.
-    fn dret_param(&self) -> Value<'m> {
-        self.rev_param(Param::ReturnAdjoint)
-    }
-
-    /// The reverse function's parameter carrying `p`.
-    fn rev_param(&self, p: Param) -> Value<'m> {
-        let k = self.rev_sig.param_index(p);
-        self.fns.reverse.params()[k.expect("the reverse function's signature has it")]
     }
 
     fn reverse_instruction(&mut self, i: Inst<'m>) {
@@ -855,96 +527,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
     fn tag_disjoint_memory(&self) {
         let primal = crate::synth::disjoint::primal_pointers(self.req.prep, &self.map);
         let shadow: HashSet<Value<'m>> = self.shadows.values().collect();
-        crate::synth::disjoint::tag(self.fns.forward, &primal, &shadow);
+        crate::synth::disjoint::tag(self.sweep.fns.forward, &primal, &shadow);
     }
 
     pub(super) fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
         self.diags
             .push(Diagnostic::new(msg).in_function(self.req.name).at(i));
-    }
-
-    /// Adjoints of the phis of `blk` go to the incoming values of the edge
-    /// control came along; then branch to that predecessor's reverse block.
-    fn reverse_phis_and_branch(&mut self, blk: Block<'m>, ret_block: Block<'m>) {
-        let phis: Vec<Inst> = blk
-            .instructions()
-            .into_iter()
-            .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
-            .filter(|p| self.facts.act.is_active(p.as_value()))
-            .collect();
-        let ds: Vec<Value> = phis
-            .iter()
-            .map(|p| self.take_adjoint(p.as_value()))
-            .collect();
-        let preds: Vec<Block> = self
-            .facts
-            .cfg
-            .unique_preds(blk)
-            .into_iter()
-            .filter(|p| self.rev.contains_key(p))
-            .collect();
-        if preds.is_empty() {
-            self.b.br(ret_block);
-            return;
-        }
-        if let Some(l) = self.facts.loops.header_of(blk) {
-            let ((pre_edge, pre), (latch_edge, latch)) = self.header_branch(l);
-            for (eb, p) in [(pre_edge, pre), (latch_edge, latch)] {
-                self.b.position_at_end(eb);
-                for (phi, d) in phis.iter().zip(&ds) {
-                    if let Some((v, _)) = phi.incoming().into_iter().find(|(_, b)| *b == p) {
-                        self.accumulate(v, *d);
-                    }
-                }
-                self.b.br(self.rev[&p]);
-            }
-            return;
-        }
-        let edge_blocks: Vec<Block> = if preds.len() == 1 {
-            vec![self.b.insert_block()]
-        } else {
-            let all_preds = self.facts.cfg.unique_preds(blk);
-            let came = match self.facts.plan.came_from(blk) {
-                Some(d) => {
-                    let index = |p: Block<'m>| all_preds.iter().position(|q| *q == p).unwrap_or(0);
-                    let (t, f) = (index(d.pred_if_true), index(d.pred_if_false));
-                    let c = self.primal(d.cond);
-                    self.b.select(c, self.b.i32(t as i64), self.b.i32(f as i64))
-                }
-                None => self.cached_forward(self.came_from[&blk], blk),
-            };
-            let blocks: Vec<Block> = preds
-                .iter()
-                .map(|p| {
-                    self.fns.reverse.append_block(&format!(
-                        "invert_{}_from_{}",
-                        blk.name(),
-                        p.name()
-                    ))
-                })
-                .collect();
-            let cases: Vec<(Value, Block)> = preds
-                .iter()
-                .zip(&blocks)
-                .skip(1)
-                .map(|(p, eb)| {
-                    let idx = all_preds.iter().position(|q| q == p).unwrap_or(0);
-                    (self.b.i32(idx as i64), *eb)
-                })
-                .collect();
-            self.b.switch(came, blocks[0], &cases);
-            blocks
-        };
-        for (p, eb) in preds.iter().zip(edge_blocks) {
-            self.b.position_at_end(eb);
-            for (phi, d) in phis.iter().zip(&ds) {
-                if let Some((v, _)) = phi.incoming().into_iter().find(|(_, b)| b == p) {
-                    self.accumulate(v, *d);
-                }
-            }
-            self.enter_loops(blk, *p);
-            self.b.br(self.rev[p]);
-        }
     }
 
     // ---- adjoint slots ----
@@ -958,8 +546,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         } else {
             format!("d_{}", v.name())
         };
-        let slot = self.top.alloca(v.ty(), &name);
-        self.top.store(adjoint::empty(&self.top, v.ty()), slot);
+        let slot = self.sweep.top.alloca(v.ty(), &name);
+        self.sweep
+            .top
+            .store(adjoint::empty(&self.sweep.top, v.ty()), slot);
         self.adjoints.insert(v, slot);
         slot
     }

@@ -17,14 +17,15 @@ use std::collections::HashMap;
 impl<'m, 'a> Reverse<'m, 'a> {
     /// Builds `rf`, the release function, after `reverse_f`.
     pub(super) fn build_release(&mut self, rf: Function<'m>, live: &[Block<'m>]) {
-        let (rev_params, mut rev_shadows) = super::bind_params(&self.rev_sig, self.req.prep, rf);
-        self.rev_params = rev_params;
-        self.rev_shadow_params = rev_shadows.swap_remove(0);
-        self.fns.reverse = rf;
-        self.releasing = true;
+        let (rev_params, mut rev_shadows) =
+            super::sweep::bind_params(&self.sweep.rev_sig, self.req.prep, rf);
+        self.sweep.rev_params = rev_params;
+        self.sweep.rev_shadow_params = rev_shadows.swap_remove(0);
+        self.sweep.fns.reverse = rf;
+        self.sweep.releasing = true;
         self.adjoints = HashMap::new();
         let entry = rf.append_block("entry");
-        self.top.position_at_end(entry);
+        self.sweep.top.position_at_end(entry);
         let ret_block = self.reverse_blocks(live);
         self.enter_split_reverse();
         self.skip_null_tape(rf);
@@ -40,7 +41,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// only for a tape.
     fn skip_null_tape(&mut self, rf: Function<'m>) {
         let ctx = rf.context();
-        let entry = self.top.insert_block();
+        let entry = self.sweep.top.insert_block();
         let Some(t) = entry.terminator() else { return };
         let dispatch = rf.append_block("dispatch");
         let db = Builder::new(ctx);
@@ -49,19 +50,22 @@ impl<'m, 'a> Reverse<'m, 'a> {
         t.erase();
         let none = rf.append_block("null_tape");
         db.position_at_end(none);
-        let rty = self.rev_sig.return_type();
+        let rty = self.sweep.rev_sig.return_type();
         if rty.is_void() {
             db.ret(None);
         } else {
             db.ret(Some(db.zero(rty)));
         }
-        let tape = self.rev_tape.expect("a split reverse function has a tape");
-        self.top.position_at_end(entry);
-        let null = self.top.zero(tape.ty());
-        let is_null = self.top.icmp(LLVMIntPredicate::LLVMIntEQ, tape, null);
-        self.top.cond_br(is_null, none, dispatch);
+        let tape = self
+            .sweep
+            .rev_tape
+            .expect("a split reverse function has a tape");
+        self.sweep.top.position_at_end(entry);
+        let null = self.sweep.top.zero(tape.ty());
+        let is_null = self.sweep.top.icmp(LLVMIntPredicate::LLVMIntEQ, tape, null);
+        self.sweep.top.cond_br(is_null, none, dispatch);
         let br = entry.terminator().expect("just built");
-        self.top.position_before(br);
+        self.sweep.top.position_before(br);
     }
 
     /// The release function's reverse block of `blk`: the frees of its

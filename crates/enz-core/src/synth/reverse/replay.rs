@@ -81,7 +81,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let v = i.as_value();
                 match i.opcode() {
                     Some(LLVMOpcode::LLVMStore)
-                        if !self.thread_caches.allowed_stores.contains(&v) =>
+                        if !self.gpu.thread_caches.allowed_stores.contains(&v) =>
                     {
                         return Some("its forward sweep writes memory".into())
                     }
@@ -128,7 +128,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             .into_iter()
             .take_while(|i| i.opcode() == Some(LLVMOpcode::LLVMPHI))
             .collect();
-        let iv = self.loop_states[&l].iv;
+        let iv = self.caches.loops[&l].iv;
         let iv_field = phis
             .iter()
             .position(|p| p.as_value() == iv)
@@ -167,7 +167,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         b.store(b.select(fits, k(0), k(1)), w.sp);
         b.store(base, w.stack);
         // The first state (into a sink when the loop fits).
-        let sink = self.top.alloca(state_ty, "state_sink");
+        let sink = self.sweep.top.alloca(state_ty, "state_sink");
         let first = b.select(fits, sink, base);
         for (f, phi) in phis.iter().enumerate() {
             let entry = phi
@@ -180,9 +180,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
         }
 
         let env = self.replay_env(l, &w, fl);
-        let replay = build_replay(self.fns.forward, l, &env, fl, &phis, iv_field);
-        let sched = build_sched(self.fns.forward, l, &env, replay, state_ty, iv_field, depth);
-        let ensure = build_ensure(self.fns.forward, l, env.ty, sched);
+        let replay = build_replay(self.sweep.fns.forward, l, &env, fl, &phis, iv_field);
+        let sched = build_sched(
+            self.sweep.fns.forward,
+            l,
+            &env,
+            replay,
+            state_ty,
+            iv_field,
+            depth,
+        );
+        let ensure = build_ensure(self.sweep.fns.forward, l, env.ty, sched);
         let fty = Ty::function(Ty::void(ctx), &[Ty::ptr(ctx), i64t], false);
         for (marker, j) in w.hooks {
             let hb = Builder::new(ctx);
@@ -216,7 +224,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         }
         let ty = Ty::literal_struct(ctx, &outside.iter().map(|v| v.ty()).collect::<Vec<_>>());
-        let slot = self.top.alloca(ty, &format!("replay_env.{l}"));
+        let slot = self.sweep.top.alloca(ty, &format!("replay_env.{l}"));
         for (f, v) in outside.iter().enumerate() {
             let sb = Builder::new(ctx);
             match v.as_inst() {
@@ -228,7 +236,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 Some(d) if d.opcode() != Some(LLVMOpcode::LLVMAlloca) => sb.position_after(d),
                 // Arguments and stack slots: with the slots.
                 _ => {
-                    self.top.store(*v, field(&self.top, ty, slot, f as u32));
+                    self.sweep
+                        .top
+                        .store(*v, field(&self.sweep.top, ty, slot, f as u32));
                     continue;
                 }
             }

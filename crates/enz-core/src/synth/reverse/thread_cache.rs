@@ -124,22 +124,22 @@ impl<'m, 'a> Reverse<'m, 'a> {
             bound,
             block,
         };
-        let hp = self.tape.address(fb, holder);
+        let hp = self.sweep.tape.address(fb, holder);
         let data = fb.load(ptr, hp);
         if !self.windowed(l) {
-            self.thread_caches.direct.push(region);
+            self.gpu.thread_caches.direct.push(region);
             return fb.gep(gv.ty(), data, &[pos]);
         }
-        if !self.thread_caches.windows.contains_key(&l) {
+        if !self.gpu.thread_caches.windows.contains_key(&l) {
             let slot = |name: &str| {
-                let s = self.top.alloca(i64t, &format!("{name}.{l}"));
-                self.top.store(self.top.const_int(i64t, 0), s);
+                let s = self.sweep.top.alloca(i64t, &format!("{name}.{l}"));
+                self.sweep.top.store(self.sweep.top.const_int(i64t, 0), s);
                 s
             };
             let (lo, wlen, sp) = (slot("lo"), slot("wlen"), slot("sp"));
-            let stack = self.top.alloca(ptr, &format!("stack.{l}"));
-            self.top.store(self.top.zero(ptr), stack);
-            self.thread_caches.windows.insert(
+            let stack = self.sweep.top.alloca(ptr, &format!("stack.{l}"));
+            self.sweep.top.store(self.sweep.top.zero(ptr), stack);
+            self.gpu.thread_caches.windows.insert(
                 l,
                 Window {
                     lo,
@@ -153,8 +153,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 },
             );
         }
-        let sink = self.top.alloca(gv.ty(), "cache_sink");
-        let w = self.thread_caches.windows.get_mut(&l).expect("just made");
+        let sink = self.sweep.top.alloca(gv.ty(), "cache_sink");
+        let w = self
+            .gpu
+            .thread_caches
+            .windows
+            .get_mut(&l)
+            .expect("just made");
         w.buffers.push(region);
         let lo = fb.load(i64t, w.lo);
         w.lo_loads.push(lo);
@@ -170,12 +175,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// Records a forward store a recomputed loop may make (see
     /// `allowed_stores`).
     pub(super) fn thread_cache_store(&mut self, st: Value<'m>) {
-        self.thread_caches.allowed_stores.insert(st);
+        self.gpu.thread_caches.allowed_stores.insert(st);
     }
 
     /// The reverse position in loop `l`'s buffers: `pos - lo` for a window.
     pub(super) fn thread_cache_position(&mut self, l: LoopId, pos: Value<'m>) -> Value<'m> {
-        let Some(w) = self.thread_caches.windows.get_mut(&l) else {
+        let Some(w) = self.gpu.thread_caches.windows.get_mut(&l) else {
             return pos;
         };
         let lo = self.b.load(Ty::int(pos.context(), 64), w.lo);
@@ -186,18 +191,18 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// Marks, at the reverse builder's position, the start of reverse
     /// iteration `j` of loop `l` (before any of its caches is read).
     pub(super) fn thread_cache_hook(&mut self, l: LoopId, j: Value<'m>) {
-        if !self.gpu || self.req.mode != super::Mode::Combined || !self.windowed(l) {
+        if !self.gpu.on || self.req.mode != super::Mode::Combined || !self.windowed(l) {
             return;
         }
         let marker = self.b.call_intrinsic("llvm.donothing", &[], &[]);
-        self.thread_caches.pending.push((l, marker, j));
+        self.gpu.thread_caches.pending.push((l, marker, j));
     }
 
     /// Lays the arena out once the reverse sweep is complete: allocation
     /// code for every region, and for each window either a fixed layout or
     /// the recomputation machinery.
     pub(super) fn finish_thread_caches(&mut self) {
-        let tc = &mut self.thread_caches;
+        let tc = &mut self.gpu.thread_caches;
         let pending = std::mem::take(&mut tc.pending);
         for (l, marker, j) in pending {
             match tc.windows.get_mut(&l) {
@@ -205,7 +210,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 None => marker.erase(),
             }
         }
-        if self.thread_caches.windows.is_empty() && self.thread_caches.direct.is_empty() {
+        if self.gpu.thread_caches.windows.is_empty() && self.gpu.thread_caches.direct.is_empty() {
             return;
         }
         let ctx = self.req.prep.context();
@@ -214,11 +219,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
         // them (each rounded up to 16 for its alignment), if less.
         let module = self.req.prep.global_parent();
         let constant_need = self
+            .gpu
             .thread_caches
             .windows
             .values()
             .flat_map(|w| w.buffers.iter())
-            .chain(self.thread_caches.direct.iter())
+            .chain(self.gpu.thread_caches.direct.iter())
             .map(|r| {
                 let n = u64::try_from(r.bound.const_int_sext()?).ok()?;
                 n.checked_mul(r.elem.alloc_size(module))?
@@ -227,23 +233,26 @@ impl<'m, 'a> Reverse<'m, 'a> {
             })
             .try_fold(0u64, |sum, b| sum.checked_add(b?));
         let budget = match constant_need {
-            Some(need) => need.min(self.thread_caches.budget),
-            None => self.thread_caches.budget,
+            Some(need) => need.min(self.gpu.thread_caches.budget),
+            None => self.gpu.thread_caches.budget,
         }
         .max(16);
         let arena = self
+            .sweep
             .top
-            .array_alloca(i8t, self.top.const_int(i64t, budget as i64));
+            .array_alloca(i8t, self.sweep.top.const_int(i64t, budget as i64));
         arena.set_name("thread_cache");
         arena.set_alignment(16);
-        let used = self.top.alloca(i64t, "thread_cache.used");
-        self.top.store(self.top.const_int(i64t, 0), used);
+        let used = self.sweep.top.alloca(i64t, "thread_cache.used");
+        self.sweep
+            .top
+            .store(self.sweep.top.const_int(i64t, 0), used);
         let arena = Arena {
             base: arena,
             used,
             budget,
         };
-        let windows = std::mem::take(&mut self.thread_caches.windows);
+        let windows = std::mem::take(&mut self.gpu.thread_caches.windows);
         let mut notes = vec![format!(
             "GPU: each thread keeps its loop caches in a {budget}-byte stack array (--gpu-thread-cache), no dynamic allocation"
         )];
@@ -268,7 +277,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         .is_some_and(|n| n.saturating_mul(per_iteration) <= budget);
                     if !known_to_fit {
                         let fits = budget / per_iteration.max(1);
-                        self.thread_caches.warnings.push(format!(
+                        self.gpu.thread_caches.warnings.push(format!(
                             "`{}` (GPU): the loop{at} caches {per_iteration} bytes per iteration in each thread and cannot be recomputed ({why}): a thread that runs it more than {fits} times traps (the per-thread cache is {budget} bytes; raise it with --gpu-thread-cache BYTES, or ENZ_RS_GPU_THREAD_CACHE for the plugin)",
                             self.req.name
                         ));
@@ -282,27 +291,28 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         }
         let sized_at_run_time = self
+            .gpu
             .thread_caches
             .direct
             .iter()
             .any(|r| r.bound.const_int_sext().is_none());
         if sized_at_run_time {
-            self.thread_caches.warnings.push(format!(
+            self.gpu.thread_caches.warnings.push(format!(
                 "`{}` (GPU): the caches of its nested loops are sized at run time, and it traps when they exceed the per-thread cache of {budget} bytes (--gpu-thread-cache)",
                 self.req.name
             ));
         }
-        if !self.thread_caches.direct.is_empty() {
+        if !self.gpu.thread_caches.direct.is_empty() {
             notes.push("GPU: the caches of nested loops are allocated in the per-thread array when their nest starts; the gradient traps when they do not fit".to_string());
         }
-        self.thread_caches.notes = notes;
-        for r in std::mem::take(&mut self.thread_caches.direct) {
+        self.gpu.thread_caches.notes = notes;
+        for r in std::mem::take(&mut self.gpu.thread_caches.direct) {
             let b = Builder::new(ctx);
             b.position_before(r.block.terminator().expect("terminator"));
             let size = r.elem.alloc_size(module);
             let bytes = b.mul(r.bound, b.const_int(i64t, size as i64));
             let data = arena.take(&b, bytes, region_alignment(r.elem, module));
-            b.store(data, self.tape.address(&b, r.holder));
+            b.store(data, self.sweep.tape.address(&b, r.holder));
         }
     }
 
@@ -342,7 +352,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         self.lay_out_regions(&b, at, wlen, &w.buffers);
         b.store(b.add(u, b.mul(wlen, k(per_iteration))), arena.used);
         // Each iteration checks that it fits, after its position is known.
-        let pos = self.loop_states[&l].pos;
+        let pos = self.caches.loops[&l].pos;
         let cb = Builder::new(ctx);
         cb.position_after(pos.as_inst().expect("a loop position is an instruction"));
         trap_unless(&cb, cb.icmp(LLVMIntPredicate::LLVMIntULT, pos, wlen));
@@ -373,7 +383,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let module = self.req.prep.global_parent();
         let (i8t, i64t) = (Ty::int(b.ctx(), 8), Ty::int(b.ctx(), 64));
         for r in regions {
-            b.store(at, self.tape.address(b, r.holder));
+            b.store(at, self.sweep.tape.address(b, r.holder));
             let size = b.const_int(i64t, r.elem.alloc_size(module) as i64);
             at = b.gep(i8t, at, &[b.mul(wlen, size)]);
         }

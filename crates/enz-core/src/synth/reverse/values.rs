@@ -17,14 +17,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     fn primal_at_depth(&mut self, v: Value<'m>, depth: u32) -> Value<'m> {
         if v.is_argument() {
-            return self.rev_params[&v];
+            return self.sweep.rev_params[&v];
         }
         let Some(i) = v.as_inst() else {
             return v;
         };
         let blk = i.parent_block();
         let gv = self.map.inst(i);
-        self.explained_uses.insert(v);
+        self.explain.uses.insert(v);
         match self.facts.plan.value(v) {
             Availability::Direct => gv.as_value(),
             Availability::Affine(l, iv) => self.affine_value(l, iv, depth),
@@ -63,26 +63,26 @@ impl<'m, 'a> Reverse<'m, 'a> {
             Placement::LoopBuffer(l) => return self.cache_in_loop(gv, l),
             Placement::Slot => {}
         }
-        let slot = match self.cache_slots.get(&gv) {
+        let slot = match self.caches.slots.get(&gv) {
             Some(s) => *s,
             None => {
-                let s = self.tape.reserve(gv.ty());
+                let s = self.sweep.tape.reserve(gv.ty());
                 let fwd = Builder::new(gv.context());
                 fwd.position_after(gv.as_inst().expect("a cached value is an instruction"));
-                self.tape.store(&fwd, s, gv);
-                self.cache_slots.insert(gv, s);
+                self.sweep.tape.store(&fwd, s, gv);
+                self.caches.slots.insert(gv, s);
                 self.explain_cache(None, gv);
                 s
             }
         };
-        let tape = self.rev_tape.unwrap_or(gv);
-        self.tape.load(&self.b, tape, slot)
+        let tape = self.sweep.rev_tape.unwrap_or(gv);
+        self.sweep.tape.load(&self.b, tape, slot)
     }
 
     /// The shadow of primal pointer `p` at the reverse builder's position.
     pub(super) fn shadow_rev(&mut self, p: Value<'m>) -> Option<Value<'m>> {
         if p.is_argument() {
-            return self.rev_shadow_params.get(&p).copied();
+            return self.sweep.rev_shadow_params.get(&p).copied();
         }
         let sv = self.shadows.forward(p)?;
         let Some(blk) = p.block_of() else {
