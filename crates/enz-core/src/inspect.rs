@@ -10,8 +10,8 @@ use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::types::{self, TypeAnalysis};
 use crate::diag::Diagnostic;
 use crate::ir::{Function, Module, TyKind, Value};
+use crate::options::{SessionOptions, UserFacts};
 use crate::preprocess::preprocess;
-use crate::session::{SessionOptions, UserFacts};
 use std::fmt::Write;
 
 fn with_preprocessed<'m, T>(

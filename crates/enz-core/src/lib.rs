@@ -30,6 +30,7 @@ mod inspect;
 /// name the modules of this crate use for it.
 use enz_ir as ir;
 mod names;
+mod options;
 mod preprocess;
 mod session;
 mod signature;

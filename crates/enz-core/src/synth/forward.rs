@@ -87,7 +87,7 @@ pub(crate) fn synthesize_forward<'m>(
             inactive_globals: registry.user_inactive_globals(),
         },
     );
-    registry.timings.analyses += start.elapsed();
+    registry.out.timings.analyses += start.elapsed();
     let w = req.width as usize;
     let mut map = ValueMap::default();
     let mut tangents: HashMap<Value, Vec<Value>> = HashMap::new();
@@ -164,7 +164,7 @@ pub(crate) fn synthesize_forward<'m>(
     if fw.diags.is_empty() {
         let mut explanation = forward_explanation(req, f, &cfg);
         explanation.notes.extend(notes);
-        registry.explanations.push(explanation);
+        registry.out.explanations.push(explanation);
         Ok(())
     } else {
         Err(fw.diags)

@@ -91,7 +91,7 @@ impl<'m> Registry<'m> {
         direction: Direction,
     ) -> Result<Global<'m>, Diagnostic> {
         let ctx = f.context();
-        let table = match self.function_shadows.get(&f) {
+        let table = match self.shadows.functions.get(&f) {
             Some(t) => *t,
             None => {
                 let ty = table_type(ctx);
@@ -104,14 +104,14 @@ impl<'m> Registry<'m> {
                     8,
                 );
                 t.set_global_constant();
-                self.function_shadows.insert(f, t);
+                self.shadows.functions.insert(f, t);
                 t
             }
         };
         let wanted: Vec<Entry> = match direction {
             Direction::Reverse => vec![Entry::Augmented, Entry::Reverse],
             Direction::Forward => std::iter::once(1)
-                .chain(self.table_widths.iter().copied())
+                .chain(self.shadows.table_widths.iter().copied())
                 .map(|width| Entry::Forward { width })
                 .collect(),
         };
@@ -124,13 +124,14 @@ impl<'m> Registry<'m> {
     /// forward mode of that width is being made), and every table made
     /// later too.
     pub(crate) fn require_table_width(&mut self, width: u32) -> Result<(), Diagnostic> {
-        if width == 1 || !self.table_widths.insert(width) {
+        if width == 1 || !self.shadows.table_widths.insert(width) {
             return Ok(());
         }
         // In the order of the tables' names: the derivatives made here are
         // then emitted in the same order in every run.
         let mut tables: Vec<(Function<'m>, Global<'m>)> = self
-            .function_shadows
+            .shadows
+            .functions
             .iter()
             .map(|(f, t)| (*f, *t))
             .collect();
@@ -193,7 +194,7 @@ impl<'m> Registry<'m> {
         if !f.is_declaration() || self.custom_gradient(f).is_some() {
             return Ok(f);
         }
-        if let Some(w) = self.wrappers.get(&f) {
+        if let Some(w) = self.shadows.wrappers.get(&f) {
             return Ok(*w);
         }
         let fty = f.function_type();
@@ -212,7 +213,7 @@ impl<'m> Registry<'m> {
         } else {
             b.ret(Some(r.as_value()));
         }
-        self.wrappers.insert(f, w);
+        self.shadows.wrappers.insert(f, w);
         Ok(w)
     }
 

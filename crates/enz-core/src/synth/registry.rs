@@ -4,12 +4,13 @@
 //! and the functions the user declared inactive.
 
 use super::reverse::{new_function, Derivative};
-pub(crate) use crate::analysis::calls::CustomRules;
+use crate::analysis::calls::CustomRules;
 use crate::analysis::calls::{CallFacts, Direction};
 use crate::analysis::types::TypeTree;
 use crate::diag::Diagnostic;
 use crate::ir::{add_internal_global, Function, Global, Value};
 use crate::names::DECLARED_TYPE;
+use crate::options::{SessionOptions, UserFacts};
 use crate::preprocess::preprocess;
 use crate::signature::{Kind, Mode, Request};
 use std::collections::{HashMap, HashSet};
@@ -17,59 +18,87 @@ use std::collections::{HashMap, HashSet};
 /// NVPTX's address space of block-shared memory.
 pub(crate) const SHARED_ADDRESS_SPACE: u32 = 3;
 
-/// Derivatives and shared state of one module.
+/// Derivatives and shared state of one module: what the session was asked
+/// to do (configuration, the user's declarations), the derivatives declared
+/// and the worklists of those still to build, the clones they are built
+/// from, the shadows of globals, and what is reported back.
 pub(crate) struct Registry<'m> {
-    /// Time spent in preprocessing and analyses (synthesis adds to it).
-    pub(crate) timings: crate::timing::Timings,
-    /// The cache budget: under one, loops that qualify are checkpointed in
-    /// the functions gradients are asked for.
-    cache_budget: crate::session::CacheBudget,
-    /// Where mixed mode is used (`synth/mixed.rs`).
-    loop_mode: crate::session::LoopMode,
-    /// `--gpu-thread-cache` (bytes).
-    pub(crate) gpu_thread_cache: u64,
-    /// Whether cached values are described by their text (`--explain`).
-    pub(crate) explain: bool,
+    /// The session's options (read only).
+    pub(crate) config: SessionOptions,
+    /// What the user declared about functions and globals.
+    user: UserDecls<'m>,
+    /// Derivatives declared, by request.
+    made: Declared<'m>,
+    /// Requests declared whose bodies are still to be built.
+    work: Worklists<'m>,
+    /// The preprocessed clones derivatives are built from.
+    pub(crate) clones: Clones<'m>,
+    /// Shadows of globals and of functions (`function_shadow.rs`).
+    pub(super) shadows: GlobalShadows<'m>,
+    /// What is reported back to the front end.
+    pub(crate) out: Output,
+}
+
+/// What the user declared about the module's functions and globals.
+struct UserDecls<'m> {
+    /// Functions with no derivative.
+    inactive: HashSet<Function<'m>>,
+    /// Derivatives the user wrote, by function.
+    custom: HashMap<Function<'m>, CustomRules<'m>>,
+    /// Shadows the user registered for globals (never zeroed by enz-rs).
+    global_shadows: HashMap<Global<'m>, Global<'m>>,
+    /// The globals of `global_shadows`, as values.
+    shadowed: HashSet<Value<'m>>,
+    /// Globals the user declared inactive.
+    inactive_globals: HashSet<Value<'m>>,
+}
+
+/// The derivatives declared so far, by request.
+#[derive(Default)]
+struct Declared<'m> {
+    forward: HashMap<Request<'m>, Function<'m>>,
+    split: HashMap<Request<'m>, Derivative<'m>>,
+    /// Release functions of split requests (for `__enzyme_fwdsplit`): the
+    /// reverse sweep doing nothing but frees, so the tape is freed.
+    release: HashMap<Request<'m>, Function<'m>>,
+}
+
+/// The requests whose bodies are still to be built.
+#[derive(Default)]
+struct Worklists<'m> {
+    split: Vec<Request<'m>>,
+    forward: Vec<Request<'m>>,
+    /// Split pairs of checkpointed loop drivers.
+    checkpoint: Vec<Request<'m>>,
+}
+
+/// The preprocessed clones of the module's functions.
+#[derive(Default)]
+pub(crate) struct Clones<'m> {
+    prepped: HashMap<Function<'m>, Function<'m>>,
     /// Preprocessed clones with their checkpointed loops outlined and
     /// elementwise loops rewritten (for combined-mode gradients and split
-    /// pairs), and the outlined loops by driver.
-    prepped_checkpointed: HashMap<Function<'m>, Function<'m>>,
+    /// pairs).
+    for_gradient: HashMap<Function<'m>, Function<'m>>,
+    /// Per function, its first preprocessed clone, kept as it was made
+    /// (with the functions whose calls it kept), which later clones copy.
+    templates: HashMap<Function<'m>, (Function<'m>, HashSet<Function<'m>>)>,
+    /// What callers know of each function's pointer parameters (see
+    /// [`Registry::seed_parameter_types`]).
+    param_seeds: HashMap<Function<'m>, HashMap<usize, TypeTree>>,
+    /// The outlined loops, by driver.
     checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
     /// Per gradient clone (`prep_for_gradient`): what `--explain` adds
     /// about its loops (why not checkpointed, which are mixed).
     pub(crate) plan_notes: HashMap<Function<'m>, Vec<String>>,
-    pending_checkpoint: Vec<Request<'m>>,
-    /// What `--explain` says about each derivative made, in order.
-    pub(crate) explanations: Vec<crate::explain::Explanation>,
-    /// What may stop a derivative at run time without a diagnostic now
-    /// (a GPU loop whose per-thread caches may not fit), for the user.
-    pub(crate) warnings: Vec<String>,
-    inline: bool,
-    forward: HashMap<Request<'m>, Function<'m>>,
-    pending_forward: Vec<Request<'m>>,
-    custom: HashMap<Function<'m>, CustomRules<'m>>,
-    preopt: bool,
-    prepped: HashMap<Function<'m>, Function<'m>>,
-    /// Per function, its first preprocessed clone, kept as it was made
-    /// (with the functions whose calls it kept), which later clones copy.
-    templates: HashMap<Function<'m>, (Function<'m>, HashSet<Function<'m>>)>,
-    split: HashMap<Request<'m>, Derivative<'m>>,
-    pending: Vec<Request<'m>>,
-    /// What callers know of each function's pointer parameters (see
-    /// [`Registry::seed_parameter_types`]).
-    param_seeds: HashMap<Function<'m>, HashMap<usize, TypeTree>>,
-    /// Release functions of split requests (for `__enzyme_fwdsplit`): the
-    /// reverse sweep doing nothing but frees, so the tape is freed.
-    release: HashMap<Request<'m>, Function<'m>>,
-    inactive_fns: HashSet<Function<'m>>,
-    shadow_globals: HashMap<Global<'m>, Global<'m>>,
-    /// Shadows the user registered for globals (never zeroed by enz-rs).
-    user_global_shadows: HashMap<Global<'m>, Global<'m>>,
-    user_shadowed: HashSet<Value<'m>>,
-    /// Globals the user declared inactive.
-    user_inactive: HashSet<Value<'m>>,
+}
+
+/// The shadows enz-rs made for globals and functions.
+#[derive(Default)]
+pub(super) struct GlobalShadows<'m> {
+    globals: HashMap<Global<'m>, Global<'m>>,
     /// Shadow tables of functions (see `function_shadow`).
-    pub(super) function_shadows: HashMap<Function<'m>, Global<'m>>,
+    pub(super) functions: HashMap<Function<'m>, Global<'m>>,
     /// The vector widths (above 1) of the forward derivatives every shadow
     /// table with a forward entry holds (`function_shadow.rs`).
     pub(super) table_widths: std::collections::BTreeSet<u32>,
@@ -77,73 +106,65 @@ pub(crate) struct Registry<'m> {
     pub(super) wrappers: HashMap<Function<'m>, Function<'m>>,
     /// Shadows of writable globals holding function pointers, with the
     /// constant copy of their initial contents restored on entry.
-    initialised_shadows: Vec<(Global<'m>, Global<'m>)>,
+    initialised: Vec<(Global<'m>, Global<'m>)>,
+}
+
+/// What the session reports back.
+#[derive(Default)]
+pub(crate) struct Output {
+    /// Time spent in preprocessing and analyses (synthesis adds to it).
+    pub(crate) timings: crate::timing::Timings,
+    /// What `--explain` says about each derivative made, in order.
+    pub(crate) explanations: Vec<crate::explain::Explanation>,
+    /// What may stop a derivative at run time without a diagnostic now
+    /// (a GPU loop whose per-thread caches may not fit), for the user.
+    pub(crate) warnings: Vec<String>,
 }
 
 impl<'m> Registry<'m> {
-    pub(crate) fn new(
-        opts: crate::session::SessionOptions,
-        facts: crate::session::UserFacts<'m>,
-    ) -> Registry<'m> {
-        let crate::session::UserFacts {
-            inactive: inactive_fns,
+    pub(crate) fn new(opts: SessionOptions, facts: UserFacts<'m>) -> Registry<'m> {
+        let UserFacts {
+            inactive,
             custom,
-            global_shadows: user_global_shadows,
+            global_shadows,
             inactive_globals,
         } = facts;
         Registry {
-            forward: HashMap::new(),
-            pending_forward: Vec::new(),
-            custom,
-            timings: crate::timing::Timings::default(),
-            explanations: Vec::new(),
-            warnings: Vec::new(),
-            cache_budget: opts.cache_budget,
-            loop_mode: opts.loop_mode,
-            gpu_thread_cache: opts.gpu_thread_cache,
-            explain: opts.explain,
-            prepped_checkpointed: HashMap::new(),
-            checkpointed: HashMap::new(),
-            plan_notes: HashMap::new(),
-            pending_checkpoint: Vec::new(),
-            preopt: opts.preopt,
-            inline: opts.inline,
-            prepped: HashMap::new(),
-            templates: HashMap::new(),
-            split: HashMap::new(),
-            pending: Vec::new(),
-            param_seeds: HashMap::new(),
-            release: HashMap::new(),
-            inactive_fns,
-            shadow_globals: HashMap::new(),
-            user_shadowed: user_global_shadows.keys().map(|g| g.as_value()).collect(),
-            user_inactive: inactive_globals.iter().map(|g| g.as_value()).collect(),
-            user_global_shadows,
-            function_shadows: HashMap::new(),
-            table_widths: std::collections::BTreeSet::new(),
-            wrappers: HashMap::new(),
-            initialised_shadows: Vec::new(),
+            config: opts,
+            user: UserDecls {
+                inactive,
+                custom,
+                shadowed: global_shadows.keys().map(|g| g.as_value()).collect(),
+                inactive_globals: inactive_globals.iter().map(|g| g.as_value()).collect(),
+                global_shadows,
+            },
+            made: Declared::default(),
+            work: Worklists::default(),
+            clones: Clones::default(),
+            shadows: GlobalShadows::default(),
+            out: Output::default(),
         }
     }
 
     /// What the user declared about functions, for classifying calls.
     pub(crate) fn call_facts(&self) -> CallFacts<'m, '_> {
         CallFacts {
-            inactive: &self.inactive_fns,
-            custom: &self.custom,
+            inactive: &self.user.inactive,
+            custom: &self.user.custom,
         }
     }
 
     /// Globals with a user-registered shadow.
     pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value<'m>> {
-        &self.user_shadowed
+        &self.user.shadowed
     }
 
     /// The user's allocators (`__enzyme_allocation_like`), by function.
     pub(crate) fn allocators(
         &self,
     ) -> HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>> {
-        self.custom
+        self.user
+            .custom
             .iter()
             .filter_map(|(f, r)| r.allocation.map(|a| (*f, a)))
             .collect()
@@ -151,17 +172,17 @@ impl<'m> Registry<'m> {
 
     /// Globals the user declared inactive.
     pub(crate) fn user_inactive_globals(&self) -> &HashSet<Value<'m>> {
-        &self.user_inactive
+        &self.user.inactive_globals
     }
 
     /// The user's tangent function for `f`, if registered.
     pub(crate) fn custom_forward(&self, f: Function<'m>) -> Option<Function<'m>> {
-        self.custom.get(&f).and_then(|c| c.forward)
+        self.user.custom.get(&f).and_then(|c| c.forward)
     }
 
     /// The user's (augmented, reverse) functions for `f`, if registered.
     pub(crate) fn custom_gradient(&self, f: Function<'m>) -> Option<(Function<'m>, Function<'m>)> {
-        self.custom.get(&f).and_then(|c| c.gradient)
+        self.user.custom.get(&f).and_then(|c| c.gradient)
     }
 
     /// The forward derivative for `key` (a [`Mode::Forward`] request),
@@ -181,7 +202,7 @@ impl<'m> Registry<'m> {
                 ))
             }
         };
-        if let Some(f) = self.forward.get(key) {
+        if let Some(f) = self.made.forward.get(key) {
             return Ok(*f);
         }
         if let Some(user) = self.custom_forward(key.function) {
@@ -193,7 +214,7 @@ impl<'m> Registry<'m> {
                 .help("call __enzyme_fwddiff instead"));
             }
             let f = super::custom::forward_adapter(key, user)?;
-            self.forward.insert(key.clone(), f);
+            self.made.forward.insert(key.clone(), f);
             return Ok(f);
         }
         if kind == Kind::ForwardSplit {
@@ -202,15 +223,15 @@ impl<'m> Registry<'m> {
         let prep = self.prep(key.function)?;
         let fty = key.signature(kind).function_type();
         let f = new_function(prep, &format!("{prefix}_{}", key.function.name()), fty);
-        self.forward.insert(key.clone(), f);
-        self.pending_forward.push(key.clone());
+        self.made.forward.insert(key.clone(), f);
+        self.work.forward.push(key.clone());
         Ok(f)
     }
 
     /// The next forward derivative whose body is still to be built.
     pub(crate) fn take_pending_forward(&mut self) -> Option<(Request<'m>, Function<'m>)> {
-        let k = self.pending_forward.pop()?;
-        let f = self.forward[&k];
+        let k = self.work.forward.pop()?;
+        let f = self.made.forward[&k];
         Some((k, f))
     }
 
@@ -218,21 +239,22 @@ impl<'m> Registry<'m> {
     /// declared something about stay calls).
     fn fresh_clone(&mut self, f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
         let keep: HashSet<Function> = self
-            .inactive_fns
+            .user
+            .inactive
             .iter()
-            .chain(self.custom.keys())
+            .chain(self.user.custom.keys())
             .copied()
             .collect();
-        let (preopt, inline) = (self.preopt, self.inline);
-        let template = match self.templates.get(&f) {
+        let (preopt, inline) = (self.config.preopt, self.config.inline);
+        let template = match self.clones.templates.get(&f) {
             Some((t, kept)) if *kept == keep => *t,
             _ => {
-                let t = crate::timing::timed(&mut self.timings.preprocess, || {
+                let t = crate::timing::timed(&mut self.out.timings.preprocess, || {
                     preprocess(f, preopt, inline, &keep)
                 })
                 .map_err(|d| d.in_function(f.name()))?;
                 crate::preprocess::keep_as_template(t);
-                if let Some((old, _)) = self.templates.insert(f, (t, keep)) {
+                if let Some((old, _)) = self.clones.templates.insert(f, (t, keep)) {
                     old.delete_function();
                 }
                 t
@@ -245,11 +267,11 @@ impl<'m> Registry<'m> {
 
     /// The preprocessed clone of `f`, made once.
     pub(crate) fn prep(&mut self, f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
-        if let Some(p) = self.prepped.get(&f) {
+        if let Some(p) = self.clones.prepped.get(&f) {
             return Ok(*p);
         }
         let p = self.fresh_clone(f)?;
-        self.prepped.insert(f, p);
+        self.clones.prepped.insert(f, p);
         Ok(p)
     }
 
@@ -263,7 +285,7 @@ impl<'m> Registry<'m> {
     /// differentiated. A seed that contradicts an earlier one is dropped;
     /// seeds that come after `f`'s derivatives were built change nothing.
     pub(crate) fn seed_parameter_types(&mut self, f: Function<'m>, seeds: &[(usize, TypeTree)]) {
-        let known = self.param_seeds.entry(f).or_default();
+        let known = self.clones.param_seeds.entry(f).or_default();
         let mut changed = false;
         for (k, seed) in seeds {
             let tree = known.entry(*k).or_default();
@@ -277,7 +299,10 @@ impl<'m> Registry<'m> {
         if !changed {
             return;
         }
-        let clones = [self.prepped.get(&f), self.prepped_checkpointed.get(&f)];
+        let clones = [
+            self.clones.prepped.get(&f),
+            self.clones.for_gradient.get(&f),
+        ];
         for clone in clones.into_iter().flatten() {
             self.apply_param_seeds(f, *clone);
         }
@@ -285,7 +310,7 @@ impl<'m> Registry<'m> {
 
     /// Writes the seeds of `f` onto its preprocessed clone `clone`.
     fn apply_param_seeds(&self, f: Function<'m>, clone: Function<'m>) {
-        let Some(seeds) = self.param_seeds.get(&f) else {
+        let Some(seeds) = self.clones.param_seeds.get(&f) else {
             return;
         };
         for (k, tree) in seeds {
@@ -313,25 +338,25 @@ impl<'m> Registry<'m> {
         &mut self,
         f: Function<'m>,
     ) -> Result<Function<'m>, Diagnostic> {
-        let mixed = self.loop_mode != crate::session::LoopMode::Reverse;
+        let mixed = self.config.loop_mode != crate::options::LoopMode::Reverse;
         // On a GPU each thread would checkpoint on its own, through the
         // device heap: mixed mode only (a kernel's grid-stride loop).
-        let checkpoint = self.cache_budget != crate::session::CacheBudget::Off
+        let checkpoint = self.config.cache_budget != crate::options::CacheBudget::Off
             && !crate::synth::gpu::is_gpu_module(f);
         if !checkpoint && !mixed {
             return self.prep(f);
         }
-        if let Some(p) = self.prepped_checkpointed.get(&f) {
+        if let Some(p) = self.clones.for_gradient.get(&f) {
             return Ok(*p);
         }
         let p = self.fresh_clone(f)?;
-        self.prepped_checkpointed.insert(f, p);
+        self.clones.for_gradient.insert(f, p);
         let mut notes = Vec::new();
         if checkpoint {
             let (outlined, why_not) = super::checkpoint::outline::outline_checkpointed(
                 p,
                 self.call_facts(),
-                self.cache_budget,
+                self.config.cache_budget,
             )
             .map_err(|e| {
                 Diagnostic::internal(format_args!(
@@ -341,14 +366,14 @@ impl<'m> Registry<'m> {
             })?;
             for mut o in outlined {
                 o.function = f.name();
-                self.checkpointed.insert(o.driver, o);
+                self.clones.checkpointed.insert(o.driver, o);
             }
             notes = why_not;
         }
         if mixed {
             notes.extend(self.mixed_loops(p)?);
         }
-        self.plan_notes.insert(p, notes);
+        self.clones.plan_notes.insert(p, notes);
         Ok(p)
     }
 
@@ -359,7 +384,7 @@ impl<'m> Registry<'m> {
         let one_element = super::mixed::loop_around_gpu_body(p);
         let cfg = crate::analysis::cfg::Cfg::new(p);
         let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
-        let everywhere = self.loop_mode == crate::session::LoopMode::Mixed;
+        let everywhere = self.config.loop_mode == crate::options::LoopMode::Mixed;
         let nest = crate::analysis::loops::LoopNest::new(&cfg).ok();
         let found = nest.as_ref().map_or_else(Vec::new, |loops| {
             crate::analysis::elementwise::find(&cfg, loops, &kinds, everywhere)
@@ -405,7 +430,7 @@ impl<'m> Registry<'m> {
 
     /// Declares `f` inactive: calls of it carry no derivative.
     pub(crate) fn mark_inactive(&mut self, f: Function<'m>) {
-        self.inactive_fns.insert(f);
+        self.user.inactive.insert(f);
     }
 
     /// The next checkpointed loop driver whose derivative is still to be
@@ -416,12 +441,12 @@ impl<'m> Registry<'m> {
         Request<'m>,
         Derivative<'m>,
         super::checkpoint::outline::Outlined<'m>,
-        crate::session::CacheBudget,
+        crate::options::CacheBudget,
     )> {
-        let k = self.pending_checkpoint.pop()?;
-        let d = self.split[&k];
-        let o = self.checkpointed[&k.function].clone();
-        Some((k, d, o, self.cache_budget))
+        let k = self.work.checkpoint.pop()?;
+        let d = self.made.split[&k];
+        let o = self.clones.checkpointed[&k.function].clone();
+        Some((k, d, o, self.config.cache_budget))
     }
 
     /// The augmented primal and reverse function for `key` (a
@@ -431,18 +456,18 @@ impl<'m> Registry<'m> {
         &mut self,
         key: &crate::signature::Request<'m>,
     ) -> Result<Derivative<'m>, Diagnostic> {
-        if let Some(d) = self.split.get(key) {
+        if let Some(d) = self.made.split.get(key) {
             return Ok(*d);
         }
         if let Some((aug, rev)) = self.custom_gradient(key.function) {
             let d = super::custom::gradient_adapters(key, aug, rev)?;
-            self.split.insert(key.clone(), d);
+            self.made.split.insert(key.clone(), d);
             return Ok(d);
         }
-        if self.checkpointed.contains_key(&key.function) {
+        if self.clones.checkpointed.contains_key(&key.function) {
             let d = super::checkpoint::declare(key);
-            self.split.insert(key.clone(), d);
-            self.pending_checkpoint.push(key.clone());
+            self.made.split.insert(key.clone(), d);
+            self.work.checkpoint.push(key.clone());
             return Ok(d);
         }
         let prep = self.prep(key.function)?;
@@ -452,8 +477,8 @@ impl<'m> Registry<'m> {
         let rev_ty = key.signature(Kind::Reverse).function_type();
         let reverse = new_function(prep, &format!("reverse_{name}"), rev_ty);
         let d = Derivative { forward, reverse };
-        self.split.insert(key.clone(), d);
-        self.pending.push(key.clone());
+        self.made.split.insert(key.clone(), d);
+        self.work.split.push(key.clone());
         Ok(d)
     }
 
@@ -463,7 +488,7 @@ impl<'m> Registry<'m> {
     /// (`__enzyme_fwdsplit`). Built with the split pair, which must still
     /// be pending.
     pub(crate) fn release(&mut self, key: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
-        if let Some(f) = self.release.get(key) {
+        if let Some(f) = self.made.release.get(key) {
             return Ok(*f);
         }
         if self.custom_gradient(key.function).is_some() {
@@ -474,7 +499,7 @@ impl<'m> Registry<'m> {
             .help("call __enzyme_fwddiff instead"));
         }
         let d = self.split(key)?;
-        if !self.pending.contains(key) {
+        if !self.work.split.contains(key) {
             return Err(Diagnostic::internal(
                 "the release function of a split derivative built already",
             ));
@@ -482,24 +507,24 @@ impl<'m> Registry<'m> {
         let prep = self.prep(key.function)?;
         let fty = d.reverse.function_type();
         let f = new_function(prep, &format!("release_{}", key.function.name()), fty);
-        self.release.insert(key.clone(), f);
+        self.made.release.insert(key.clone(), f);
         Ok(f)
     }
 
     /// The release function declared for split request `key`, if any.
     pub(crate) fn release_of(&self, key: &Request<'m>) -> Option<Function<'m>> {
-        self.release.get(key).copied()
+        self.made.release.get(key).copied()
     }
 
     /// Whether `f` is the body outlined from a checkpointed loop.
     pub(crate) fn is_checkpoint_body(&self, f: Function<'m>) -> bool {
-        self.checkpointed.values().any(|o| o.body == f)
+        self.clones.checkpointed.values().any(|o| o.body == f)
     }
 
     /// The next split derivative whose body is still to be built.
     pub(crate) fn take_pending(&mut self) -> Option<(Request<'m>, Derivative<'m>)> {
-        let k = self.pending.pop()?;
-        let d = self.split[&k];
+        let k = self.work.split.pop()?;
+        let d = self.made.split[&k];
         Some((k, d))
     }
 
@@ -511,14 +536,14 @@ impl<'m> Registry<'m> {
         g: Global<'m>,
         direction: Direction,
     ) -> Result<Global<'m>, Diagnostic> {
-        if let Some(s) = self.user_global_shadows.get(&g) {
+        if let Some(s) = self.user.global_shadows.get(&g) {
             return Ok(*s);
         }
         let functions = match g.initializer() {
             Some(init) => self.shadow_initializer(init, direction)?,
             None => None,
         };
-        if let Some(s) = self.shadow_globals.get(&g) {
+        if let Some(s) = self.shadows.globals.get(&g) {
             return Ok(*s);
         }
         let ty = g.global_value_type();
@@ -548,10 +573,10 @@ impl<'m> Registry<'m> {
                     align,
                 );
                 copy.set_global_constant();
-                self.initialised_shadows.push((s, copy));
+                self.shadows.initialised.push((s, copy));
             }
         }
-        self.shadow_globals.insert(g, s);
+        self.shadows.globals.insert(g, s);
         Ok(s)
     }
 
@@ -559,7 +584,7 @@ impl<'m> Registry<'m> {
     /// the constant copy of its initial contents (restored, not zeroed,
     /// when a derivative starts).
     pub(crate) fn initialised_shadow_globals(&self) -> Vec<(Global<'m>, Global<'m>)> {
-        let mut out = self.initialised_shadows.clone();
+        let mut out = self.shadows.initialised.clone();
         out.sort_by_cached_key(|(g, _)| g.name());
         out
     }
@@ -568,11 +593,12 @@ impl<'m> Registry<'m> {
     /// block-shared ones, which each gradient clears itself).
     pub(crate) fn private_shadow_globals(&self) -> Vec<Global<'m>> {
         let mut out: Vec<Global> = self
-            .shadow_globals
+            .shadows
+            .globals
             .values()
             .filter(|s| s.ty().address_space() != SHARED_ADDRESS_SPACE)
             .filter(|s| !s.is_global_constant())
-            .filter(|s| !self.initialised_shadows.iter().any(|(x, _)| x == *s))
+            .filter(|s| !self.shadows.initialised.iter().any(|(x, _)| x == *s))
             .copied()
             .collect();
         // By name (unique in a module): the same input gives the same
@@ -584,27 +610,29 @@ impl<'m> Registry<'m> {
     /// Deletes the preprocessed clones (they are only synthesis input).
     pub(crate) fn delete_clones(&mut self) {
         let module = self
+            .clones
             .prepped
             .values()
-            .chain(self.prepped_checkpointed.values())
+            .chain(self.clones.for_gradient.values())
             .next()
             .map(|p| p.global_parent());
         for p in self
+            .clones
             .prepped
             .values()
-            .chain(self.prepped_checkpointed.values())
+            .chain(self.clones.for_gradient.values())
         {
             p.delete_function();
         }
-        for (t, _) in self.templates.values() {
+        for (t, _) in self.clones.templates.values() {
             t.delete_function();
         }
-        self.prepped.clear();
-        self.prepped_checkpointed.clear();
-        self.templates.clear();
+        self.clones.prepped.clear();
+        self.clones.for_gradient.clear();
+        self.clones.templates.clear();
         // The clones called the drivers of outlined loops; a derivative
         // still does where the loop was inactive (its call kept as it is).
-        for o in self.checkpointed.values() {
+        for o in self.clones.checkpointed.values() {
             if !o.driver.as_value().has_uses() {
                 o.driver.delete_function();
             }
@@ -617,21 +645,21 @@ impl<'m> Registry<'m> {
     /// Deletes every derivative made so far (after a failure).
     pub(crate) fn delete_derivatives(&mut self) {
         // The shadow tables refer to derivatives: empty them first.
-        for t in self.function_shadows.values() {
+        for t in self.shadows.functions.values() {
             t.set_initializer(t.global_value_type().null_constant());
         }
-        for d in self.split.values() {
+        for d in self.made.split.values() {
             d.forward.delete_function();
             d.reverse.delete_function();
         }
-        self.split.clear();
-        for f in self.forward.values() {
+        self.made.split.clear();
+        for f in self.made.forward.values() {
             f.delete_function();
         }
-        self.forward.clear();
+        self.made.forward.clear();
         // The bodies and ranges of outlined loops, which only their
         // (deleted) derivatives called.
-        for o in std::mem::take(&mut self.checkpointed).into_values() {
+        for o in std::mem::take(&mut self.clones.checkpointed).into_values() {
             o.body.delete_function();
             o.ranges.delete_function();
         }

@@ -10,7 +10,7 @@
 use super::outline::Recompute;
 use crate::analysis::checkpoint::{Candidate, Estimate};
 use crate::ir::{Block, Builder, LLVMIntPredicate, Ty, Value};
-use crate::session::CacheBudget;
+use crate::options::CacheBudget;
 use crate::synth::runtime;
 use std::collections::HashMap;
 
@@ -42,7 +42,7 @@ pub(super) fn runs_plainly<'m>(
     est: &Estimate<'m>,
     cand: &Candidate<'m>,
     inside: &dyn Fn(Block<'m>) -> bool,
-    budget: crate::session::CacheBudget,
+    budget: crate::options::CacheBudget,
 ) -> Value<'m> {
     let i64t = Ty::int(b.ctx(), 64);
     let c = |v: i64| b.const_int(i64t, v);

@@ -41,7 +41,7 @@ use crate::diag::Diagnostic;
 use crate::explain::{Allocation, Explanation, LoopPlan, Strategy};
 use crate::ir::{Builder, Function, LLVMIntPredicate, Ty, Value};
 use crate::names::REALLOC;
-use crate::session::CacheBudget;
+use crate::options::CacheBudget;
 use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
 use outline::Outlined;
 
@@ -90,7 +90,7 @@ pub(crate) fn synthesize<'m>(
     };
     parts.augmented(fns.forward, &key.signature(Kind::Augmented));
     parts.reverse(fns.reverse, &key.signature(Kind::Reverse));
-    registry.explanations.push(Explanation {
+    registry.out.explanations.push(Explanation {
         function: outlined.function.clone(),
         made: format!(
             "augmented primal `{}` and reverse `{}` of a checkpointed loop",

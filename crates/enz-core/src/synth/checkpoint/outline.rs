@@ -24,7 +24,7 @@
 use crate::analysis::checkpoint::{Candidate, Cond, StoreRange, TripFacts};
 use crate::analysis::loops::LoopNest;
 use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
-use crate::session::CacheBudget;
+use crate::options::CacheBudget;
 use std::collections::{HashMap, HashSet};
 
 /// The functions a loop was outlined into.

@@ -154,10 +154,10 @@ pub(crate) fn synthesize<'m>(
         deferrable_frees: deferred_frees,
         allocators: registry.allocators(),
     };
-    registry.timings.analyses += start.elapsed();
+    registry.out.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
-    r.explain.describe = registry.explain;
-    r.gpu.thread_caches.budget = registry.gpu_thread_cache;
+    r.explain.describe = registry.config.explain;
+    r.gpu.thread_caches.budget = registry.config.gpu_thread_cache;
     r.build(registry);
     if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu.on {
         r.tag_disjoint_memory();
@@ -165,13 +165,17 @@ pub(crate) fn synthesize<'m>(
     if r.diags.is_empty() {
         let mut e = r.explanation();
         e.notes = registry
+            .clones
             .plan_notes
             .get(&req.prep)
             .cloned()
             .unwrap_or_default();
         e.notes.append(&mut r.gpu.thread_caches.notes);
-        registry.warnings.append(&mut r.gpu.thread_caches.warnings);
-        registry.explanations.push(e);
+        registry
+            .out
+            .warnings
+            .append(&mut r.gpu.thread_caches.warnings);
+        registry.out.explanations.push(e);
         Ok(r.sweep.tape.size())
     } else {
         Err(r.diags)
