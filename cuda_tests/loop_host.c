@@ -9,9 +9,17 @@
 // derivatives forget all but the last few hundred steps (a wrong cache
 // entry early in the loop would not show): k is scaled by 20 / steps past
 // 20 steps so that k t, with t = 0.1 steps, stays between 1 and 4, and
-// every step matters. The 100,000-step case runs 64 threads (2 blocks of
-// 32) and samples 2 elements of dx by finite differences: each launch is
-// 6.4 million steps.
+// every step matters.
+//
+// Every entry of dx and dp is checked against the analytic derivatives and
+// against finite differences. dp and a sample of dx (24 entries up to 20
+// steps, 8 at 1,000, 2 at 100,000: two launches each, and the 100,000-step
+// case runs 64 threads, 2 blocks of 32, 6.4 million steps a launch) by
+// central differences of the loss; every entry of dx by differences of its
+// own output, y[i] depending on x[i] alone (thread i reads x[i] and p
+// only): two launches with every x[i] moved at once, by +h_i and by -h_i.
+// Under ThreadSanitizer (check.h's check_max) the loss is differenced in a
+// few entries.
 #include "check.h"
 #include "emu.h"
 
@@ -23,7 +31,7 @@ void loop_grad(const double *x, double *dx, const double *p, double *dp, double 
 
 struct loop_case {
   int steps, n, block;
-  int fd_dx; // elements of dx checked by finite differences (at most)
+  int fd_dx; // elements of dx checked by differences of the loss (at most)
 };
 static const struct loop_case cases[] = {
     {1, 200, 64, 24},    {2, 200, 64, 24},  {10, 200, 64, 24},
@@ -62,6 +70,37 @@ static double loss(void) {
   for (int i = 0; i < cur.n; i++)
     l += w[i] * y[i];
   return l;
+}
+
+/* Every entry of dx by central differences of its own output: y[i]
+ * depends on x[i] (and p) alone, so one launch with every x[i] moved by
+ * +h_i and one with -h_i give d y[i] / d x[i] for all i. The error: the
+ * truncation, about h^2 = 1e-12 relative, and the rounding of y[i]
+ * (growing with the steps) divided by the step; the tolerance, 1e-6
+ * relative plus 1e-9 |w[i]| (1 + |y[i]|), is 9 times the largest error
+ * (at 1,000 and at 100,000 steps). */
+static void fd_every_output(int steps) {
+  static double up[NMAX], down[NMAX], y_up[NMAX], step[NMAX];
+  char what[64];
+  int n = cur.n;
+  for (int i = 0; i < n; i++) {
+    double h = 1e-6 * (fabs(x_0[i]) > 1 ? fabs(x_0[i]) : 1);
+    up[i] = x_0[i] + h;
+    down[i] = x_0[i] - h;
+    step[i] = up[i] - down[i];
+  }
+  reset();
+  memcpy(x, up, sizeof up);
+  launch(run_primal);
+  memcpy(y_up, y, sizeof y_up);
+  reset();
+  memcpy(x, down, sizeof down);
+  launch(run_primal);
+  for (int i = 0; i < n; i++) {
+    double want = w[i] * (y_up[i] - y[i]) / step[i];
+    snprintf(what, sizeof what, "dx (fd of y[i], %d steps)", steps);
+    check_close(what, i, dx[i], want, 1e-6, 1e-9 * fabs(w[i]) * (1 + fabs(y[i])));
+  }
 }
 
 static void run_case(const struct loop_case *c, uint64_t seed) {
@@ -132,6 +171,7 @@ static void run_case(const struct loop_case *c, uint64_t seed) {
     snprintf(what, sizeof what, "dx (fd, %d steps)", steps);
     check_close(what, i, dx[i], CHECK_FD(&x_0[i], 1e-6, loss), 1e-6, 1e-9 * scale_loss);
   }
+  fd_every_output(steps);
 }
 
 int main(void) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what enz-rs needs to build and test: LLVM 22 (library, clang, lld,
-# clang's headers and libclang-cpp for the clang plugin)
+# clang's headers and libclang-cpp for the clang plugin, compiler-rt for the
+# ThreadSanitizer runs of cuda_tests)
 # from Debian, plus zlib/zstd/libxml2 headers that linking against libLLVM needs,
 # the C++ libraries the C++ fixtures use (libstdc++, Eigen), and CMake for
 # the CMake example (examples/cmake, built by the tests).

@@ -5,9 +5,10 @@
 //! into every #[test] binary, holds a precompiled instance of
 //! `RawVec<f64>::grow_one` that rustc calls instead of compiling its own,
 //! and enz-rs cannot differentiate machine code (it says so, naming the
-//! function).
+//! function). It reports `allocation: N checks passed`, the line
+//! crates/cargo-enz/tests/rust_tests.rs requires of such a binary.
 use enz::autodiff_reverse;
-use rust_tests::{close, fd, TOL_AD, TOL_FD};
+use rust_tests::{checks_passed, close, fd, TOL_AD, TOL_FD};
 
 /// Allocates inside the differentiated code: `collect` into Vecs, a Vec
 /// grown by `push` from empty (several reallocations), `with_capacity`.
@@ -36,5 +37,6 @@ fn main() {
         close("analytic", dx[i], want, TOL_AD);
         close("FD", dx[i], fd(&g, &x, i), TOL_FD);
     }
+    println!("allocation: {} checks passed", checks_passed());
 }
 

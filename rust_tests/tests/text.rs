@@ -28,7 +28,15 @@ fn printing_and_checks() {
     let (f, ()) = (d_logged(&x, &mut dx, true, 1.0), ());
     close("f", f, logged(&x, false), TOL_AD);
     let g = |v: &[f64]| logged(v, false);
+    // f = s x[2] with s = sum of a sin(a): d/dx[i] = (sin + a cos)(x[i]) x[2],
+    // plus s for x[2].
+    let s: f64 = x.iter().map(|a| a.sin() * a).sum();
     for i in 0..3 {
+        let mut want = (x[i].sin() + x[i] * x[i].cos()) * x[2];
+        if i == 2 {
+            want += s;
+        }
+        close("dx", dx[i], want, TOL_AD);
         close("dx vs FD", dx[i], fd(&g, &x, i), TOL_FD);
     }
 }

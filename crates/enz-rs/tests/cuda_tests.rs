@@ -36,8 +36,9 @@
 //!    to the kernels' functions, `-fsanitize=thread`): a data race in a
 //!    kernel, e.g. a gradient accumulated into shared memory without an
 //!    atomic, fails the trial even when the race happened not to corrupt
-//!    the numbers. Skipped (with a note) where TSan does not work, or with
-//!    `ENZ_CUDA_TSAN=0`.
+//!    the numbers. Where TSan does not work, every trial that would run it
+//!    fails, saying why; `ENZ_CUDA_SKIP_TSAN=1` turns these runs off, with
+//!    a note on stderr saying so.
 //!
 //! Every kernel at every level also goes through the pass plugin
 //! (`stencil::O2::plugin`): step 1 with `-fplugin=P`
@@ -94,9 +95,22 @@ struct Tools {
     /// libenz_plugin.so, built next to this test binary (a dev-dependency).
     plugin: PathBuf,
     root: PathBuf,
-    /// Whether ThreadSanitizer builds work here (else the reason they don't).
-    tsan: Result<(), String>,
+    /// Whether the trials run their programs under ThreadSanitizer too.
+    tsan: Tsan,
 }
+
+/// Step 6, ThreadSanitizer: run, turned off, or broken here (a failure).
+#[derive(Clone)]
+enum Tsan {
+    On,
+    /// Turned off by `ENZ_CUDA_SKIP_TSAN=1`.
+    Off,
+    /// TSan does not work here: why (fails every trial that needs it).
+    Broken(String),
+}
+
+/// The environment variable that turns the ThreadSanitizer runs off.
+const SKIP_TSAN: &str = "ENZ_CUDA_SKIP_TSAN";
 
 #[derive(Clone)]
 struct Case {
@@ -138,7 +152,8 @@ fn main() {
             .and_then(|e| e.parent().map(|d| d.join("libenz_plugin.so")))
             .expect("the test binary's directory"),
         root: root.clone(),
-        tsan: Err("not probed".into()),
+        // Set before any trial runs (not when listing them).
+        tsan: Tsan::Broken("not probed".into()),
     };
 
     let mut kernels: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -152,10 +167,7 @@ fn main() {
 
     // Probe TSan only if some trial will run (listing must stay cheap).
     if !args.list {
-        tools.tsan = probe_tsan(&tools);
-        if let Err(why) = &tools.tsan {
-            eprintln!("note: cuda_tests run without ThreadSanitizer: {why}");
-        }
+        tools.tsan = tsan_setting(&tools);
     }
 
     let mut trials = Vec::new();
@@ -218,11 +230,38 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
+/// Whether step 6 runs: `ENZ_CUDA_SKIP_TSAN=1` turns it off (a note
+/// says so); else TSan must work here, or every trial that needs it fails.
+fn tsan_setting(tools: &Tools) -> Tsan {
+    match std::env::var(SKIP_TSAN).as_deref() {
+        Ok("1") => {
+            eprintln!(
+                "note: {SKIP_TSAN}=1: the ThreadSanitizer runs of cuda_tests are skipped \
+                 (data races between emulated GPU threads go unchecked)"
+            );
+            return Tsan::Off;
+        }
+        Ok("0") | Err(std::env::VarError::NotPresent) => {}
+        Ok(other) => panic!("{SKIP_TSAN}={other}: set it to 1 (skip the TSan runs) or 0"),
+        Err(e) => panic!("{SKIP_TSAN}: {e}"),
+    }
+    if std::env::var_os("ENZ_CUDA_TSAN").is_some() {
+        eprintln!(
+            "note: ENZ_CUDA_TSAN is not read any more; the ThreadSanitizer runs happen \
+             unless {SKIP_TSAN}=1"
+        );
+    }
+    match probe_tsan(tools) {
+        Ok(()) => Tsan::On,
+        Err(why) => {
+            eprintln!("error: ThreadSanitizer does not work here: the trials that run it fail");
+            Tsan::Broken(why)
+        }
+    }
+}
+
 /// Builds and runs a two-thread program with `-fsanitize=thread`.
 fn probe_tsan(tools: &Tools) -> Result<(), String> {
-    if std::env::var("ENZ_CUDA_TSAN").is_ok_and(|v| v == "0") {
-        return Err("ENZ_CUDA_TSAN=0".into());
-    }
     let dir = tempfile::Builder::new()
         .prefix("enz-tsan-probe-")
         .tempdir()
@@ -427,7 +466,17 @@ fn run_on_emulator(tools: &Tools, case: &Case, dir: &Path, grad_bc: &Path) -> Re
 
     // 6. again under ThreadSanitizer (the CLI route's modules; the plugin
     // route's differ only by where the same synthesis ran)
-    if tools.tsan.is_ok() && !case.plugin {
+    if case.plugin {
+        return Ok(());
+    }
+    if let Tsan::Broken(why) = &tools.tsan {
+        return Err(format!(
+            "cannot run on the emulator under ThreadSanitizer: it does not work here \
+             (scripts/setup.sh installs its runtime, libclang-rt-22-dev; {SKIP_TSAN}=1 \
+             turns these runs off):\n{why}"
+        ));
+    }
+    if matches!(tools.tsan, Tsan::On) {
         let text = std::fs::read_to_string(&emu_ll)
             .map_err(|e| format!("cannot read {}: {e}", emu_ll.display()))?;
         let tsan_ll = dir.join("k.tsan.ll");
