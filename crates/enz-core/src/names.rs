@@ -206,10 +206,12 @@ impl Marker {
     }
 }
 
+mod helpers;
 mod library;
 mod math;
 mod memory;
 
+pub(crate) use helpers::*;
 pub(crate) use library::*;
 pub use math::function_like_spelling;
 pub(crate) use math::*;

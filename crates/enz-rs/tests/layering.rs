@@ -40,6 +40,30 @@ fn code_lines(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// `text` without its unit tests: an inline `#[cfg(test)] mod tests { ... }`
+/// at the end of a module is cut off there; a `#[cfg(test)]` on anything
+/// else (`mod tests;` in a file of its own, a test-only item) hides only
+/// the line it is on and the next one.
+fn without_unit_tests(text: &str) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines().peekable();
+    while let Some(l) = lines.next() {
+        if l.trim() == "#[cfg(test)]" {
+            match lines.next() {
+                Some(next)
+                    if next.trim_start().starts_with("mod ") && next.trim_end().ends_with('{') =>
+                {
+                    break
+                }
+                _ => continue,
+            }
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
 fn is_test_source(p: &Path) -> bool {
     p.components().any(|c| c.as_os_str() == "tests") || p.ends_with("tests.rs")
 }
@@ -190,8 +214,8 @@ fn libraries_read_no_environment_and_touch_no_files() {
             }
             let text = std::fs::read_to_string(&p).unwrap();
             // Unit tests at the end of a module may read fixtures.
-            let text = text.split("#[cfg(test)]").next().unwrap_or("");
-            for l in code_lines(text) {
+            let text = without_unit_tests(&text);
+            for l in code_lines(&text) {
                 if forbidden.iter().any(|f| l.contains(f)) {
                     offenders.push(format!("{}: {}", p.display(), l.trim()));
                 }
@@ -213,4 +237,83 @@ fn no_source_file_over_a_thousand_lines() {
             );
         }
     }
+}
+
+/// The code lines of the non-test sources of enz-core under `rel` (a
+/// directory or a file, relative to `crates/enz-core/src`), with their
+/// paths; unit tests at the end of a module are left out.
+fn core_code(rel: &str) -> Vec<(PathBuf, String)> {
+    let root = crates_dir().join("enz-core/src");
+    let path = root.join(rel);
+    let files = if path.is_dir() {
+        sources(&path)
+    } else if path.exists() {
+        vec![path]
+    } else {
+        Vec::new()
+    };
+    let mut out = Vec::new();
+    for p in files {
+        if is_test_source(&p) {
+            continue;
+        }
+        let text = without_unit_tests(&std::fs::read_to_string(&p).unwrap());
+        for l in code_lines(&text) {
+            out.push((p.clone(), l.to_string()));
+        }
+    }
+    out
+}
+
+/// Inside enz-core, the stages point one way: the analyses produce facts
+/// and name neither the synthesis that consumes them nor the session that
+/// drives both; the synthesis does not name the session (the options it
+/// reads live in the leaf `options.rs`).
+#[test]
+fn analysis_and_synthesis_point_down_the_stages() {
+    let rules: [(&str, &[&str]); 6] = [
+        ("analysis", &["synth::", "session::", "transform::"]),
+        ("analysis.rs", &["synth::", "session::", "transform::"]),
+        ("transform", &["synth::", "session::"]),
+        ("transform.rs", &["synth::", "session::"]),
+        ("synth", &["session::"]),
+        ("options.rs", &["synth::", "session::", "transform::"]),
+    ];
+    let mut offenders = Vec::new();
+    for (rel, forbidden) in rules {
+        for (p, l) in core_code(rel) {
+            if forbidden.iter().any(|f| l.contains(f)) {
+                offenders.push(format!("{}: {}", p.display(), l.trim()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
+}
+
+/// Every name enz-rs recognises or emits (`__enzyme_*` entry points and
+/// markers, `enzyme_*` attributes, its own `__enz_*` helpers and `enz.*`
+/// metadata) is spelled once, in `names/`: a string literal that is such
+/// a name anywhere else in enz-core is an offender.
+#[test]
+fn names_live_in_names() {
+    let prefixes = ["__enz_", "__enzyme_", "enzyme_", "enz."];
+    let mut offenders = Vec::new();
+    for (p, l) in core_code(".") {
+        if p.components().any(|c| c.as_os_str() == "names") || p.ends_with("names.rs") {
+            continue;
+        }
+        // Each string literal on the line: whole names only (a message
+        // mentioning `__enzyme_fwddiff` in a sentence is not a name).
+        for (k, lit) in l.split('"').enumerate() {
+            let is_literal = k % 2 == 1;
+            let is_name = !lit.is_empty()
+                && lit.chars().all(|c| {
+                    c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '{' || c == '}'
+                });
+            if is_literal && is_name && prefixes.iter().any(|x| lit.starts_with(x)) {
+                offenders.push(format!("{}: {}", p.display(), l.trim()));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "{}", offenders.join("\n"));
 }

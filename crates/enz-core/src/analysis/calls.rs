@@ -209,7 +209,7 @@ pub(crate) fn classify_callee<'m>(
     if inactive.contains(&f) {
         return CallKind::UserInactive;
     }
-    if name.starts_with(crate::synth::mixed::LINEAR) {
+    if name.starts_with(crate::names::LINEAR_PREFIX) {
         return CallKind::Linear;
     }
     if let Some(rules) = custom.get(&f) {

@@ -25,6 +25,7 @@
 
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
+use crate::names::NOT_A_POINTER;
 use std::collections::HashMap;
 
 /// Rewrites every `inttoptr` of `func` whose integer is, through phis and
@@ -114,10 +115,6 @@ fn undo<'m>(ty: Ty<'m>, made: Made<'m>) {
         i.erase();
     }
 }
-
-/// The metadata kind marking the `inttoptr` made for an integer computed
-/// by arithmetic: the shadow mirror gives it a null shadow.
-pub(crate) const NOT_A_POINTER: &str = "enz.not_a_pointer";
 
 /// The pointer phis made for integer phis (so that cycles close), and
 /// every instruction made.

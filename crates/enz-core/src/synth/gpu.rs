@@ -86,7 +86,8 @@ const MAX_BLOCK: u64 = 1024;
 fn reduction_buffer<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Value<'m> {
     let module = b.insert_block().parent().global_parent();
     let name = format!(
-        "__enz_block_sum_{}",
+        "{}{}",
+        crate::names::BLOCK_SUM_PREFIX,
         ty.to_ir().replace(['<', '>', ' '], "")
     );
     let g = named_global(module, &name).unwrap_or_else(|| {

@@ -26,12 +26,10 @@ use crate::analysis::loops::LoopNest;
 use crate::ir::{
     add_internal_function, named_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value,
 };
+use crate::names::LINEAR_PREFIX as LINEAR;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Request, Signature};
 use crate::synth::registry::Registry;
 use std::collections::{HashMap, HashSet};
-
-/// The prefix of the functions whose calls have the linear reverse rule.
-pub(crate) const LINEAR: &str = "__enz_linear_";
 
 /// What one mixed-mode loop became, for `--explain`.
 pub(crate) struct Mixed {

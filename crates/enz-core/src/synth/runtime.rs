@@ -7,6 +7,7 @@ use crate::ir::{
     TyKind, Value,
 };
 use crate::ir::{LLVMIntPredicate, LLVMRealPredicate};
+use crate::names::CACHE_BYTES;
 use crate::names::{
     ALL_ZERO, CACHE_GIVE, CACHE_TAKE, DIGAMMA, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE,
     THREAD_CACHE_CHECK,
@@ -132,7 +133,7 @@ fn add_and_zero_fn<'m>(b: &Builder<'m>, ty: Ty<'m>) -> Function<'m> {
         TyKind::Half => "f16",
         _ => "fp",
     };
-    let name = format!("__enz_add_and_zero_{suffix}");
+    let name = format!("{}{suffix}", crate::names::ADD_AND_ZERO_PREFIX);
     if let Some(existing) = named_function(module, &name) {
         return existing;
     }
@@ -210,9 +211,6 @@ pub(crate) fn spare_block<'m>(b: &Builder<'m>, name: &str) -> Global<'m> {
     g.set_thread_local();
     g
 }
-
-/// The name of [`cache_bytes`]'s counter.
-const CACHE_BYTES: &str = "__enz_cache_bytes";
 
 /// `__enz_cache_bytes`, a thread-local count of the bytes the loop caches
 /// of derivatives have asked for (added to by `__enz_cache_take` and by

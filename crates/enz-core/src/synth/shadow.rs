@@ -240,7 +240,7 @@ impl<'m> ShadowMap<'m> {
             // (see preprocess::int_pointers): no memory, no shadow.
             Some(LLVMIntToPtr)
                 if i.as_value()
-                    .metadata_node(crate::preprocess::int_pointers::NOT_A_POINTER)
+                    .metadata_node(crate::names::NOT_A_POINTER)
                     .is_some() =>
             {
                 fb.zero(i.ty())

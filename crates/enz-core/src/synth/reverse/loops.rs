@@ -604,7 +604,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 fn cache_slot_fn<'m>(b: &Builder<'m>) -> Function<'m> {
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
-    let name = "__enz_cache_slot";
+    let name = crate::names::CACHE_SLOT;
     if let Some(existing) = named_function(module, name) {
         return existing;
     }
