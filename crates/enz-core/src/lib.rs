@@ -37,6 +37,7 @@ mod signature;
 mod synth;
 mod timing;
 mod transaction;
+mod transform;
 
 pub use analysis::calls::{AllocationLike, CustomRules};
 pub use diag::Diagnostic;

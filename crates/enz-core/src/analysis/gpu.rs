@@ -288,3 +288,8 @@ pub(crate) fn root_object<'m>(mut p: Value<'m>) -> Value<'m> {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether the module is compiled for an NVIDIA GPU.
+pub(crate) fn is_gpu_module<'m>(func: crate::ir::Function<'m>) -> bool {
+    crate::ir::module_triple(func.global_parent()).contains("nvptx")
+}

@@ -284,3 +284,18 @@ fn step_of<'m>(phi: Value<'m>, next: Value<'m>) -> Option<(i64, Option<crate::ir
         _ => None,
     }
 }
+
+/// The source line of a loop, given debug info: its latch's branch (the
+/// `for`/`while` line, where clang puts the increment and the test), else
+/// the first located instruction of the loop.
+pub(crate) fn loop_location(lp: &Loop<'_>) -> Option<String> {
+    lp.latch
+        .terminator()
+        .and_then(|t| t.as_value().debug_location())
+        .or_else(|| {
+            lp.ordered
+                .iter()
+                .flat_map(|b| b.instructions())
+                .find_map(|i| i.as_value().debug_location())
+        })
+}

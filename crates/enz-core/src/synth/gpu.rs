@@ -4,12 +4,9 @@
 //! Which accumulation each pointer gets is a fact of `analysis/gpu.rs`,
 //! computed once per derivative.
 
-use crate::ir::{add_internal_global, named_global, Builder, Function, Ty, TyKind, Value};
+use crate::ir::{add_internal_global, named_global, Builder, Ty, TyKind, Value};
 
-/// Whether the module is compiled for an NVIDIA GPU.
-pub(crate) fn is_gpu_module<'m>(func: Function<'m>) -> bool {
-    crate::ir::module_triple(func.global_parent()).contains("nvptx")
-}
+pub(crate) use crate::analysis::gpu::is_gpu_module;
 
 /// `atomicrmw fadd ptr, v monotonic` (element by element for vectors).
 pub(crate) fn atomic_add<'m>(b: &Builder<'m>, ptr: Value<'m>, v: Value<'m>) {

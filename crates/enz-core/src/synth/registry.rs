@@ -87,7 +87,7 @@ pub(crate) struct Clones<'m> {
     /// [`Registry::seed_parameter_types`]).
     param_seeds: HashMap<Function<'m>, HashMap<usize, TypeTree>>,
     /// The outlined loops, by driver.
-    checkpointed: HashMap<Function<'m>, super::checkpoint::outline::Outlined<'m>>,
+    checkpointed: HashMap<Function<'m>, crate::transform::checkpoint::Outlined<'m>>,
     /// Per gradient clone (`prep_for_gradient`): what `--explain` adds
     /// about its loops (why not checkpointed, which are mixed).
     pub(crate) plan_notes: HashMap<Function<'m>, Vec<String>>,
@@ -353,7 +353,7 @@ impl<'m> Registry<'m> {
         self.clones.for_gradient.insert(f, p);
         let mut notes = Vec::new();
         if checkpoint {
-            let (outlined, why_not) = super::checkpoint::outline::outline_checkpointed(
+            let (outlined, why_not) = crate::transform::checkpoint::outline_checkpointed(
                 p,
                 self.call_facts(),
                 self.config.cache_budget,
@@ -381,7 +381,7 @@ impl<'m> Registry<'m> {
     /// mode; what `--explain` says of them.
     fn mixed_loops(&mut self, p: Function<'m>) -> Result<Vec<String>, Diagnostic> {
         use crate::analysis::calls::{CallKinds, Direction};
-        let one_element = super::mixed::loop_around_gpu_body(p);
+        let one_element = crate::transform::mixed::loop_around_gpu_body(p);
         let cfg = crate::analysis::cfg::Cfg::new(p);
         let kinds = CallKinds::of(p, self.call_facts(), Direction::Reverse);
         let everywhere = self.config.loop_mode == crate::options::LoopMode::Mixed;
@@ -399,7 +399,7 @@ impl<'m> Registry<'m> {
         };
         let mut notes = Vec::new();
         for (n, e) in found.iter().enumerate() {
-            let m = super::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
+            let m = crate::transform::mixed::rewrite(p, &cfg, &loops, e, n, self)?;
             let at = m.location.map(|a| format!(" at {a}")).unwrap_or_default();
             let what = match &one_element {
                 Some(_) => {
@@ -440,7 +440,7 @@ impl<'m> Registry<'m> {
     ) -> Option<(
         Request<'m>,
         Derivative<'m>,
-        super::checkpoint::outline::Outlined<'m>,
+        crate::transform::checkpoint::Outlined<'m>,
         crate::options::CacheBudget,
     )> {
         let k = self.work.checkpoint.pop()?;
@@ -638,7 +638,7 @@ impl<'m> Registry<'m> {
             }
         }
         if let Some(m) = module {
-            super::mixed::finish_linear_fns(m);
+            crate::transform::mixed::finish_linear_fns(m);
         }
     }
 
@@ -663,5 +663,15 @@ impl<'m> Registry<'m> {
             o.body.delete_function();
             o.ranges.delete_function();
         }
+    }
+}
+
+impl<'m> crate::transform::mixed::DeclareForward<'m> for Registry<'m> {
+    fn declare_forward(&mut self, key: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
+        self.forward(key)
+    }
+
+    fn declare_inactive(&mut self, f: Function<'m>) {
+        self.mark_inactive(f);
     }
 }

@@ -9,8 +9,7 @@ use crate::ir::{
 use crate::ir::{LLVMIntPredicate, LLVMRealPredicate};
 use crate::names::CACHE_BYTES;
 use crate::names::{
-    ALL_ZERO, CACHE_GIVE, CACHE_TAKE, DIGAMMA, MACHINE_CACHE_BUDGET, MALLOC_USABLE_SIZE,
-    THREAD_CACHE_CHECK,
+    ALL_ZERO, CACHE_GIVE, CACHE_TAKE, DIGAMMA, MALLOC_USABLE_SIZE, THREAD_CACHE_CHECK,
 };
 
 /// `min(malloc_usable_size(p), bytes)`: how much of an old heap shadow a
@@ -225,56 +224,6 @@ pub(crate) fn cache_bytes<'m>(b: &Builder<'m>) -> Value<'m> {
     let g = add_internal_global(module, CACHE_BYTES, i64t, 0, b.const_int(i64t, 0), 8);
     g.set_thread_local();
     g.as_value()
-}
-
-/// A call of `__enz_machine_cache_budget()`: the machine's cache budget
-/// (`--cache-budget auto`), half the physical memory of the machine
-/// running the gradient
-/// (`sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / 2` on Linux and
-/// macOS, whose `sysconf` names differ), 1 GiB where that is not known.
-pub(crate) fn machine_cache_budget<'m>(b: &Builder<'m>) -> Value<'m> {
-    let module = b.insert_block().parent().global_parent();
-    let ctx = b.ctx();
-    let i64t = Ty::int(ctx, 64);
-    let fty = Ty::function(i64t, &[], false);
-    if let Some(f) = named_function(module, MACHINE_CACHE_BUDGET) {
-        return b.call(fty, f.as_value(), &[]).as_value();
-    }
-    let f = add_internal_function(module, MACHINE_CACHE_BUDGET, fty);
-    let fb = Builder::new(ctx);
-    fb.position_at_end(f.append_block("entry"));
-    let triple = crate::ir::module_triple(module);
-    // (_SC_PHYS_PAGES, _SC_PAGESIZE)
-    let names = if triple.contains("linux") {
-        Some((85, 30))
-    } else if triple.contains("apple") {
-        Some((200, 29))
-    } else {
-        None
-    };
-    let fallback = fb.const_int(i64t, 1 << 30);
-    let r = match names {
-        None => fallback,
-        Some((pages, size)) => {
-            let i32t = Ty::int(ctx, 32);
-            let sty = Ty::function(i64t, &[i32t], false);
-            let p = fb
-                .call_named("sysconf", sty, &[fb.const_int(i32t, pages)])
-                .as_value();
-            let s = fb
-                .call_named("sysconf", sty, &[fb.const_int(i32t, size)])
-                .as_value();
-            let zero = fb.const_int(i64t, 0);
-            let known = fb.and(
-                fb.icmp(LLVMIntPredicate::LLVMIntSGT, p, zero),
-                fb.icmp(LLVMIntPredicate::LLVMIntSGT, s, zero),
-            );
-            let half = fb.udiv(fb.mul(p, s), fb.const_int(i64t, 2));
-            fb.select(known, half, fallback)
-        }
-    };
-    fb.ret(Some(r));
-    b.call(fty, f.as_value(), &[]).as_value()
 }
 
 /// Adds `bytes` to [`cache_bytes`]'s counter.

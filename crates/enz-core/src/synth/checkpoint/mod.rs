@@ -31,9 +31,6 @@
 //! two: a recomputation factor of 2 for the forward code. The recorded
 //! first segment and one segment run again hold at most the budget.
 
-mod choose;
-pub(crate) mod outline;
-
 use super::registry::Registry;
 use super::reverse::new_function;
 use super::runtime;
@@ -43,7 +40,7 @@ use crate::ir::{Builder, Function, LLVMIntPredicate, Ty, Value};
 use crate::names::REALLOC;
 use crate::options::CacheBudget;
 use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
-use outline::Outlined;
+use crate::transform::checkpoint::Outlined;
 
 /// The fields of the tape `augmented_driver` returns.
 const TAPE_ITERATIONS: u64 = 0;
@@ -339,7 +336,7 @@ impl<'m, 'a> Parts<'m, 'a> {
             CacheBudget::Bytes(n) => c((n / 2).min(i64::MAX as u64) as i64),
             // (Off never gets here: nothing is outlined without a budget.)
             CacheBudget::Machine | CacheBudget::Off => {
-                b.udiv(runtime::machine_cache_budget(&b), c(2))
+                b.udiv(crate::transform::choose::machine_cache_budget(&b), c(2))
             }
         };
         let cap = c(MAX_SEGMENT_BYTES);

@@ -48,8 +48,6 @@
 //! full loop and contributes nothing in the copy: the copy treats a zero
 //! tangent as if the value were constant, as activity analysis would.
 
-use super::super::checkpoint::outline::{store_offsets, Recompute};
-use super::super::loop_clone::clone_blocks;
 use super::super::runtime;
 use super::super::shadow::ShadowMap;
 use crate::analysis::calls::CallKinds;
@@ -59,6 +57,8 @@ use crate::analysis::loops::{LoopId, LoopNest};
 use crate::analysis::writes::may_alias_pointers;
 use crate::ir::{Block, Builder, Function, Inst, LLVMOpcode, LLVMRealPredicate, Value, ValueMap};
 use crate::names::is_libm_without_side_effects;
+use crate::transform::checkpoint::{store_offsets, Recompute};
+use crate::transform::loop_clone::clone_blocks;
 use std::collections::{HashMap, HashSet};
 
 /// What the forward synthesis knows about its derivative `f` of `p`.

@@ -3,6 +3,7 @@
 
 use super::plan::Availability;
 use super::{Mode, Reverse};
+use crate::analysis::loops::loop_location;
 use crate::analysis::loops::LoopId;
 use crate::explain::{Allocation, CachedValue, Explanation, LoopPlan, Strategy};
 use crate::ir::Value;
@@ -153,19 +154,4 @@ fn cached_value(v: Value<'_>, bytes: u64, note: &str, text: bool) -> CachedValue
         bytes,
         location: v.debug_location(),
     }
-}
-
-/// The source line of a loop, given debug info: its latch's branch (the
-/// `for`/`while` line, where clang puts the increment and the test), else
-/// the first located instruction of the loop.
-pub(crate) fn loop_location(lp: &crate::analysis::loops::Loop<'_>) -> Option<String> {
-    lp.latch
-        .terminator()
-        .and_then(|t| t.as_value().debug_location())
-        .or_else(|| {
-            lp.ordered
-                .iter()
-                .flat_map(|b| b.instructions())
-                .find_map(|i| i.as_value().debug_location())
-        })
 }

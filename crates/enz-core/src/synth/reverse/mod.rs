@@ -46,6 +46,7 @@ use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::gpu::GpuAccesses;
+pub(super) use crate::analysis::loops::loop_location;
 use crate::analysis::loops::LoopNest;
 use crate::analysis::types::TypeAnalysis;
 use crate::analysis::writes::Rereadable;
@@ -53,8 +54,6 @@ use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{clone_body, Block, Builder, Function, Inst, Value, ValueMap};
 use crate::signature::ArgActivity;
-pub(super) use explain::loop_location;
-pub(crate) use loops::exit_iteration;
 use std::collections::{HashMap, HashSet};
 pub(crate) use sweep::new_function;
 

@@ -27,8 +27,8 @@ use crate::analysis::outlining::is_pure_call;
 use crate::analysis::writes::{written_by, Written};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
-use crate::synth::loop_clone::clone_blocks;
 use crate::synth::runtime::trap_unless;
+use crate::transform::loop_clone::clone_blocks;
 use std::collections::{HashMap, HashSet};
 
 impl<'m, 'a> Reverse<'m, 'a> {

@@ -7,11 +7,13 @@
 //! inlined and optimised with the rest), and only one that may not pays
 //! for the outlined body's calls and saved states.
 
-use super::outline::Recompute;
+use super::checkpoint::Recompute;
 use crate::analysis::checkpoint::{Candidate, Estimate};
-use crate::ir::{Block, Builder, LLVMIntPredicate, Ty, Value};
+use crate::ir::{
+    add_internal_function, named_function, Block, Builder, LLVMIntPredicate, Ty, Value,
+};
+use crate::names::MACHINE_CACHE_BUDGET;
 use crate::options::CacheBudget;
-use crate::synth::runtime;
 use std::collections::HashMap;
 
 /// Bytes of an iteration of the time loop beyond its blocks' values (the
@@ -70,7 +72,7 @@ pub(super) fn runs_plainly<'m>(
     let total = saturating_mul(b, per, time);
     let half = match budget {
         CacheBudget::Bytes(n) => c((n / 2).min(i64::MAX as u64) as i64),
-        CacheBudget::Machine | CacheBudget::Off => b.udiv(runtime::machine_cache_budget(b), c(2)),
+        CacheBudget::Machine | CacheBudget::Off => b.udiv(machine_cache_budget(b), c(2)),
     };
     b.icmp(LLVMIntPredicate::LLVMIntULE, total, half)
 }
@@ -104,4 +106,54 @@ fn saturating_add<'m>(b: &Builder<'m>, x: Value<'m>, y: Value<'m>) -> Value<'m> 
     let s = b.add(x, y);
     let over = b.icmp(LLVMIntPredicate::LLVMIntULT, s, x);
     b.select(over, b.const_int(i64t, -1), s)
+}
+
+/// A call of `__enz_machine_cache_budget()`: the machine's cache budget
+/// (`--cache-budget auto`), half the physical memory of the machine
+/// running the gradient
+/// (`sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE) / 2` on Linux and
+/// macOS, whose `sysconf` names differ), 1 GiB where that is not known.
+pub(crate) fn machine_cache_budget<'m>(b: &Builder<'m>) -> Value<'m> {
+    let module = b.insert_block().parent().global_parent();
+    let ctx = b.ctx();
+    let i64t = Ty::int(ctx, 64);
+    let fty = Ty::function(i64t, &[], false);
+    if let Some(f) = named_function(module, MACHINE_CACHE_BUDGET) {
+        return b.call(fty, f.as_value(), &[]).as_value();
+    }
+    let f = add_internal_function(module, MACHINE_CACHE_BUDGET, fty);
+    let fb = Builder::new(ctx);
+    fb.position_at_end(f.append_block("entry"));
+    let triple = crate::ir::module_triple(module);
+    // (_SC_PHYS_PAGES, _SC_PAGESIZE)
+    let names = if triple.contains("linux") {
+        Some((85, 30))
+    } else if triple.contains("apple") {
+        Some((200, 29))
+    } else {
+        None
+    };
+    let fallback = fb.const_int(i64t, 1 << 30);
+    let r = match names {
+        None => fallback,
+        Some((pages, size)) => {
+            let i32t = Ty::int(ctx, 32);
+            let sty = Ty::function(i64t, &[i32t], false);
+            let p = fb
+                .call_named("sysconf", sty, &[fb.const_int(i32t, pages)])
+                .as_value();
+            let s = fb
+                .call_named("sysconf", sty, &[fb.const_int(i32t, size)])
+                .as_value();
+            let zero = fb.const_int(i64t, 0);
+            let known = fb.and(
+                fb.icmp(LLVMIntPredicate::LLVMIntSGT, p, zero),
+                fb.icmp(LLVMIntPredicate::LLVMIntSGT, s, zero),
+            );
+            let half = fb.udiv(fb.mul(p, s), fb.const_int(i64t, 2));
+            fb.select(known, half, fallback)
+        }
+    };
+    fb.ret(Some(r));
+    b.call(fty, f.as_value(), &[]).as_value()
 }

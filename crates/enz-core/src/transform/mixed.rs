@@ -21,6 +21,7 @@
 //! in the reverse sweep. The old computation is left dead for the
 //! clean-up. `--mode-per-loop=reverse` turns it off.
 
+use super::loop_clone::PhiEdges;
 use crate::analysis::elementwise::Elementwise;
 use crate::analysis::loops::LoopNest;
 use crate::ir::{
@@ -28,7 +29,6 @@ use crate::ir::{
 };
 use crate::names::LINEAR_PREFIX as LINEAR;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Request, Signature};
-use crate::synth::registry::Registry;
 use std::collections::{HashMap, HashSet};
 
 /// What one mixed-mode loop became, for `--explain`.
@@ -39,6 +39,19 @@ pub(crate) struct Mixed {
     pub(crate) intermediates: usize,
 }
 
+/// What mixed mode needs of synthesis: the forward derivative of the
+/// function an iteration is outlined into, declared now and built later
+/// (the registry implements it), and that derivative kept inactive.
+pub(crate) trait DeclareForward<'m> {
+    /// The forward derivative for `key`, declared.
+    fn declare_forward(
+        &mut self,
+        key: &Request<'m>,
+    ) -> Result<Function<'m>, crate::diag::Diagnostic>;
+    /// Calls of `f` carry no derivative.
+    fn declare_inactive(&mut self, f: Function<'m>);
+}
+
 /// Rewrites loop `e` of preprocessed function `f` (see the module).
 pub(crate) fn rewrite<'m>(
     f: Function<'m>,
@@ -46,15 +59,11 @@ pub(crate) fn rewrite<'m>(
     loops: &LoopNest<'m>,
     e: &Elementwise<'m>,
     n: usize,
-    registry: &mut Registry<'m>,
+    registry: &mut impl DeclareForward<'m>,
 ) -> Result<Mixed, crate::diag::Diagnostic> {
     let ctx = f.context();
     let lp = loops.get(e.lp);
-    let location = crate::synth::reverse::loop_location(lp);
-    let inside = |v: Value<'m>| {
-        v.as_inst()
-            .is_some_and(|i| lp.blocks.contains(&i.parent_block()))
-    };
+    let location = crate::analysis::loops::loop_location(lp);
     let header_phis: Vec<Inst> = lp
         .header
         .instructions()
@@ -69,19 +78,10 @@ pub(crate) fn rewrite<'m>(
         .chain(e.flags.iter().map(|l| l.as_value()))
         .collect();
     let mut seen: HashSet<Value> = consts.iter().copied().collect();
-    for b in &lp.ordered {
-        for i in b.instructions() {
-            let ops: Vec<Value> = if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
-                i.incoming().into_iter().map(|(v, _)| v).collect()
-            } else {
-                (0..i.num_operands()).map(|k| i.operand(k)).collect()
-            };
-            for o in ops {
-                let outer = !inside(o) && !o.is_constant() && !o.is_block_value();
-                if outer && !e.invariants.contains(&o) && seen.insert(o) {
-                    consts.push(o);
-                }
-            }
+    let in_loop = |b: Block<'m>| lp.blocks.contains(&b);
+    for o in super::loop_clone::live_ins(&lp.ordered, in_loop, PhiEdges::All) {
+        if !e.invariants.contains(&o) && seen.insert(o) {
+            consts.push(o);
         }
     }
     let floats: Vec<Value> = e
@@ -131,7 +131,7 @@ pub(crate) fn rewrite<'m>(
     // The iteration, from the header to the latch.
     let mut blocks: Vec<Block> = vec![lp.header];
     blocks.extend(lp.ordered.iter().copied().filter(|b| *b != lp.header));
-    let clones = crate::synth::loop_clone::clone_blocks(&blocks, elem, &mut map, |i| {
+    let clones = super::loop_clone::clone_blocks(&blocks, elem, &mut map, |i| {
         i.opcode() == Some(LLVMOpcode::LLVMStore)
     });
     let bb = Builder::new(ctx);
@@ -178,8 +178,8 @@ pub(crate) fn rewrite<'m>(
         ret_shadowed: false,
         mode: Mode::Forward { width },
     };
-    let fwd = registry.forward(&key)?;
-    registry.mark_inactive(fwd);
+    let fwd = registry.declare_forward(&key)?;
+    registry.declare_inactive(fwd);
     let sig: Signature = key.signature(Kind::Forward { width });
 
     // Loads that do not dominate the first store (sunk into a branch)
@@ -409,7 +409,7 @@ pub(crate) fn finish_linear_fns(module: crate::ir::Module<'_>) {
 /// unrolls it away; [`OneElementLoop::remove`] undoes it.
 pub(crate) fn loop_around_gpu_body<'m>(p: Function<'m>) -> Option<OneElementLoop<'m>> {
     let cfg = crate::analysis::cfg::Cfg::new(p);
-    if !crate::synth::gpu::is_gpu_module(p)
+    if !crate::analysis::gpu::is_gpu_module(p)
         || !p.function_type().return_type().is_void()
         || crate::analysis::loops::LoopNest::new(&cfg).map_or(true, |l| !l.loops.is_empty())
     {

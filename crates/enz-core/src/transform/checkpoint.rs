@@ -19,8 +19,9 @@
 //! The preheader then stores the initial values in a stack slot for the
 //! state, calls the driver and branches to the exit, whose phis become
 //! loads from the state. The driver is differentiated by
-//! `synth/checkpoint.rs`; the body like any function.
+//! `synth/checkpoint/`; the body like any function.
 
+use super::loop_clone::PhiEdges;
 use crate::analysis::checkpoint::{Candidate, Cond, StoreRange, TripFacts};
 use crate::analysis::loops::LoopNest;
 use crate::ir::{add_internal_function, Block, Builder, Function, Inst, LLVMOpcode, Ty, Value};
@@ -61,7 +62,7 @@ pub(crate) fn outline<'m>(
 ) -> Outlined<'m> {
     let ctx = f.context();
     let lp = loops.get(cand.lp);
-    let location = crate::synth::reverse::loop_location(lp);
+    let location = crate::analysis::loops::loop_location(lp);
     let (header, latch, pre, exit) = (lp.header, lp.latch, lp.preheader, cand.exit);
     let inside = |b: Block<'m>| lp.blocks.contains(&b);
     let mut blocks: Vec<Block> = vec![header];
@@ -70,29 +71,14 @@ pub(crate) fn outline<'m>(
     let exit_phis: Vec<Inst> = phis(exit);
 
     // The inputs: values from before the loop that it uses.
-    let mut inputs: Vec<Value> = Vec::new();
-    let mut seen = HashSet::new();
+    let mut inputs = super::loop_clone::live_ins(&blocks, inside, PhiEdges::FromInside);
+    let mut seen: HashSet<Value> = inputs.iter().copied().collect();
     let mut input = |v: Value<'m>| {
         let outer = v.is_argument() || v.as_inst().is_some_and(|i| !inside(i.parent_block()));
         if outer && !v.is_block_value() && seen.insert(v) {
             inputs.push(v);
         }
     };
-    for b in &blocks {
-        for i in b.instructions() {
-            if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
-                for (v, from) in i.incoming() {
-                    if inside(from) {
-                        input(v);
-                    }
-                }
-            } else {
-                for k in 0..i.num_operands() {
-                    input(i.operand(k));
-                }
-            }
-        }
-    }
     for p in &exit_phis {
         for (v, _) in p.incoming() {
             input(v);
@@ -172,7 +158,7 @@ pub(crate) fn outline<'m>(
         let v = bb.load(p.ty(), field(&bb, state, k));
         map.insert(p.as_value(), v);
     }
-    let clones = crate::synth::loop_clone::clone_blocks(&blocks, body, &mut map, |_| false);
+    let clones = super::loop_clone::clone_blocks(&blocks, body, &mut map, |_| false);
     bb.position_at_end(entry);
     bb.br(clones.blocks[&header]);
     let get = |v: Value<'m>| map.get(&v).copied().unwrap_or(v);
@@ -516,7 +502,7 @@ impl<'m, 'a> Recompute<'m, 'a> {
         let limit = self.value(x.limit);
         let b = self.b;
         let i64t = Ty::int(b.ctx(), 64);
-        let k = crate::synth::reverse::exit_iteration(b, x, start, limit);
+        let k = super::loop_exit::exit_iteration(b, x, start, limit);
         b.add(k, b.const_int(i64t, 1))
     }
 
@@ -605,7 +591,7 @@ pub(crate) fn outline_checkpointed<'m>(
                 .iter()
                 .filter_map(|(l, c)| {
                     let why = c.as_ref().err()?;
-                    let at = crate::synth::reverse::loop_location(loops.get(*l))
+                    let at = crate::analysis::loops::loop_location(loops.get(*l))
                         .map(|a| format!(" at {a}"))
                         .unwrap_or_default();
                     Some(format!("loop {}{at} is not checkpointed: {why}", l.0))

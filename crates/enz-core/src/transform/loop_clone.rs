@@ -1,6 +1,8 @@
 //! Copying the blocks of a loop into a function of their own: the `body`
-//! of a checkpointed loop (`checkpoint/outline.rs`) and the `elem` of a
-//! mixed-mode loop (`mixed.rs`). The caller seeds the value map (values
+//! of a checkpointed loop (`checkpoint.rs`), the `elem` of a mixed-mode
+//! loop (`mixed.rs`), a GPU loop replayed in the reverse sweep and the
+//! tangent-skipping copy of forward mode; and the values from before a
+//! loop that its blocks read ([`live_ins`]), which become the parameters. The caller seeds the value map (values
 //! from before the loop to parameters, header phis to what replaces them),
 //! clones, adds the blocks an iteration leaves to, then patches the clones'
 //! operands and branch targets.
@@ -92,4 +94,48 @@ impl<'m> ClonedBlocks<'m> {
             }
         }
     }
+}
+
+/// Which incoming values of the loop's phis count as read by the loop.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum PhiEdges {
+    /// Every incoming value (the header phis' starts among them).
+    All,
+    /// Only those along edges from inside the loop (the header phis'
+    /// starts are the caller's business).
+    FromInside,
+}
+
+/// The values from before a loop that `blocks` read: arguments and
+/// instructions in no block `inside` accepts, once each, in the order of
+/// first use (blocks in the order given, operands in order).
+pub(crate) fn live_ins<'m>(
+    blocks: &[Block<'m>],
+    inside: impl Fn(Block<'m>) -> bool,
+    phi_edges: PhiEdges,
+) -> Vec<Value<'m>> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut read = |v: Value<'m>| {
+        let outer = v.is_argument() || v.as_inst().is_some_and(|i| !inside(i.parent_block()));
+        if outer && !v.is_block_value() && seen.insert(v) {
+            out.push(v);
+        }
+    };
+    for b in blocks {
+        for i in b.instructions() {
+            if i.opcode() == Some(LLVMOpcode::LLVMPHI) {
+                for (v, from) in i.incoming() {
+                    if phi_edges == PhiEdges::All || inside(from) {
+                        read(v);
+                    }
+                }
+            } else {
+                for k in 0..i.num_operands() {
+                    read(i.operand(k));
+                }
+            }
+        }
+    }
+    out
 }
