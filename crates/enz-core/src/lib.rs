@@ -51,6 +51,8 @@ pub use session::{
     CacheBudget, Derivative, LoopMode, Session, SessionOptions, UserFacts, DEFAULT_GPU_THREAD_CACHE,
 };
 pub use signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
+#[cfg(feature = "fault-injection")]
+pub use synth::rules::fault::{inject as inject_fault, Fault};
 pub use timing::{timed, Timings};
 pub use transaction::{all_or_nothing, Attempt};
 

@@ -40,6 +40,8 @@ pub use pipeline::{
 };
 pub use registrations::keep_registrations_for_later;
 
+#[cfg(feature = "fault-injection")]
+pub use enz_core::{inject_fault, Fault};
 /// What the command line needs besides: diagnostics, the canonical ABI
 /// printer, host retargeting of GPU modules, process guards, inkwell.
 pub use enz_core::{

@@ -73,13 +73,15 @@ impl Config {
     }
 }
 
-/// What one case gave: the outcome, a detail for anything but ok, and
-/// whether the program ran without a usable point.
+/// What one case gave: the outcome, a detail for anything but ok,
+/// whether the program ran without a usable point, and how many values
+/// it compared with finite differences.
 #[derive(Clone, Debug)]
 pub struct CaseResult {
     pub outcome: Outcome,
     pub detail: Option<String>,
     pub vacuous: bool,
+    pub checks: u64,
 }
 
 /// Where `check.h` is.
@@ -127,6 +129,7 @@ pub fn run_case(tools: &Tools, bc: &Path, cfg: Config, dir: &Path) -> CaseResult
             outcome: o,
             detail: Some(d.unwrap_or_else(|| first_lines(&run.stderr, 2))),
             vacuous: false,
+            checks: 0,
         };
     }
     let link = run_with_timeout(
@@ -142,17 +145,29 @@ pub fn run_case(tools: &Tools, bc: &Path, cfg: Config, dir: &Path) -> CaseResult
             outcome: Outcome::Wrong,
             detail: Some(format!("link failed: {}", first_lines(&link.stderr, 3))),
             vacuous: false,
+            checks: 0,
         };
     }
     let r = run_limited(&exe, &[], Some(dir), RUN_TIMEOUT, 4096);
     classify_run(&r)
 }
 
+/// `N` of the `N checks, M failed` line `check_report` prints last.
+pub fn reported_checks(stdout: &str) -> Option<u64> {
+    stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_suffix(" failed")?.split_once(" checks, "))
+        .and_then(|(n, _)| n.trim().parse().ok())
+}
+
 fn classify_run(r: &Finished) -> CaseResult {
+    let checks = reported_checks(&r.stdout).unwrap_or(0);
     let res = |outcome, detail: Option<String>, vacuous| CaseResult {
         outcome,
         detail,
         vacuous,
+        checks,
     };
     if r.timed_out {
         return res(
@@ -162,7 +177,12 @@ fn classify_run(r: &Finished) -> CaseResult {
         );
     }
     match r.code {
-        Some(0) => res(Outcome::Ok, None, false),
+        Some(0) if checks > 0 => res(Outcome::Ok, None, false),
+        Some(0) => res(
+            Outcome::Wrong,
+            Some("the program exited 0 without reporting its checks".into()),
+            false,
+        ),
         Some(EXIT_NO_POINT) => res(Outcome::Ok, None, true),
         code => {
             let fails: Vec<&str> = r
@@ -223,12 +243,18 @@ fn header(seed: u64, name: &str, what: &str) -> String {
 struct ProgramResult {
     cases: Vec<(Outcome, Option<String>)>,
     notes: Vec<String>,
+    /// Values compared with finite differences, over all its cases.
+    checks: u64,
+    /// Cases that found no usable point.
+    vacuous: u64,
 }
 
 fn run_program(tools: &Tools, args: &CommonArgs, seed: u64) -> ProgramResult {
     let mut res = ProgramResult {
         cases: Vec::new(),
         notes: Vec::new(),
+        checks: 0,
+        vacuous: 0,
     };
     let prog = gen::generate(seed);
     let src_text = render::render(&prog, &header(seed, &format!("diff_seed{seed}.c"), ""));
@@ -272,6 +298,8 @@ fn run_program(tools: &Tools, args: &CommonArgs, seed: u64) -> ProgramResult {
         {
             let r = run_case(tools, &bc, cfg, dir.path());
             vacuous |= r.vacuous;
+            res.vacuous += u64::from(r.vacuous);
+            res.checks += r.checks;
             let note = if r.outcome == Outcome::Ok {
                 None
             } else {
@@ -366,10 +394,26 @@ pub fn run(args: &CommonArgs) -> Summary {
     let mut s = Summary::new("diff");
     for r in results {
         s.inputs += 1;
+        s.checks += r.checks;
+        s.vacuous += r.vacuous;
         for (o, note) in r.cases {
             s.add(o, note);
         }
         s.notes.extend(r.notes);
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reported_checks;
+
+    #[test]
+    fn reads_the_check_count_of_check_report() {
+        let out = "ok   [point 0] rev dx[0]: got 1 want 1\n14 checks, 0 failed\n";
+        assert_eq!(reported_checks(out), Some(14));
+        assert_eq!(reported_checks("3 checks, 2 failed\n"), Some(3));
+        assert_eq!(reported_checks("no usable point\n"), None);
+        assert_eq!(reported_checks(""), None);
+    }
 }

@@ -72,8 +72,23 @@ pub enum CampaignKind {
     Malformed,
 }
 
-/// Runs one campaign and returns its tally.
+/// Runs one campaign and returns its tally. When a tool the campaigns
+/// drive cannot be run, nothing runs: the tally holds one
+/// [`outcome::Outcome::Harness`] case per missing tool, saying which.
 pub fn run_campaign(kind: CampaignKind, args: &CommonArgs) -> outcome::Summary {
+    let missing = tools::Tools::find(args.enz_rs.as_deref()).missing();
+    if !missing.is_empty() {
+        let name = match kind {
+            CampaignKind::Diff => "diff",
+            CampaignKind::Stress => "stress",
+            CampaignKind::Malformed => "malformed",
+        };
+        let mut s = outcome::Summary::new(name);
+        for m in missing {
+            s.add(outcome::Outcome::Harness, Some(m));
+        }
+        return s;
+    }
     match kind {
         CampaignKind::Diff => diff::run(args),
         CampaignKind::Stress => stress::run(args),

@@ -8,8 +8,9 @@
 //! ```
 //!
 //! Each campaign prints one summary line (see [`outcome::Summary`]) and exits
-//! non-zero when any case was a crash, hang, verifier failure, left-over
-//! `__enzyme_*` reference or wrong gradient.
+//! non-zero when any case was neither ok nor a clean diagnostic: an
+//! internal error, crash, hang, verifier failure, left-over `__enzyme_*`
+//! reference, wrong gradient, or a tool that cannot be run (harness).
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};

@@ -188,7 +188,7 @@ fn run_case(
     let mut rng = Rng::new(seed, SALT);
     let Ok(dir) = tempfile::tempdir() else {
         return (
-            Outcome::Crash,
+            Outcome::Harness,
             Some(format!("malformed-{seed}: harness: no temp dir")),
         );
     };
@@ -243,7 +243,7 @@ pub fn run(args: &CommonArgs) -> Summary {
     let dir = match tempfile::tempdir() {
         Ok(d) => d,
         Err(e) => {
-            summary.add(Outcome::Crash, Some(format!("harness: no temp dir: {e}")));
+            summary.add(Outcome::Harness, Some(format!("harness: no temp dir: {e}")));
             return summary;
         }
     };
@@ -253,7 +253,7 @@ pub fn run(args: &CommonArgs) -> Summary {
     }
     if seeds.is_empty() {
         summary.add(
-            Outcome::Crash,
+            Outcome::Harness,
             Some("harness: no seed program compiled".into()),
         );
         return summary;

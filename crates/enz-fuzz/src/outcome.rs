@@ -23,15 +23,19 @@ pub enum Outcome {
     /// The differentiated program computed a gradient that disagrees with
     /// finite differences (or crashed at run time).
     Wrong,
+    /// The campaign could not check the case: an external tool (clang,
+    /// opt, llvm-nm, llvm-as, llvm-stress) is missing or failed, or the
+    /// campaign's own driver is broken. Nothing was learnt about enz-rs,
+    /// so it fails the campaign too.
+    Harness,
 }
 
 impl Outcome {
-    /// Outcomes that make a campaign fail.
+    /// Outcomes that make a campaign fail: all but a verified output and a
+    /// clean diagnostic. An internal error (exit 2: enz-rs's own output did
+    /// not verify, or it caught its own bug) fails too.
     pub fn is_failure(self) -> bool {
-        matches!(
-            self,
-            Outcome::Crash | Outcome::Hang | Outcome::Verifier | Outcome::Leftover | Outcome::Wrong
-        )
+        !matches!(self, Outcome::Ok | Outcome::Diagnostic)
     }
 
     /// Short lower-case name used in summary lines.
@@ -45,11 +49,12 @@ impl Outcome {
             Outcome::Verifier => "verifier",
             Outcome::Leftover => "leftover",
             Outcome::Wrong => "wrong",
+            Outcome::Harness => "harness",
         }
     }
 
     /// Every outcome, in summary order.
-    pub const ALL: [Outcome; 8] = [
+    pub const ALL: [Outcome; 9] = [
         Outcome::Ok,
         Outcome::Diagnostic,
         Outcome::Internal,
@@ -58,6 +63,7 @@ impl Outcome {
         Outcome::Verifier,
         Outcome::Leftover,
         Outcome::Wrong,
+        Outcome::Harness,
     ];
 }
 
@@ -72,6 +78,13 @@ pub struct Summary {
     pub counts: BTreeMap<Outcome, u64>,
     /// One line per non-ok case worth showing: `seed/config: detail`.
     pub notes: Vec<String>,
+    /// `diff`: the derivative values the generated programs compared with
+    /// finite differences (the sum of their `N checks` lines): what a
+    /// slice really checked, which its test asserts a floor on.
+    pub checks: u64,
+    /// `diff`: cases whose program found no usable point and checked
+    /// nothing (exit 77); counted as ok, but they check no gradient.
+    pub vacuous: u64,
 }
 
 impl Summary {
@@ -100,10 +113,16 @@ impl Summary {
     pub fn has_failures(&self) -> bool {
         self.counts.iter().any(|(o, n)| o.is_failure() && *n > 0)
     }
+
+    /// Cases with outcome `o`.
+    pub fn count(&self, o: Outcome) -> u64 {
+        self.counts.get(&o).copied().unwrap_or(0)
+    }
 }
 
 impl fmt::Display for Summary {
-    /// `campaign diff: 1000 inputs, 4000 cases: ok 3990, diagnostic 10, internal 0, crash 0, hang 0, verifier 0, leftover 0, wrong 0`
+    /// `campaign diff: 1000 inputs, 4000 cases: ok 3990, diagnostic 10, internal 0, crash 0, hang 0, verifier 0, leftover 0, wrong 0, harness 0; 61234 values checked, 12 vacuous`
+    /// (the last part only for `diff`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -116,6 +135,14 @@ impl fmt::Display for Summary {
             .iter()
             .map(|o| format!("{} {}", o.name(), self.counts.get(o).copied().unwrap_or(0)))
             .collect();
-        write!(f, " {}", parts.join(", "))
+        write!(f, " {}", parts.join(", "))?;
+        if self.campaign == "diff" {
+            write!(
+                f,
+                "; {} values checked, {} vacuous",
+                self.checks, self.vacuous
+            )?;
+        }
+        Ok(())
     }
 }

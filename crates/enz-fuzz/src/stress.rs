@@ -141,7 +141,7 @@ fn run_mode(
     let name = format!("stress-{seed}-{}", mode.name());
     let Some(mut sig) = signature(&g.text) else {
         return CaseResult {
-            outcome: Outcome::Crash,
+            outcome: Outcome::Harness,
             note: Some(format!("{name}: harness: no define in llvm-stress output")),
         };
     };
@@ -174,7 +174,7 @@ fn run_mode(
             // The driver is ours: an llvm-as failure is a harness bug, not
             // an enz-rs one. Say so loudly instead of hiding it.
             return CaseResult {
-                outcome: Outcome::Crash,
+                outcome: Outcome::Harness,
                 note: Some(format!(
                     "{name} [{config}]: harness: llvm-as rejected the wrapped module: {e}"
                 )),
@@ -183,7 +183,7 @@ fn run_mode(
     };
     let Ok(dir) = tempfile::tempdir() else {
         return CaseResult {
-            outcome: Outcome::Crash,
+            outcome: Outcome::Harness,
             note: Some(format!("{name}: harness: no temp dir")),
         };
     };
@@ -191,7 +191,7 @@ fn run_mode(
     let output = dir.path().join("out.bc");
     if std::fs::write(&input, &bc).is_err() {
         return CaseResult {
-            outcome: Outcome::Crash,
+            outcome: Outcome::Harness,
             note: Some(format!("{name}: harness: cannot write input")),
         };
     }
@@ -225,7 +225,7 @@ fn run_seed(tools: &Tools, args: &CommonArgs, seed: u64) -> Vec<CaseResult> {
         Ok(g) => g,
         Err(e) => {
             return vec![CaseResult {
-                outcome: Outcome::Crash,
+                outcome: Outcome::Harness,
                 note: Some(format!("stress-{seed}: harness: {e}")),
             }]
         }

@@ -30,6 +30,15 @@ pub struct Tools {
     pub include: PathBuf,
 }
 
+/// `$env` when set (the names the c_tests harness reads too:
+/// `ENZ_CLANG`, `ENZ_OPT`, `ENZ_LLVM_NM`...), else [`llvm_tool`].
+pub fn chosen_tool(env: &str, versioned: &str, plain: &str) -> PathBuf {
+    match std::env::var_os(env) {
+        Some(p) => PathBuf::from(p),
+        None => llvm_tool(versioned, plain),
+    }
+}
+
 /// `versioned` on PATH, else `/usr/lib/llvm-22/bin/<plain>`.
 pub fn llvm_tool(versioned: &str, plain: &str) -> PathBuf {
     if let Some(path) = std::env::var_os("PATH") {
@@ -53,15 +62,63 @@ impl Tools {
                 .unwrap_or_else(|| PathBuf::from("enz-rs"))
         });
         Tools {
-            clang: llvm_tool("clang-22", "clang"),
-            opt: llvm_tool("opt-22", "opt"),
-            llvm_as: llvm_tool("llvm-as-22", "llvm-as"),
-            llvm_dis: llvm_tool("llvm-dis-22", "llvm-dis"),
-            llvm_nm: llvm_tool("llvm-nm-22", "llvm-nm"),
-            llvm_stress: llvm_tool("llvm-stress-22", "llvm-stress"),
+            clang: chosen_tool("ENZ_CLANG", "clang-22", "clang"),
+            opt: chosen_tool("ENZ_OPT", "opt-22", "opt"),
+            llvm_as: chosen_tool("ENZ_LLVM_AS", "llvm-as-22", "llvm-as"),
+            llvm_dis: chosen_tool("ENZ_LLVM_DIS", "llvm-dis-22", "llvm-dis"),
+            llvm_nm: chosen_tool("ENZ_LLVM_NM", "llvm-nm-22", "llvm-nm"),
+            llvm_stress: chosen_tool("ENZ_LLVM_STRESS", "llvm-stress-22", "llvm-stress"),
             enz_rs,
             include: Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime/include"),
         }
+    }
+
+    /// The tools that cannot be run (`TOOL --version` does not exit 0),
+    /// one line each saying which, where it was looked for and how to
+    /// choose another: a campaign with a tool missing checks nothing (no
+    /// clang: no program; no llvm-nm: no left-over check), so it must not
+    /// run at all.
+    pub fn missing(&self) -> Vec<String> {
+        let tools: [(&str, &Path, &str); 6] = [
+            (
+                "clang",
+                &self.clang,
+                "put clang-22 on PATH or name it in ENZ_CLANG",
+            ),
+            ("opt", &self.opt, "put opt-22 on PATH or name it in ENZ_OPT"),
+            (
+                "llvm-as",
+                &self.llvm_as,
+                "put llvm-as-22 on PATH or name it in ENZ_LLVM_AS",
+            ),
+            (
+                "llvm-nm",
+                &self.llvm_nm,
+                "put llvm-nm-22 on PATH or name it in ENZ_LLVM_NM",
+            ),
+            (
+                "llvm-stress",
+                &self.llvm_stress,
+                "put llvm-stress-22 on PATH or name it in ENZ_LLVM_STRESS",
+            ),
+            ("enz-rs", &self.enz_rs, "build it, or name it with --enz-rs"),
+        ];
+        let mut out = Vec::new();
+        for (name, path, how) in tools {
+            let r = run_with_timeout(Command::new(path).arg("--version"), Duration::from_secs(60));
+            if !r.success() {
+                let why = match r.code {
+                    Some(127) if r.stderr.starts_with("cannot start") => {
+                        r.stderr.trim().to_string()
+                    }
+                    code => format!("`{} --version` exited {code:?}", path.display()),
+                };
+                out.push(format!(
+                    "harness: the tool {name} cannot be run ({why}); install LLVM 22, or {how}"
+                ));
+            }
+        }
+        out
     }
 
     /// Runs `enz-rs input -o output extra...` under the campaign limits.
@@ -137,6 +194,18 @@ impl Tools {
                 .arg(output),
             Duration::from_secs(60),
         );
+        if !nm.success() {
+            // Without llvm-nm's list the left-over check did not happen.
+            return (
+                Outcome::Harness,
+                Some(format!(
+                    "llvm-nm ({}) failed on the output, so the left-over `__enzyme_*` check did not run: exit {:?}: {}",
+                    self.llvm_nm.display(),
+                    nm.code,
+                    nm.stderr.lines().take(2).collect::<Vec<_>>().join(" | ")
+                )),
+            );
+        }
         if let Some(name) = leftover_api_symbol(&nm.stdout) {
             return (
                 Outcome::Leftover,

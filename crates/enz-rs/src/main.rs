@@ -14,6 +14,8 @@
 //! stderr is never an error.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "fault-injection")]
+mod fault;
 mod untrusted;
 
 use clap::Parser;
@@ -172,7 +174,15 @@ fn main() -> ExitCode {
     if cli.read_check {
         return untrusted::read_check_child(&cli.input);
     }
+    #[cfg(feature = "fault-injection")]
+    let exit2 = fault::arm();
+    #[cfg(not(feature = "fault-injection"))]
+    let exit2 = false;
     match std::panic::catch_unwind(|| run(&cli)) {
+        Ok(Ok(())) if exit2 => {
+            say_err("error: internal error in enz-rs (injected by ENZ_RS_FAULT=exit2)");
+            ExitCode::from(2)
+        }
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(errors)) => {
             for e in &errors {

@@ -453,6 +453,12 @@ impl<'m, 'a> Forward<'m, 'a> {
             }
             return;
         }
+        #[cfg(feature = "fault-injection")]
+        if super::rules::fault::active(super::rules::fault::Fault::SkipShadowStore)
+            && v.ty().carries_float()
+        {
+            return;
+        }
         let b = Builder::new(i.context());
         b.position_after(gi);
         for lane in 0..self.lanes() {

@@ -744,8 +744,18 @@ pub(crate) fn table() -> &'static [Rule] {
 
 /// The rule for `op`, if there is one.
 pub(crate) fn lookup(op: OpKey) -> Option<&'static Rule> {
+    #[cfg(feature = "fault-injection")]
+    if fault::active(fault::Fault::DropFmulTerm) && op == OpKey::Inst(LLVMOpcode::LLVMFMul) {
+        static WRONG: OnceLock<Rule> = OnceLock::new();
+        return Some(
+            WRONG.get_or_init(|| inst(LLVMOpcode::LLVMFMul, vec![Some(dret() * x(1)), None])),
+        );
+    }
     table().iter().find(|r| r.op == op)
 }
+
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 
 #[cfg(test)]
 mod tests;

@@ -44,48 +44,6 @@ fn assert_lines(got: &str, want: &str) {
     assert_eq!(got_lines, want, "\nfull output:\n{got}");
 }
 
-/// A developer aid, not a check: `ENZ_TA_FILE=x.ll cargo test -p enz-core
-/// debug_dump -- --nocapture` prints every defined function's analysis,
-/// timings, undecided places and conflicts. Without the variable it does
-/// nothing.
-#[test]
-fn debug_dump() {
-    if let Ok(path) = std::env::var("ENZ_TA_FILE") {
-        let text = std::fs::read_to_string(path).unwrap();
-        let ctx = Context::create();
-        let buf = MemoryBuffer::create_from_memory_range_copy(text.as_bytes(), "dump");
-        let module = ctx.create_module_from_ir(buf).unwrap();
-        for v in crate::ir::functions(crate::ir::Module::of(&module)) {
-            if v.blocks().is_empty() {
-                continue;
-            }
-            let t0 = std::time::Instant::now();
-            let ta = TypeAnalysis::analyse(v);
-            let t1 = t0.elapsed();
-            let out = print(v, &ta);
-            eprintln!(
-                "== {} (analysis {:?}, print {:?})\n{out}",
-                v.name(),
-                t1,
-                t0.elapsed() - t1
-            );
-            for u in ta.undecided() {
-                eprintln!("undecided: {} ({})", u.message(), u.help());
-            }
-            for c in ta.conflicts() {
-                eprintln!(
-                    "conflict: {} at {:?}: kept {} refused {} (from {:?})",
-                    c.value.to_ir(),
-                    c.path,
-                    c.kept,
-                    c.rejected,
-                    c.instruction.map(|i| i.to_ir())
-                );
-            }
-        }
-    }
-}
-
 #[test]
 fn dot_product_with_variable_indices() {
     let ir = r#"
