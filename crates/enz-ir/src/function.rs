@@ -83,11 +83,12 @@ impl<'m> Function<'m> {
     pub fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0 .0) }
     }
-    /// Deletes the function, which must have no uses left (else an
-    /// internal-error panic). It leaves the module with its body (whose
+    /// Deletes the function. It leaves the module with its body (whose
     /// instructions drop their operands) and is kept alive until no handle
     /// can reach it (see ARCHITECTURE.md, "Invariants"): its module, an
     /// instruction's operands, erasing it again panic with "stale handle".
+    /// A function still called stays alive for its callers (they must go
+    /// too: a module still calling it does not verify).
     pub fn delete_function(self) {
         crate::graveyard::delete_function(self.0 .0)
     }

@@ -77,9 +77,9 @@ impl<'m> Global<'m> {
         unsafe { LLVMSetGlobalConstant(self.0 .0, 1) }
     }
 
-    /// Deletes a global variable, which must have no uses (else an
-    /// internal-error panic). It leaves the module and is kept alive until
-    /// no handle can reach it (see ARCHITECTURE.md, "Invariants").
+    /// Deletes a global variable. It leaves the module and is kept alive
+    /// until no handle can reach it (see ARCHITECTURE.md, "Invariants"),
+    /// and for its users if it has any (they must go too).
     pub fn delete_global(self) {
         crate::graveyard::delete_global(self.0 .0)
     }

@@ -353,24 +353,22 @@ unsafe fn drop_metadata_uses(v: LLVMValueRef, module: LLVMModuleRef, function: b
 }
 
 /// Deletes function `f` by detaching it from its module with its body,
-/// whose instructions drop their operands (see the module doc). It must
-/// have no uses.
+/// whose instructions drop their operands (see the module doc).
 pub(crate) fn delete_function(f: LLVMValueRef) {
-    // SAFETY: `f` is a function of a module (checked) without uses
-    // (checked); its body only loses operands, and it leaves the module
-    // whole.
+    // SAFETY: `f` is a function of a module (checked); its body only
+    // loses operands, and it leaves the module whole, alive.
     unsafe {
         let module = parent_module(f);
         if module.is_null() || is_erased(f) {
             stale("function deleted (delete of a deleted function)");
         }
-        if !LLVMGetFirstUse(f).is_null() {
-            panic!(
-                "internal error: deleting function `{}` that is still used",
-                crate::Value::wrap(f).name()
-            );
+        // A function still called (derivatives calling each other, deleted
+        // one by one) stays alive for its callers until they go too: they
+        // never point to freed memory (LLVM's own deletion would leave them
+        // dangling), and a module still calling it does not verify.
+        if LLVMGetFirstUse(f).is_null() {
+            drop_metadata_uses(f, module, true);
         }
-        drop_metadata_uses(f, module, true);
         let mut b = LLVMGetFirstBasicBlock(f);
         while !b.is_null() {
             let mut i = LLVMGetFirstInstruction(b);
@@ -393,22 +391,19 @@ pub(crate) fn delete_function(f: LLVMValueRef) {
 }
 
 /// Deletes global variable `g` by detaching it from its module, without
-/// its initializer. It must have no uses.
+/// its initializer.
 pub(crate) fn delete_global(g: LLVMValueRef) {
-    // SAFETY: `g` is a global variable of a module (checked) without uses
-    // (checked).
+    // SAFETY: `g` is a global variable of a module (checked); it leaves
+    // the module whole, alive.
     unsafe {
         let module = parent_module(g);
         if module.is_null() || is_erased(g) {
             stale("global deleted (delete of a deleted global)");
         }
-        if !LLVMGetFirstUse(g).is_null() {
-            panic!(
-                "internal error: deleting global `{}` that is still used",
-                crate::Value::wrap(g).name()
-            );
+        // As for a function: one still used stays alive for its users.
+        if LLVMGetFirstUse(g).is_null() {
+            drop_metadata_uses(g, module, false);
         }
-        drop_metadata_uses(g, module, false);
         LLVMSetInitializer(g, std::ptr::null_mut());
         LLVMGlobalClearMetadata(g);
         llvm_sys::comdat::LLVMSetComdat(g, std::ptr::null_mut());

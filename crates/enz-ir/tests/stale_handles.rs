@@ -138,9 +138,7 @@ fn stale_block_and_function_handles_are_caught() {
         );
         assert!(panic_message(|| d.erase()).contains("stale handle"));
 
-        // @g is called by @f: deleting it would leave a dangling use.
         let g = named_function(m, "g").expect("@g");
-        assert!(panic_message(|| g.delete_function()).contains("still used"));
         let z = inst(m, "g", "z");
         let y = g.params()[0];
         inst(m, "f", "c").set_called_value(named_function(m, "h").expect("@h").as_value());
