@@ -87,8 +87,8 @@ impl<'m> Function<'m> {
     /// instructions drop their operands) and is kept alive until no handle
     /// can reach it (see ARCHITECTURE.md, "Invariants"): its module, an
     /// instruction's operands, erasing it again panic with "stale handle".
-    /// A function still called stays alive for its callers (they must go
-    /// too: a module still calling it does not verify).
+    /// What still uses it (callers deleted one by one after it) uses
+    /// `poison` instead.
     pub fn delete_function(self) {
         crate::graveyard::delete_function(self.0 .0)
     }

@@ -78,8 +78,8 @@ impl<'m> Global<'m> {
     }
 
     /// Deletes a global variable. It leaves the module and is kept alive
-    /// until no handle can reach it (see ARCHITECTURE.md, "Invariants"),
-    /// and for its users if it has any (they must go too).
+    /// until no handle can reach it (see ARCHITECTURE.md, "Invariants");
+    /// what still uses it uses `poison` instead.
     pub fn delete_global(self) {
         crate::graveyard::delete_global(self.0 .0)
     }

@@ -327,6 +327,13 @@ pub(crate) fn delete_block(b: LLVMBasicBlockRef) {
     }
 }
 
+/// Makes what still uses the global value `v` use `poison` instead.
+unsafe fn poison_uses(v: LLVMValueRef) {
+    if !LLVMGetFirstUse(v).is_null() {
+        LLVMReplaceAllUsesWith(v, LLVMGetPoison(LLVMTypeOf(v)));
+    }
+}
+
 /// Makes metadata that names the global value `v` (a function or global
 /// variable) name nothing, as deleting `v` would: the uses move to a
 /// stand-in of the same type, which is deleted.
@@ -363,12 +370,10 @@ pub(crate) fn delete_function(f: LLVMValueRef) {
             stale("function deleted (delete of a deleted function)");
         }
         // A function still called (derivatives calling each other, deleted
-        // one by one) stays alive for its callers until they go too: they
-        // never point to freed memory (LLVM's own deletion would leave them
-        // dangling), and a module still calling it does not verify.
-        if LLVMGetFirstUse(f).is_null() {
-            drop_metadata_uses(f, module, true);
-        }
+        // one by one): its callers call `poison` until they go too (LLVM's
+        // own deletion left them pointing to freed memory).
+        poison_uses(f);
+        drop_metadata_uses(f, module, true);
         let mut b = LLVMGetFirstBasicBlock(f);
         while !b.is_null() {
             let mut i = LLVMGetFirstInstruction(b);
@@ -400,10 +405,9 @@ pub(crate) fn delete_global(g: LLVMValueRef) {
         if module.is_null() || is_erased(g) {
             stale("global deleted (delete of a deleted global)");
         }
-        // As for a function: one still used stays alive for its users.
-        if LLVMGetFirstUse(g).is_null() {
-            drop_metadata_uses(g, module, false);
-        }
+        // As for a function: what still uses it uses `poison`.
+        poison_uses(g);
+        drop_metadata_uses(g, module, false);
         LLVMSetInitializer(g, std::ptr::null_mut());
         LLVMGlobalClearMetadata(g);
         llvm_sys::comdat::LLVMSetComdat(g, std::ptr::null_mut());

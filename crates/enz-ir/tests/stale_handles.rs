@@ -215,3 +215,23 @@ fn erasing_by_detaching_prints_as_deleting() {
         deleted.print_to_string().to_string()
     );
 }
+
+/// Derivatives calling each other are deleted one by one: a deleted
+/// function still called is called as `poison` (LLVM's deletion left the
+/// call dangling), and the module verifies.
+#[test]
+fn a_deleted_function_still_called_is_called_as_poison() {
+    let ctx = Context::create();
+    let mut module = parse(&ctx);
+    Module::scope(&mut module, |m| {
+        let g = named_function(m, "g").expect("@g");
+        let f = named_function(m, "f").expect("@f");
+        g.delete_function();
+        let call = inst(m, "f", "c");
+        assert!(call.called_value().is_some_and(|v| v.is_undef_or_poison()));
+        enz_ir::verify_module(m).expect("the module verifies");
+        f.delete_function();
+        enz_ir::verify_module(m).expect("the module verifies");
+        assert_eq!(enz_ir::functions(m).len(), 1);
+    });
+}
