@@ -171,7 +171,7 @@ fn differentiate(
                 .map_err(|e| format!("cannot link `{}` into the module: {e}", b.origin))?,
         }
     }
-    let module = merged.ok_or("no bitcode to differentiate")?;
+    let mut module = merged.ok_or("no bitcode to differentiate")?;
     // CARGO_ENZ_KEEP=DIR: the merged module and the differentiated one,
     // for a bug report or a look at the derivatives.
     let keep = std::env::var_os("CARGO_ENZ_KEEP").map(PathBuf::from);
@@ -186,8 +186,9 @@ fn differentiate(
         gpu_thread_cache: enz_enzyme_api::DEFAULT_GPU_THREAD_CACHE,
         ..Options::default()
     };
-    let report =
-        differentiate_module(enz_enzyme_api::Module::of(&module), &opts).map_err(|errors| {
+    // In a scope: what differentiation erases is freed when it returns.
+    let report = enz_enzyme_api::Module::scope(&mut module, |m| differentiate_module(m, &opts))
+        .map_err(|errors| {
             errors
                 .iter()
                 .map(|e| e.to_string())

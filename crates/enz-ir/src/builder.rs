@@ -30,11 +30,17 @@ impl<'m> Builder<'m> {
         self.ctx
     }
 
+    /// Positions at the end of `b`. Panics ("stale handle") for a deleted
+    /// block, or a block of a deleted function.
     pub fn position_at_end(&self, b: Block<'m>) {
+        crate::graveyard::check_live(b.parent().0 .0, "function deleted (a builder in it)");
         unsafe { LLVMPositionBuilderAtEnd(self.raw, b.0) }
     }
 
+    /// Positions right before `i`. Panics ("stale handle") for an erased
+    /// instruction.
     pub fn position_before(&self, i: Inst<'m>) {
+        i.parent_block();
         unsafe { LLVMPositionBuilderBefore(self.raw, i.0 .0) }
     }
 
@@ -62,6 +68,7 @@ impl<'m> Builder<'m> {
 
     /// Inserts an already created (cloned) instruction at the position.
     pub fn insert(&self, i: Inst<'m>) {
+        crate::graveyard::check_live(i.0 .0, "instruction erased (inserted again)");
         unsafe { LLVMInsertIntoBuilder(self.raw, i.0 .0) }
     }
 

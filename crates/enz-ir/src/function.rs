@@ -83,9 +83,14 @@ impl<'m> Function<'m> {
     pub fn intrinsic_id(self) -> u32 {
         unsafe { LLVMGetIntrinsicID(self.0 .0) }
     }
-    /// Deletes the function (it must have no uses left).
+    /// Deletes the function. It leaves the module with its body (whose
+    /// instructions drop their operands) and is kept alive until no handle
+    /// can reach it (see ARCHITECTURE.md, "Invariants"): its module, an
+    /// instruction's operands, erasing it again panic with "stale handle".
+    /// What still uses it (callers deleted one by one after it) uses
+    /// `poison` instead.
     pub fn delete_function(self) {
-        unsafe { LLVMDeleteFunction(self.0 .0) }
+        crate::graveyard::delete_function(self.0 .0)
     }
     /// The value of string attribute `name` at attribute index `index`
     /// (0: the return value, k + 1: parameter k).

@@ -77,10 +77,11 @@ impl<'m> Global<'m> {
         unsafe { LLVMSetGlobalConstant(self.0 .0, 1) }
     }
 
-    /// Deletes a global variable (it must have no uses).
+    /// Deletes a global variable. It leaves the module and is kept alive
+    /// until no handle can reach it (see ARCHITECTURE.md, "Invariants");
+    /// what still uses it uses `poison` instead.
     pub fn delete_global(self) {
-        // SAFETY: `self` is an unused global variable.
-        unsafe { LLVMDeleteGlobal(self.0 .0) }
+        crate::graveyard::delete_global(self.0 .0)
     }
     /// The address space of a global's pointer.
     pub fn global_address_space(self) -> u32 {

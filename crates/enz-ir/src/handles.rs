@@ -58,18 +58,53 @@ impl<'m> Module<'m> {
         Module::wrap(m.as_mut_ptr())
     }
 
+    /// Runs `f` on the module inkwell holds, borrowed exclusively: no
+    /// handle made by [`Module::of`] is alive meanwhile, and the handles `f`
+    /// makes cannot outlive the call, so what `f` erased (kept alive
+    /// detached, see [`crate::Inst::erase`]) is freed when it returns.
+    /// Prefer it to [`Module::of`], which never frees what is erased.
+    ///
+    /// ```compile_fail
+    /// let ctx = inkwell::context::Context::create();
+    /// let mut module = ctx.create_module("m");
+    /// module.add_function("f", ctx.f64_type().fn_type(&[], false), None);
+    /// let f = enz_ir::Module::scope(&mut module, |m| enz_ir::named_function(m, "f"));
+    /// assert!(f.is_some());
+    /// ```
+    ///
+    /// What the closure computes from its handles may leave it:
+    ///
+    /// ```
+    /// let ctx = inkwell::context::Context::create();
+    /// let mut module = ctx.create_module("m");
+    /// module.add_function("f", ctx.f64_type().fn_type(&[], false), None);
+    /// let found = enz_ir::Module::scope(&mut module, |m| enz_ir::named_function(m, "f").is_some());
+    /// assert!(found);
+    /// ```
+    pub fn scope<R>(
+        m: &mut inkwell::module::Module<'_>,
+        f: impl for<'a> FnOnce(Module<'a>) -> R,
+    ) -> R {
+        let raw = m.as_mut_ptr();
+        let _scope = crate::graveyard::enter(raw);
+        f(Module::wrap(raw))
+    }
+
     /// Runs `f` on the module behind `raw`, a module someone else owns and
     /// disposes of (an `llvm::Module` handed to a pass plugin by opt,
-    /// clang or lld); the handles `f` makes cannot outlive the call.
+    /// clang or lld); the handles `f` makes cannot outlive the call, and
+    /// what `f` erased is freed when it returns (as [`Module::scope`]).
     ///
     /// # Safety
     /// `raw` must be a live `LLVMModuleRef`, not used by anything else
-    /// while `f` runs.
+    /// while `f` runs (in particular through handles made otherwise).
     pub unsafe fn with_raw<R>(
         raw: *mut std::ffi::c_void,
         f: impl for<'a> FnOnce(Module<'a>) -> R,
     ) -> R {
-        f(Module::wrap(raw as llvm_sys::prelude::LLVMModuleRef))
+        let raw = raw as llvm_sys::prelude::LLVMModuleRef;
+        let _scope = crate::graveyard::enter(raw);
+        f(Module::wrap(raw))
     }
 
     /// The context the module lives in.

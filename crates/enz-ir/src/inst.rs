@@ -31,9 +31,12 @@ impl<'m> Value<'m> {
         self.is_instruction().then_some(Inst(self))
     }
 
-    /// The block of an instruction; `None` for other values.
+    /// The block of an instruction; `None` for other values (and for an
+    /// instruction in no block: not inserted yet, or erased).
     pub fn block_of(self) -> Option<Block<'m>> {
-        self.as_inst().map(Inst::parent_block)
+        let i = self.as_inst()?;
+        let b = unsafe { LLVMGetInstructionParent(i.0 .0) };
+        (!b.is_null() && !crate::graveyard::is_erased(self.0)).then(|| Block::wrap(b))
     }
 
     /// The callee operand of a call or invoke, `None` for other values.
@@ -43,7 +46,7 @@ impl<'m> Value<'m> {
         {
             return None;
         }
-        Some(Value::wrap(unsafe { LLVMGetCalledValue(self.0) }))
+        Some(Value::operand_wrap(unsafe { LLVMGetCalledValue(self.0) }))
     }
 
     /// The function a call *or invoke* calls, seen through pointer casts
@@ -54,7 +57,7 @@ impl<'m> Value<'m> {
         {
             return None;
         }
-        Value::wrap(unsafe { LLVMGetCalledValue(self.0) }).strip_to_function()
+        Value::operand_wrap(unsafe { LLVMGetCalledValue(self.0) }).strip_to_function()
     }
 
     /// The function a call calls, seen through pointer casts and aliases.
@@ -82,9 +85,13 @@ impl<'m> Inst<'m> {
         self.0
     }
 
-    /// Block containing an instruction.
+    /// Block containing an instruction. Panics ("stale handle") for an
+    /// erased instruction, and for one not inserted yet.
     pub fn parent_block(self) -> Block<'m> {
-        Block::wrap(unsafe { LLVMGetInstructionParent(self.0 .0) })
+        match self.block_of() {
+            Some(b) => b,
+            None => crate::graveyard::stale("instruction erased (its block asked)"),
+        }
     }
 
     /// Drops the instruction's `!dbg` location.
@@ -105,8 +112,14 @@ impl<'m> Inst<'m> {
         (!n.is_null()).then_some(Inst(Value::wrap(n)))
     }
 
+    /// Erases the instruction, which must have no uses left (else an
+    /// internal-error panic). It is detached from its block and kept alive
+    /// until no handle can reach it (see ARCHITECTURE.md, "Invariants"):
+    /// this handle and its copies stay memory-safe, and what would reach
+    /// through them (its block, operands, erasing it again, a builder at
+    /// it) panics with "stale handle".
     pub fn erase(self) {
-        unsafe { LLVMInstructionEraseFromParent(self.0 .0) }
+        crate::graveyard::erase_instruction(self.0 .0)
     }
 
     /// Function type of a call instruction.
@@ -133,7 +146,7 @@ impl<'m> Inst<'m> {
         (0..n)
             .map(|i| unsafe {
                 (
-                    Value::wrap(LLVMGetIncomingValue(self.0 .0, i)),
+                    Value::operand_wrap(LLVMGetIncomingValue(self.0 .0, i)),
                     Block::wrap(LLVMGetIncomingBlock(self.0 .0, i)),
                 )
             })
@@ -141,7 +154,10 @@ impl<'m> Inst<'m> {
     }
 
     pub fn add_incoming(self, v: impl Into<Value<'m>>, b: Block<'m>) {
-        let mut vals = [v.into().0];
+        let v = v.into();
+        crate::graveyard::check_live(self.0 .0, "phi erased (an entry added)");
+        crate::graveyard::check_live(v.0, "value erased (added to a phi)");
+        let mut vals = [v.0];
         let mut blocks = [b.0];
         unsafe { LLVMAddIncoming(self.0 .0, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1) }
     }

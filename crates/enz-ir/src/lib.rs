@@ -24,6 +24,7 @@ mod clone;
 mod debug_info;
 mod function;
 mod global;
+mod graveyard;
 mod handles;
 mod inst;
 mod module;

@@ -34,6 +34,8 @@ pub fn module_context<'m>(module: Module<'m>) -> Context<'m> {
 /// ```
 pub struct ScratchModule<'c> {
     raw: llvm_sys::prelude::LLVMModuleRef,
+    /// What is erased in the copy is freed before the copy is disposed of.
+    scope: Option<crate::graveyard::ScopeGuard>,
     /// The copy lives in the context of the module it copies.
     context: std::marker::PhantomData<&'c ()>,
 }
@@ -45,6 +47,7 @@ impl<'c> ScratchModule<'c> {
         let raw = unsafe { LLVMCloneModule(module.0) };
         ScratchModule {
             raw,
+            scope: Some(crate::graveyard::enter(raw)),
             context: std::marker::PhantomData,
         }
     }
@@ -57,6 +60,8 @@ impl<'c> ScratchModule<'c> {
 
 impl Drop for ScratchModule<'_> {
     fn drop(&mut self) {
+        // What was erased in the copy is freed first (in its context).
+        drop(self.scope.take());
         // SAFETY: the module is ours, and no handle into it outlives `self`
         // (they all borrow it).
         unsafe { LLVMDisposeModule(self.raw) }
@@ -211,7 +216,7 @@ fn replace_used_list<'m>(
                 let section = LLVMGetSection(g.0 .0);
                 let section =
                     (!section.is_null()).then(|| std::ffi::CStr::from_ptr(section).to_owned());
-                LLVMDeleteGlobal(g.0 .0);
+                g.delete_global();
                 (elem, section)
             }
             None => (

@@ -255,11 +255,11 @@ unsafe fn replace_keeping_name(
     LLVMReplaceAllUsesWith(old, new);
     let name = LLVMGetValueName2(old, &mut 0);
     if name.is_null() {
-        LLVMInstructionEraseFromParent(old);
+        crate::graveyard::erase_instruction(old);
         return;
     }
     let s = std::ffi::CStr::from_ptr(name).to_owned();
-    LLVMInstructionEraseFromParent(old);
+    crate::graveyard::erase_instruction(old);
     LLVMSetValueName2(new, s.as_ptr(), s.as_bytes().len());
 }
 

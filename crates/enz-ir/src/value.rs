@@ -29,6 +29,15 @@ impl<'m> Value<'m> {
     pub(crate) fn wrap(raw: LLVMValueRef) -> Value<'m> {
         Value(raw, PhantomData)
     }
+
+    /// The handle of an operand read from a user: null only in an erased
+    /// instruction, whose operands were dropped (a stale handle).
+    pub(crate) fn operand_wrap(raw: LLVMValueRef) -> Value<'m> {
+        if raw.is_null() {
+            crate::graveyard::stale("instruction erased (an operand read)");
+        }
+        Value(raw, PhantomData)
+    }
 }
 
 impl<'m> Value<'m> {
@@ -68,7 +77,7 @@ impl<'m> Value<'m> {
     }
 
     pub fn operand(self, i: u32) -> Value<'m> {
-        Value::wrap(unsafe { LLVMGetOperand(self.0, i) })
+        Value::operand_wrap(unsafe { LLVMGetOperand(self.0, i) })
     }
 
     pub fn operands(self) -> Vec<Value<'m>> {
@@ -76,6 +85,8 @@ impl<'m> Value<'m> {
     }
 
     pub fn set_operand(self, i: u32, v: Value<'m>) {
+        crate::graveyard::check_live(self.0, "instruction erased (an operand set)");
+        crate::graveyard::check_live(v.0, "value erased (made an operand)");
         unsafe { LLVMSetOperand(self.0, i, v.0) }
     }
 
@@ -135,8 +146,13 @@ impl<'m> Value<'m> {
         }
     }
 
+    /// Makes every use of this value use `with`. Panics ("stale handle")
+    /// when either was erased.
     pub fn replace_all_uses_with(self, with: impl Into<Value<'m>>) {
-        unsafe { LLVMReplaceAllUsesWith(self.0, with.into().0) }
+        let with = with.into();
+        crate::graveyard::check_live(self.0, "value erased (its uses replaced)");
+        crate::graveyard::check_live(with.0, "value erased (uses replaced with it)");
+        unsafe { LLVMReplaceAllUsesWith(self.0, with.0) }
     }
 
     /// Users of this value (one entry per use).
@@ -387,8 +403,14 @@ impl<'m> Value<'m> {
         unsafe { LLVMIsDeclaration(self.0) != 0 }
     }
 
+    /// The module of a function or global. Panics ("stale handle") for a
+    /// deleted one.
     pub fn global_parent(self) -> Module<'m> {
-        unsafe { Module::wrap(LLVMGetGlobalParent(self.0)) }
+        let m = unsafe { LLVMGetGlobalParent(self.0) };
+        if m.is_null() {
+            crate::graveyard::stale("function or global deleted (its module asked)");
+        }
+        Module::wrap(m)
     }
 
     /// The context this value lives in.
@@ -470,15 +492,23 @@ impl<'m> Block<'m> {
         self.as_value().name()
     }
 
-    /// The function holding this block.
+    /// The function holding this block. Panics ("stale handle") for a
+    /// deleted block.
     pub fn parent(self) -> Function<'m> {
-        Function(Value::wrap(unsafe { LLVMGetBasicBlockParent(self.0) }))
+        let f = unsafe { LLVMGetBasicBlockParent(self.0) };
+        if f.is_null() {
+            crate::graveyard::stale("block deleted (its function asked)");
+        }
+        Function(Value::wrap(f))
     }
 
-    /// Removes this block, which must be empty and no longer a branch
-    /// target, from its function and deletes it.
+    /// Removes this block, which must no longer be a branch target (else
+    /// an internal-error panic), from its function, erasing its
+    /// instructions (last first; each must be unused but by those after
+    /// it). It is kept alive until no handle can reach it (see
+    /// ARCHITECTURE.md, "Invariants").
     pub fn delete(self) {
-        unsafe { LLVMDeleteBasicBlock(self.0) }
+        crate::graveyard::delete_block(self.0)
     }
 }
 

@@ -218,7 +218,7 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
     let context = Context::create();
     let read_start = Instant::now();
     untrusted::check_in_child(&cli.input).map_err(|d| vec![d])?;
-    let module = read_module(&context, &cli.input).map_err(|d| vec![d])?;
+    let mut module = read_module(&context, &cli.input).map_err(|d| vec![d])?;
     let read_time = read_start.elapsed();
     if let Err(e) = module.verify() {
         return Err(vec![Diagnostic::new(format!(
@@ -227,7 +227,6 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
             e.to_string().trim()
         ))]);
     }
-    let ir_module = enz_enzyme_api::Module::of(&module);
     let opts = Options {
         preopt: !cli.no_preopt,
         opt_level: cli.opt_level,
@@ -246,22 +245,30 @@ fn run(cli: &Cli) -> Result<(), Vec<Diagnostic>> {
         },
         explain: cli.explain,
     };
-    if let Some(f) = &cli.print_type_analysis {
-        say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);
-    }
-    if let Some(f) = &cli.print_activity {
-        say_out(&print_activity(ir_module, f, &opts).map_err(|d| vec![d])?);
-    }
-    if let Some(f) = &cli.print_plan {
-        say_out(&print_plan(ir_module, f, &opts).map_err(|d| vec![d])?);
-    }
-    if let Some(f) = &cli.print_abi {
-        say_out(&print_abi(ir_module, f).map_err(|d| vec![d])?);
-    }
-    if cli.output.is_none() && !cli.explain {
+    // In a scope: what the printing and differentiation erase is freed
+    // when it ends, before the module is written.
+    let outcome = enz_enzyme_api::Module::scope(&mut module, |ir_module| {
+        if let Some(f) = &cli.print_type_analysis {
+            say_out(&print_type_analysis(ir_module, f, &opts).map_err(|d| vec![d])?);
+        }
+        if let Some(f) = &cli.print_activity {
+            say_out(&print_activity(ir_module, f, &opts).map_err(|d| vec![d])?);
+        }
+        if let Some(f) = &cli.print_plan {
+            say_out(&print_plan(ir_module, f, &opts).map_err(|d| vec![d])?);
+        }
+        if let Some(f) = &cli.print_abi {
+            say_out(&print_abi(ir_module, f).map_err(|d| vec![d])?);
+        }
+        if cli.output.is_none() && !cli.explain {
+            return Ok(None);
+        }
+        Ok::<_, Vec<Diagnostic>>(Some(differentiate_module(ir_module, &opts)))
+    });
+    let Some(report) = outcome? else {
         return Ok(());
-    }
-    let report = differentiate_module(ir_module, &opts).inspect_err(|errors| {
+    };
+    let report = report.inspect_err(|errors| {
         // Debugging aid: the module that enz-rs itself made invalid.
         if let Some(path) = std::env::var_os("ENZ_DUMP_INVALID") {
             if errors.iter().any(|e| e.internal) {

@@ -492,6 +492,9 @@ impl<'m> OneElementLoop<'m> {
             retarget(*q, self.latch, self.ret);
         }
         self.ret.remove_phi_incoming_from(self.latch);
+        // The counter and its increment (in the latch) use each other: the
+        // counter's uses go first, so that each is unused when erased.
+        self.iv.replace_all_uses_with(self.iv.ty().undef_constant());
         self.iv.erase();
         self.latch.delete();
         self.pre.delete();
