@@ -429,3 +429,38 @@ fn explain_says_a_gpu_body_is_differentiated_in_mixed_mode() {
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success() && !text.contains(body), "{text}");
 }
+
+/// A value that does not change inside an inner loop is cached once per
+/// iteration of the loop where it does change: in `trisq` the row loop
+/// (line 121) caches nothing, and at -O0, where clang leaves the load of
+/// `xc[col]` (line 122) inside it, the column loop (line 120) caches it,
+/// 8 bytes per column instead of 8 bytes per (column, row).
+#[test]
+fn explain_caches_an_inner_invariant_once_per_outer_iteration() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for level in 0..=3u8 {
+        let bc = compile(dir.path(), level);
+        let out = explain(&bc, &[]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "-O{level}");
+        let tri = section(&text, "trisq", "gradient `diffe_trisq`");
+        for (head, cached) in &loops_at(tri, 121) {
+            assert_eq!(
+                bytes_per_iteration(head),
+                0,
+                "-O{level}: {head}\n{cached:?}"
+            );
+        }
+        if level == 0 {
+            let columns = loops_at(tri, 120);
+            let (head, cached) = &columns[0];
+            assert!(
+                cached.iter().any(|c| c.starts_with("cached: ")
+                    && c.contains("= load double")
+                    && c.contains("explain.c:122:")
+                    && c.contains("(8 bytes)")),
+                "-O0: the column loop does not cache xc[col]: {head}\n{cached:?}"
+            );
+        }
+    }
+}

@@ -7,6 +7,7 @@ pub(crate) mod cfg;
 pub(crate) mod checkpoint;
 pub(crate) mod elementwise;
 pub(crate) mod gpu;
+pub(crate) mod invariance;
 pub(crate) mod loops;
 pub(crate) mod outlining;
 pub(crate) mod trips;

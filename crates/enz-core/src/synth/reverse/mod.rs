@@ -46,6 +46,7 @@ use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::gpu::GpuAccesses;
+use crate::analysis::invariance::Invariance;
 pub(super) use crate::analysis::loops::loop_location;
 use crate::analysis::loops::LoopNest;
 use crate::analysis::types::TypeAnalysis;
@@ -139,7 +140,19 @@ pub(crate) fn synthesize<'m>(
         )
         .in_function(req.name)]);
     }
-    let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &rereadable);
+    // Caching at the level where a value varies: on the CPU (a GPU
+    // thread's caches are laid out per loop, `thread_cache.rs`).
+    let invariance = gpu_accesses
+        .is_none()
+        .then(|| Invariance::analyse(&cfg, &loops, registry.call_facts()));
+    let plan = plan::Plan::new(
+        req.prep,
+        req.mode,
+        &cfg,
+        &loops,
+        &rereadable,
+        invariance.as_ref(),
+    );
     let facts = Facts {
         math_calls: math_calls::PrimalMathCalls::new(req.prep, &call_kinds),
         cfg,

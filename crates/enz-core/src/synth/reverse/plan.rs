@@ -34,6 +34,7 @@
 use super::Mode;
 use crate::analysis::calls::{CallFacts, CallKind, Direction};
 use crate::analysis::cfg::{Cfg, DecidingBranch};
+use crate::analysis::invariance::Invariance;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::trips::ExactExit;
 use crate::analysis::writes::Rereadable;
@@ -45,6 +46,18 @@ use crate::names::SHOULD_RECOMPUTE;
 use std::collections::HashMap;
 use std::collections::HashSet;
 use std::fmt;
+
+/// Where a value cached in loop buffer `placement` is kept once it is
+/// known to be invariant in inner loops (`analysis::invariance`): in the
+/// buffer of the innermost loop around it in which it varies, or in one
+/// tape slot when it varies in none.
+fn lifted<'m>(placement: Placement, v: Value<'m>, inv: Option<&Invariance<'m>>) -> Placement {
+    match (placement, inv.and_then(|i| i.varies_in(v))) {
+        (Placement::LoopBuffer(_), Some(Some(l))) => Placement::LoopBuffer(l),
+        (Placement::LoopBuffer(_), Some(None)) => Placement::Slot,
+        _ => placement,
+    }
+}
 
 /// How deep recomputation may recurse before caching instead.
 pub(crate) const MAX_RECOMPUTE_DEPTH: u32 = 6;
@@ -101,6 +114,7 @@ impl<'m> Plan<'m> {
         cfg: &Cfg<'m>,
         loops: &LoopNest<'m>,
         rereadable: &Rereadable<'m>,
+        invariance: Option<&Invariance<'m>>,
     ) -> Plan<'m> {
         let affine: HashMap<Value, (LoopId, AffineIv)> = loops
             .ids()
@@ -170,7 +184,7 @@ impl<'m> Plan<'m> {
                 {
                     Availability::Recompute { reread }
                 } else {
-                    Availability::Cache(placement)
+                    Availability::Cache(lifted(placement, v.into(), invariance))
                 };
                 plan.order.push(v.into());
                 plan.values.insert(v.into(), how);
@@ -316,7 +330,16 @@ pub(crate) fn combined_plan<'m>(
     let loops = loop_nest(&cfg, name)?;
     let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
     let rereadable = Rereadable::analyse(prep, &frees, calls);
-    Ok(Plan::new(prep, Mode::Combined, &cfg, &loops, &rereadable))
+    let invariance = (!crate::analysis::gpu::is_gpu_module(prep))
+        .then(|| Invariance::analyse(&cfg, &loops, calls));
+    Ok(Plan::new(
+        prep,
+        Mode::Combined,
+        &cfg,
+        &loops,
+        &rereadable,
+        invariance.as_ref(),
+    ))
 }
 
 /// Pure, cheap instructions worth recomputing rather than caching: integer

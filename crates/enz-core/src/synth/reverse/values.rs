@@ -37,9 +37,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 self.reemit(gv, &ops)
             }
             // Planned for the tape, or a recomputation cut at the depth cap.
-            Availability::Recompute { .. } | Availability::Cache(_) => {
-                self.cached_forward(gv.as_value(), blk)
-            }
+            Availability::Cache(placement) => self.cached_forward_in(gv.as_value(), placement),
+            Availability::Recompute { .. } => self.cached_forward(gv.as_value(), blk),
         }
     }
 
@@ -58,7 +57,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// the reverse sweep: directly if it dominates every exit (combined
     /// mode), else through the tape.
     pub(super) fn cached_forward(&mut self, gv: Value<'m>, blk: Block<'m>) -> Value<'m> {
-        match self.facts.plan.placement(blk) {
+        self.cached_forward_in(gv, self.facts.plan.placement(blk))
+    }
+
+    /// Forward-sweep value `gv` through `placement`.
+    fn cached_forward_in(&mut self, gv: Value<'m>, placement: Placement) -> Value<'m> {
+        match placement {
             Placement::Direct => return gv,
             Placement::LoopBuffer(l) => return self.cache_in_loop(gv, l),
             Placement::Slot => {}

@@ -107,3 +107,27 @@ void t_blend(const double *m, const double *dm, const double *w, double *out, do
   __enzyme_fwddiff((void *)blend, enzyme_dup, m, dm, enzyme_const, w, enzyme_dup, out, dout,
                    enzyme_const, n);
 }
+/* A triangular product through scratch vectors the outer loop overwrites
+ * (line 120: the column loop; line 121: the row loop): xc[col] does not
+ * change inside the row loop, which writes only z, so it is cached once
+ * per column, not once per row. */
+double trisq(const double *x, const double *L, const double *mu, int n, int d) {
+  double *xc = __builtin_malloc(sizeof(double) * d), *z = __builtin_malloc(sizeof(double) * d);
+  double s = 0;
+  for (int p = 0; p < n; p++) {
+    for (int k = 0; k < d; k++) z[k] = xc[k] = x[p * d + k] - mu[k];
+    int li = 0;
+    for (int col = 0; col < d; col++)
+      for (int row = col + 1; row < d; row++)
+        z[row] += L[li++] * xc[col];
+    for (int k = 0; k < d; k++) s += z[k] * z[k];
+  }
+  __builtin_free(xc);
+  __builtin_free(z);
+  return s;
+}
+void d_trisq(const double *x, const double *L, double *dL, const double *mu, double *dmu, int n,
+             int d) {
+  __enzyme_autodiff((void *)trisq, enzyme_const, x, enzyme_dup, L, dL, enzyme_dup, mu, dmu,
+                    enzyme_const, n, enzyme_const, d);
+}
