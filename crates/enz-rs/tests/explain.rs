@@ -464,3 +464,34 @@ fn explain_caches_an_inner_invariant_once_per_outer_iteration() {
         }
     }
 }
+
+/// `--cache-budget` is never ignored silently: under an explicit budget, a
+/// time loop that cannot be checkpointed (in `heat_out`, line 138, the
+/// result leaves through a pointer that may alias the state) gets a
+/// compile-time warning naming the function, the loop, its line and the
+/// reason; under the machine's budget (the default) it does not.
+#[test]
+fn an_explicit_budget_a_loop_may_exceed_is_warned_of() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for level in 0..=3u8 {
+        let bc = compile(dir.path(), level);
+        let out = explain(&bc, &["--cache-budget", "256"]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "-O{level}: {stderr}");
+        let warning = stderr
+            .lines()
+            .find(|l| l.contains("`heat_out`"))
+            .unwrap_or_else(|| panic!("-O{level}: no warning about heat_out in:\n{stderr}"));
+        assert!(
+            warning.starts_with(
+                "warning: --cache-budget 256 (MB) may be exceeded: in `heat_out`, loop "
+            ) && warning.contains("explain.c:138:")
+                && warning.contains("is not checkpointed: what it reads may be written after it")
+                && warning.ends_with("its caches grow with its trip count"),
+            "-O{level}: {warning}"
+        );
+        let default = explain(&bc, &[]);
+        let stderr = String::from_utf8_lossy(&default.stderr).into_owned();
+        assert!(!stderr.contains("may be exceeded"), "-O{level}: {stderr}");
+    }
+}

@@ -368,6 +368,18 @@ impl<'m> Registry<'m> {
                 o.function = f.name();
                 self.clones.checkpointed.insert(o.driver, o);
             }
+            // An explicit budget that a loop may exceed is said at
+            // compile time (under the machine's budget, the default, a
+            // loop with no bound before it runs plainly by design).
+            if let crate::options::CacheBudget::Bytes(bytes) = self.config.cache_budget {
+                for why in &why_not {
+                    self.out.warnings.push(format!(
+                        "--cache-budget {} (MB) may be exceeded: in `{}`, {why}; its caches grow with its trip count",
+                        bytes >> 20,
+                        f.name(),
+                    ));
+                }
+            }
             notes = why_not;
         }
         if mixed {

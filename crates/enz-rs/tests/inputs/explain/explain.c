@@ -131,3 +131,23 @@ void d_trisq(const double *x, const double *L, double *dL, const double *mu, dou
   __enzyme_autodiff((void *)trisq, enzyme_const, x, enzyme_dup, L, dL, enzyme_dup, mu, dmu,
                     enzyme_const, n, enzyme_const, d);
 }
+/* A time loop whose result leaves through a pointer that may alias its
+ * state (line 138: the time loop): not checkpointed, and under an explicit
+ * --cache-budget enz-rs says so. */
+void heat_out(double *u, double *tmp, int n, int T, double *out) {
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < n - 1; i++)
+      tmp[i] = u[i] + 0.1 * (u[i - 1] - 2 * u[i] + u[i + 1]) + 0.01 * sin(u[i]);
+    for (int i = 1; i < n - 1; i++)
+      u[i] = tmp[i];
+  }
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += u[i] * u[i];
+  *out = s;
+}
+void d_heat_out(double *u, double *du, double *tmp, double *dtmp, int n, int T, double *out,
+                double *dout) {
+  __enzyme_autodiff((void *)heat_out, enzyme_dup, u, du, enzyme_dup, tmp, dtmp, enzyme_const, n,
+                    enzyme_const, T, enzyme_dup, out, dout);
+}
