@@ -162,10 +162,20 @@ impl<'m> Function<'m> {
             LLVMAppendBasicBlockInContext(self.context().0, self.0 .0, c.as_ptr())
         })
     }
-    /// Adds the enum attribute `name` (e.g. `alwaysinline`) to this function.
+    /// Adds the enum attribute `name` (e.g. `alwaysinline`) to this function,
+    /// first removing the ones LLVM's verifier says it is incompatible with
+    /// ([`crate::incompatible_attributes`]: `noinline` with `alwaysinline`).
     pub fn add_function_attribute(self, name: &str) {
         // SAFETY: `self` is a function; the attribute is created in its context.
         unsafe {
+            for other in crate::incompatible_attributes(name) {
+                let k = LLVMGetEnumAttributeKindForName(other.as_ptr() as *const _, other.len());
+                llvm_sys::core::LLVMRemoveEnumAttributeAtIndex(
+                    self.0 .0,
+                    llvm_sys::LLVMAttributeFunctionIndex,
+                    k,
+                );
+            }
             let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
             LLVMAddAttributeAtIndex(
                 self.0 .0,

@@ -236,10 +236,21 @@ impl<'m> Inst<'m> {
         }
     }
 
-    /// Adds the enum attribute `name` to a call site's function attributes.
+    /// Adds the enum attribute `name` to a call site's function attributes,
+    /// first removing the ones it is incompatible with
+    /// ([`crate::incompatible_attributes`]: a call rustc marks `noinline`
+    /// that enz-rs inlines for differentiation becomes `alwaysinline`).
     pub fn add_call_site_attribute(self, name: &str) {
         // SAFETY: `self` is a call; the attribute is created in its context.
         unsafe {
+            for other in crate::incompatible_attributes(name) {
+                let k = LLVMGetEnumAttributeKindForName(other.as_ptr() as *const _, other.len());
+                llvm_sys::core::LLVMRemoveCallSiteEnumAttribute(
+                    self.0 .0,
+                    llvm_sys::LLVMAttributeFunctionIndex,
+                    k,
+                );
+            }
             let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
             let attr = LLVMCreateEnumAttribute(self.context().0, kind, 0);
             LLVMAddCallSiteAttribute(self.0 .0, llvm_sys::LLVMAttributeFunctionIndex, attr);

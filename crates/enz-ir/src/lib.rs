@@ -75,3 +75,15 @@ pub(crate) fn take_message(ptr: *mut std::os::raw::c_char) -> String {
 pub(crate) fn cstr(s: &str) -> CString {
     CString::new(s.replace('\0', "")).expect("no interior NUL")
 }
+
+/// The enum function attributes LLVM's verifier refuses beside `name` on
+/// one function or call site: adding `name` removes them (the later
+/// decision wins: a registered function made `noinline`, a call enz-rs
+/// inlines made `alwaysinline`).
+pub fn incompatible_attributes(name: &str) -> &'static [&'static str] {
+    match name {
+        "alwaysinline" => &["noinline", "optnone"],
+        "noinline" => &["alwaysinline"],
+        _ => &[],
+    }
+}
