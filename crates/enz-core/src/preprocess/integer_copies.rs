@@ -73,17 +73,22 @@ pub(super) fn restore_integer_copies<'m>(func: Function<'m>, integers: &HashSet<
     if webs.is_empty() {
         return;
     }
+    // The function's writes and their order, computed when first needed
+    // and again after each rewrite (which erases stores: the old lists
+    // would hold stale handles).
     let mut writes: Option<(Vec<(Inst<'m>, Written<'m>)>, Order<'m>)> = None;
     for web in webs {
         if let [load] = web.members[..] {
-            let (writes, order) = writes.get_or_insert_with(|| (writes_of(func), Order::new(func)));
-            if stores_may_read_source(load, &web.stores, writes, order) {
+            let (w, order) = writes.get_or_insert_with(|| (writes_of(func), Order::new(func)));
+            if stores_may_read_source(load, &web.stores, w, order) {
                 copy_directly(load, &web.stores);
+                writes = None;
                 continue;
             }
         }
         if web.members.iter().all(|m| phi_copies_fit(*m)) {
             copy_through_temporaries(func, &web);
+            writes = None;
         }
     }
 }
