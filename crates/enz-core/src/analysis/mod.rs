@@ -5,6 +5,7 @@ pub(crate) mod activity;
 pub(crate) mod calls;
 pub(crate) mod cfg;
 pub(crate) mod checkpoint;
+pub(crate) mod deferred_stores;
 pub(crate) mod elementwise;
 pub(crate) mod gpu;
 pub(crate) mod invariance;

@@ -159,6 +159,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         } else {
             last
         };
+        for st in std::mem::take(&mut self.deferred.stores) {
+            let (v, p) = (self.primal(st.operand(0)), self.primal(st.operand(1)));
+            self.b.store(v, p).set_alignment(st.alignment());
+        }
         for call in std::mem::take(&mut self.deferred.frees) {
             // Every argument: sized and aligned `operator delete` take the
             // size and alignment after the pointer.

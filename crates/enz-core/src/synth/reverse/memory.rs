@@ -53,6 +53,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         fb.store(sv, sp).set_alignment(i.alignment());
                     }
                 }
+                if self.lanes.current == 0 && self.facts.deferrable_stores.contains(&i.as_value()) {
+                    // The reverse sweep may re-read what it overwrites:
+                    // made at its end (`analysis::deferred_stores`).
+                    self.deferred.stores.push(i);
+                    gi.erase();
+                }
             }
             LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
                 let kind = self.facts.call_kinds.get(i.as_value());

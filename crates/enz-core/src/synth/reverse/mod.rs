@@ -45,6 +45,7 @@ use super::shadow::ShadowMap;
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
+use crate::analysis::deferred_stores::deferrable_stores;
 use crate::analysis::gpu::GpuAccesses;
 use crate::analysis::invariance::Invariance;
 pub(super) use crate::analysis::loops::loop_location;
@@ -130,7 +131,22 @@ pub(crate) fn synthesize<'m>(
     );
     let types = TypeAnalysis::analyse(req.prep);
     let deferred_frees = deferrable_frees(req.prep, req.mode, &cfg, &loops, registry.call_facts());
-    let rereadable = Rereadable::analyse(req.prep, &deferred_frees, registry.call_facts());
+    // Stores made after the reverse sweep (combined mode, the CPU: a final
+    // `*out = s` that may alias what the function read): what they write
+    // may be re-read.
+    let deferred_stores = if req.mode == Mode::Combined && !super::gpu::is_gpu_module(req.prep) {
+        deferrable_stores(
+            req.prep,
+            &cfg,
+            &loops,
+            registry.call_facts(),
+            &deferred_frees,
+        )
+    } else {
+        HashSet::new()
+    };
+    let not_writes: HashSet<Value> = deferred_frees.union(&deferred_stores).copied().collect();
+    let rereadable = Rereadable::analyse(req.prep, &not_writes, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
     let gpu_accesses = super::gpu::is_gpu_module(req.prep)
         .then(|| GpuAccesses::of(req.prep, |c| call_kinds.get(c).is_inactive()));
@@ -164,6 +180,7 @@ pub(crate) fn synthesize<'m>(
         plan,
         rereadable,
         deferrable_frees: deferred_frees,
+        deferrable_stores: deferred_stores,
         allocators: registry.allocators(),
     };
     registry.out.timings.analyses += start.elapsed();
@@ -217,6 +234,9 @@ pub(super) struct Facts<'m> {
     /// The `free` calls that may wait for the end of the reverse sweep
     /// (see `deferrable_frees`).
     deferrable_frees: HashSet<Value<'m>>,
+    /// The stores made at the end of the reverse sweep instead
+    /// (`analysis::deferred_stores`).
+    deferrable_stores: HashSet<Value<'m>>,
     /// The user's allocators (`__enzyme_allocation_like`), whose shadows
     /// are freed with their deallocators.
     allocators: HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>>,
@@ -269,6 +289,9 @@ struct Deferred<'m> {
     /// primal's invoke block and the landing pad (in the forward sweep):
     /// built as calls, made invokes again at the end.
     invokes: Vec<(Inst<'m>, Block<'m>, Block<'m>)>,
+    /// Combined mode: the primal's stores made at the end of the reverse
+    /// sweep, before the deferred frees.
+    stores: Vec<Inst<'m>>,
 }
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -305,6 +328,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             deferred: Deferred {
                 frees: Vec::new(),
                 invokes,
+                stores: Vec::new(),
             },
             diags: Vec::new(),
         }

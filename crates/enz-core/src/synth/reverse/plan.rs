@@ -329,9 +329,15 @@ pub(crate) fn combined_plan<'m>(
     let cfg = Cfg::new(prep);
     let loops = loop_nest(&cfg, name)?;
     let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
-    let rereadable = Rereadable::analyse(prep, &frees, calls);
-    let invariance = (!crate::analysis::gpu::is_gpu_module(prep))
-        .then(|| Invariance::analyse(&cfg, &loops, calls));
+    let gpu = crate::analysis::gpu::is_gpu_module(prep);
+    let mut not_writes = frees.clone();
+    if !gpu {
+        not_writes.extend(crate::analysis::deferred_stores::deferrable_stores(
+            prep, &cfg, &loops, calls, &frees,
+        ));
+    }
+    let rereadable = Rereadable::analyse(prep, &not_writes, calls);
+    let invariance = (!gpu).then(|| Invariance::analyse(&cfg, &loops, calls));
     Ok(Plan::new(
         prep,
         Mode::Combined,
