@@ -62,7 +62,7 @@ impl<'m> Session<'m> {
         // take: a vector gradient keeps its loops.
         let prep = match req.mode {
             Mode::CombinedVector { .. } => self.registry.prep(req.function),
-            _ => self.registry.prep_for_gradient(req.function),
+            _ => self.registry.prep_for_gradient(req.function, true),
         }
         .map_err(|d| vec![d])?;
         let (kind, width) = match req.mode {
@@ -159,7 +159,7 @@ impl<'m> Session<'m> {
                 // release function frees (a checkpointed loop's tape has
                 // none), nor in a checkpointed loop's own body.
                 let prep = if release.is_none() && !registry.is_checkpoint_body(key.function) {
-                    registry.prep_for_gradient(key.function)
+                    registry.prep_for_gradient(key.function, false)
                 } else {
                     registry.prep(key.function)
                 }

@@ -466,10 +466,14 @@ fn explain_caches_an_inner_invariant_once_per_outer_iteration() {
 }
 
 /// `--cache-budget` is never ignored silently: under an explicit budget, a
-/// time loop that cannot be checkpointed (in `heat_out`, line 138, the
-/// result leaves through a pointer that may alias the state) gets a
+/// time loop that cannot be checkpointed (in `scattered`, line 66, the
+/// bytes a store writes are not known before the loop) gets a
 /// compile-time warning naming the function, the loop, its line and the
-/// reason; under the machine's budget (the default) it does not.
+/// reason; under the machine's budget (the default) it does not. A time
+/// loop whose result leaves through a pointer that may alias its state
+/// (`heat_out`, line 138) is checkpointed: the gradient makes that final
+/// store after its reverse sweep, so it cannot change what the segments
+/// run again read (`analysis/deferred_stores.rs`).
 #[test]
 fn an_explicit_budget_a_loop_may_exceed_is_warned_of() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -477,18 +481,24 @@ fn an_explicit_budget_a_loop_may_exceed_is_warned_of() {
         let bc = compile(dir.path(), level);
         let out = explain(&bc, &["--cache-budget", "256"]);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(out.status.success(), "-O{level}: {stderr}");
         let warning = stderr
             .lines()
-            .find(|l| l.contains("`heat_out`"))
-            .unwrap_or_else(|| panic!("-O{level}: no warning about heat_out in:\n{stderr}"));
+            .find(|l| l.contains("`scattered`"))
+            .unwrap_or_else(|| panic!("-O{level}: no warning about scattered in:\n{stderr}"));
         assert!(
             warning.starts_with(
-                "warning: --cache-budget 256 (MB) may be exceeded: in `heat_out`, loop "
-            ) && warning.contains("explain.c:138:")
-                && warning.contains("is not checkpointed: what it reads may be written after it")
+                "warning: --cache-budget 256 (MB) may be exceeded: in `scattered`, loop "
+            ) && warning.contains("explain.c:66:")
+                && warning.contains("is not checkpointed: ")
                 && warning.ends_with("its caches grow with its trip count"),
             "-O{level}: {warning}"
+        );
+        assert!(!stderr.contains("`heat_out`"), "-O{level}: {stderr}");
+        assert!(
+            stdout.contains("`augmented_heat_out.checkpoint0.driver`"),
+            "-O{level}: heat_out's time loop is not checkpointed:\n{stdout}"
         );
         let default = explain(&bc, &[]);
         let stderr = String::from_utf8_lossy(&default.stderr).into_owned();

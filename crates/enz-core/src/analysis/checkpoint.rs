@@ -166,16 +166,25 @@ impl<'m> Linear<'m> {
 
 /// The outermost loops of a function that contain a loop, each a
 /// candidate for checkpointing or the reason it is not one.
+///
+/// `deferred`: what the derivative makes only after its reverse sweep (a
+/// combined gradient's final stores and frees, `analysis::deferred_stores`),
+/// which cannot change what a loop run again in the reverse sweep reads.
 pub(crate) fn candidates<'m>(
     cfg: &Cfg<'m>,
     loops: &LoopNest<'m>,
     kinds: &CallKinds<'m>,
+    deferred: &HashSet<Value<'m>>,
 ) -> Vec<(LoopId, Result<Candidate<'m>, String>)> {
     loops
         .ids()
         .filter(|l| loops.get(*l).parent.is_none())
         .filter(|l| loops.ids().any(|m| loops.get(m).parent == Some(*l)))
-        .map(|l| (l, Finder::new(cfg, loops, kinds, l).candidate()))
+        .map(|l| {
+            let mut f = Finder::new(cfg, loops, kinds, l);
+            f.deferred = Some(deferred);
+            (l, f.candidate())
+        })
         .collect()
 }
 
@@ -224,6 +233,8 @@ struct Finder<'a, 'm> {
     /// Whether an exit by an exception leaves the time loop early instead
     /// of being one of its exits (see [`read_range`]).
     unwinds_end_early: bool,
+    /// What runs only after the reverse sweep (see [`candidates`]).
+    deferred: Option<&'a HashSet<Value<'m>>>,
 }
 
 impl<'a, 'm> Finder<'a, 'm> {
@@ -241,6 +252,7 @@ impl<'a, 'm> Finder<'a, 'm> {
             kinds,
             lp,
             unwinds_end_early: false,
+            deferred: None,
         }
     }
 
@@ -369,6 +381,9 @@ impl<'a, 'm> Finder<'a, 'm> {
         let after = self.blocks_after(exit);
         for b in after {
             for i in b.instructions() {
+                if self.deferred.is_some_and(|d| d.contains(&i.as_value())) {
+                    continue;
+                }
                 match written_by(i, || self.kinds.get(i.as_value())) {
                     Written::Nothing => {}
                     Written::Objects(objs) => {

@@ -1,5 +1,5 @@
-//! The stores a combined-mode gradient may make at the end of its reverse
-//! sweep instead of where the primal makes them.
+//! The frees and stores a combined-mode gradient may make at the end of its
+//! reverse sweep instead of where the primal makes them.
 //!
 //! A function that ends by writing its result through an output pointer,
 //! `*err = s`, may write memory it read before (the compiler cannot tell
@@ -23,7 +23,45 @@ use super::loops::LoopNest;
 use super::writes::{may_alias_pointers, may_point_into, written_by, Order, Written};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Function, Inst, Value};
+use crate::names::MemFn;
 use std::collections::HashSet;
+
+/// The frees that run on every path, outside loops, which can wait until
+/// the reverse sweep is done (combined mode): then the memory they free may
+/// be re-read rather than cached.
+pub(crate) fn deferrable_frees<'m>(
+    func: Function<'m>,
+    cfg: &Cfg<'m>,
+    loops: &LoopNest<'m>,
+    calls: CallFacts<'m, '_>,
+) -> HashSet<Value<'m>> {
+    func.blocks()
+        .into_iter()
+        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
+        .flat_map(|b| b.instructions())
+        .filter(|i| {
+            i.opcode() == Some(LLVMOpcode::LLVMCall)
+                && matches!(
+                    calls.classify(i.as_value(), Direction::Reverse),
+                    CallKind::Memory(MemFn::Free | MemFn::Delete)
+                )
+        })
+        .map(Inst::as_value)
+        .collect()
+}
+
+/// What a combined-mode gradient makes at the end of its reverse sweep
+/// instead of where the primal makes it: the deferrable frees and stores.
+pub(crate) fn deferred_to_the_end<'m>(
+    func: Function<'m>,
+    cfg: &Cfg<'m>,
+    loops: &LoopNest<'m>,
+    calls: CallFacts<'m, '_>,
+) -> HashSet<Value<'m>> {
+    let frees = deferrable_frees(func, cfg, loops, calls);
+    let stores = deferrable_stores(func, cfg, loops, calls, &frees);
+    frees.union(&stores).copied().collect()
+}
 
 /// The stores of `func` that may be made at the end of the reverse sweep
 /// (combined mode), given the calls already deferred there (`frees`).

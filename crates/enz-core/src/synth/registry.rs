@@ -79,7 +79,10 @@ pub(crate) struct Clones<'m> {
     /// Preprocessed clones with their checkpointed loops outlined and
     /// elementwise loops rewritten (for combined-mode gradients and split
     /// pairs).
-    for_gradient: HashMap<Function<'m>, Function<'m>>,
+    /// By function and whether for a combined gradient (whose final
+    /// stores wait for the end of the reverse sweep, so more loops can be
+    /// checkpointed) or for a split pair.
+    for_gradient: HashMap<(Function<'m>, bool), Function<'m>>,
     /// Per function, its first preprocessed clone, kept as it was made
     /// (with the functions whose calls it kept), which later clones copy.
     templates: HashMap<Function<'m>, (Function<'m>, HashSet<Function<'m>>)>,
@@ -301,7 +304,8 @@ impl<'m> Registry<'m> {
         }
         let clones = [
             self.clones.prepped.get(&f),
-            self.clones.for_gradient.get(&f),
+            self.clones.for_gradient.get(&(f, true)),
+            self.clones.for_gradient.get(&(f, false)),
         ];
         for clone in clones.into_iter().flatten() {
             self.apply_param_seeds(f, *clone);
@@ -337,6 +341,7 @@ impl<'m> Registry<'m> {
     pub(crate) fn prep_for_gradient(
         &mut self,
         f: Function<'m>,
+        combined: bool,
     ) -> Result<Function<'m>, Diagnostic> {
         let mixed = self.config.loop_mode != crate::options::LoopMode::Reverse;
         // On a GPU each thread would checkpoint on its own, through the
@@ -346,17 +351,18 @@ impl<'m> Registry<'m> {
         if !checkpoint && !mixed {
             return self.prep(f);
         }
-        if let Some(p) = self.clones.for_gradient.get(&f) {
+        if let Some(p) = self.clones.for_gradient.get(&(f, combined)) {
             return Ok(*p);
         }
         let p = self.fresh_clone(f)?;
-        self.clones.for_gradient.insert(f, p);
+        self.clones.for_gradient.insert((f, combined), p);
         let mut notes = Vec::new();
         if checkpoint {
             let (outlined, why_not) = crate::transform::checkpoint::outline_checkpointed(
                 p,
                 self.call_facts(),
                 self.config.cache_budget,
+                combined,
             )
             .map_err(|e| {
                 Diagnostic::internal(format_args!(

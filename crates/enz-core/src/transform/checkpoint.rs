@@ -549,6 +549,7 @@ pub(crate) fn outline_checkpointed<'m>(
     f: Function<'m>,
     facts: crate::analysis::calls::CallFacts<'m, '_>,
     budget: CacheBudget,
+    combined: bool,
 ) -> Result<(Vec<Outlined<'m>>, Vec<String>), String> {
     use crate::analysis::calls::{CallKinds, Direction};
     use crate::analysis::cfg::Cfg;
@@ -570,22 +571,30 @@ pub(crate) fn outline_checkpointed<'m>(
         // Under the machine's budget (the default) a loop whose caches
         // have no bound before it is left plain: checkpointing it would
         // run it through its outlined body even when it fits.
-        let found: Vec<_> = crate::analysis::checkpoint::candidates(&cfg, &loops, &kinds)
-            .into_iter()
-            .filter(|(l, _)| !kept(l))
-            .map(|(l, c)| match c {
-                Ok(c) if c.estimate.is_none() && budget == CacheBudget::Machine => (
-                    l,
-                    Err(
-                        "no bound on its caches is known before it (the trip count of a loop \
+        // A combined gradient makes its final stores and frees after the
+        // reverse sweep: they do not stop a loop from running again.
+        let deferred = if combined {
+            crate::analysis::deferred_stores::deferred_to_the_end(f, &cfg, &loops, facts)
+        } else {
+            HashSet::new()
+        };
+        let found: Vec<_> =
+            crate::analysis::checkpoint::candidates(&cfg, &loops, &kinds, &deferred)
+                .into_iter()
+                .filter(|(l, _)| !kept(l))
+                .map(|(l, c)| match c {
+                    Ok(c) if c.estimate.is_none() && budget == CacheBudget::Machine => (
+                        l,
+                        Err(
+                            "no bound on its caches is known before it (the trip count of a loop \
                          inside it is not), and under the machine's budget such a loop runs \
                          plainly (--cache-budget MB checkpoints it regardless)"
-                            .to_string(),
+                                .to_string(),
+                        ),
                     ),
-                ),
-                c => (l, c),
-            })
-            .collect();
+                    c => (l, c),
+                })
+                .collect();
         let Some(cand) = found.iter().find_map(|(_, c)| c.as_ref().ok()) else {
             let notes = found
                 .iter()

@@ -160,8 +160,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
             last
         };
         for st in std::mem::take(&mut self.deferred.stores) {
+            // A copy of the primal's store (its alignment, TBAA and source
+            // line) of the primal's value to the primal's address.
             let (v, p) = (self.primal(st.operand(0)), self.primal(st.operand(1)));
-            self.b.store(v, p).set_alignment(st.alignment());
+            let c = st.clone_instruction();
+            self.b.insert(c);
+            c.set_operand(0, v);
+            c.set_operand(1, p);
         }
         for call in std::mem::take(&mut self.deferred.frees) {
             // Every argument: sized and aligned `operator delete` take the

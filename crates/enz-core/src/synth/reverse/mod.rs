@@ -30,7 +30,7 @@ mod math_rules;
 mod memory;
 pub(crate) mod plan;
 pub(crate) use plan::combined_plan;
-use plan::{deferrable_frees, loop_nest};
+use plan::loop_nest;
 mod release;
 mod replay;
 mod sweep;
@@ -45,7 +45,7 @@ use super::shadow::ShadowMap;
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
-use crate::analysis::deferred_stores::deferrable_stores;
+use crate::analysis::deferred_stores::{deferrable_frees, deferrable_stores};
 use crate::analysis::gpu::GpuAccesses;
 use crate::analysis::invariance::Invariance;
 pub(super) use crate::analysis::loops::loop_location;
@@ -130,7 +130,11 @@ pub(crate) fn synthesize<'m>(
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
-    let deferred_frees = deferrable_frees(req.prep, req.mode, &cfg, &loops, registry.call_facts());
+    let deferred_frees = if req.mode == Mode::Combined {
+        deferrable_frees(req.prep, &cfg, &loops, registry.call_facts())
+    } else {
+        HashSet::new()
+    };
     // Stores made after the reverse sweep (combined mode, the CPU: a final
     // `*out = s` that may alias what the function read): what they write
     // may be re-read.

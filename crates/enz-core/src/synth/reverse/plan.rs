@@ -32,19 +32,16 @@
 //! is cut by caching the value at the cut instead.
 
 use super::Mode;
-use crate::analysis::calls::{CallFacts, CallKind, Direction};
+use crate::analysis::calls::CallFacts;
 use crate::analysis::cfg::{Cfg, DecidingBranch};
 use crate::analysis::invariance::Invariance;
 use crate::analysis::loops::{AffineIv, LoopId, LoopNest};
 use crate::analysis::trips::ExactExit;
 use crate::analysis::writes::Rereadable;
 use crate::diag::Diagnostic;
-use crate::ir::Inst;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
-use crate::names::MemFn;
 use crate::names::SHOULD_RECOMPUTE;
 use std::collections::HashMap;
-use std::collections::HashSet;
 use std::fmt;
 
 /// Where a value cached in loop buffer `placement` is kept once it is
@@ -291,34 +288,6 @@ pub(super) fn loop_nest<'m>(cfg: &Cfg<'m>, name: &str) -> Result<LoopNest<'m>, V
     })
 }
 
-/// The frees that run on every path, outside loops, which can wait until
-/// the reverse sweep is done (combined mode): then the memory they free may
-/// be re-read rather than cached.
-pub(super) fn deferrable_frees<'m>(
-    prep: Function<'m>,
-    mode: Mode,
-    cfg: &Cfg<'m>,
-    loops: &LoopNest<'m>,
-    calls: CallFacts<'m, '_>,
-) -> HashSet<Value<'m>> {
-    if mode != Mode::Combined {
-        return HashSet::new();
-    }
-    prep.blocks()
-        .into_iter()
-        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
-        .flat_map(|b| b.instructions())
-        .filter(|i| {
-            i.opcode() == Some(LLVMOpcode::LLVMCall)
-                && matches!(
-                    calls.classify(i.as_value(), Direction::Reverse),
-                    CallKind::Memory(MemFn::Free | MemFn::Delete)
-                )
-        })
-        .map(Inst::as_value)
-        .collect()
-}
-
 /// The plan of the combined-mode gradient of `prep` (for `--print-plan`):
 /// the same analyses and decisions as [`synthesize`], without emitting.
 pub(crate) fn combined_plan<'m>(
@@ -328,14 +297,13 @@ pub(crate) fn combined_plan<'m>(
 ) -> Result<Plan<'m>, Vec<Diagnostic>> {
     let cfg = Cfg::new(prep);
     let loops = loop_nest(&cfg, name)?;
-    let frees = deferrable_frees(prep, Mode::Combined, &cfg, &loops, calls);
+    use crate::analysis::deferred_stores::{deferrable_frees, deferred_to_the_end};
     let gpu = crate::analysis::gpu::is_gpu_module(prep);
-    let mut not_writes = frees.clone();
-    if !gpu {
-        not_writes.extend(crate::analysis::deferred_stores::deferrable_stores(
-            prep, &cfg, &loops, calls, &frees,
-        ));
-    }
+    let not_writes = if gpu {
+        deferrable_frees(prep, &cfg, &loops, calls)
+    } else {
+        deferred_to_the_end(prep, &cfg, &loops, calls)
+    };
     let rereadable = Rereadable::analyse(prep, &not_writes, calls);
     let invariance = (!gpu).then(|| Invariance::analyse(&cfg, &loops, calls));
     Ok(Plan::new(

@@ -132,8 +132,8 @@ void d_trisq(const double *x, const double *L, double *dL, const double *mu, dou
                     enzyme_const, n, enzyme_const, d);
 }
 /* A time loop whose result leaves through a pointer that may alias its
- * state (line 138: the time loop): not checkpointed, and under an explicit
- * --cache-budget enz-rs says so. */
+ * state (line 138: the time loop): checkpointed all the same, the final
+ * store being made after the reverse sweep. */
 void heat_out(double *u, double *tmp, int n, int T, double *out) {
   for (int t = 0; t < T; t++) {
     for (int i = 1; i < n - 1; i++)
