@@ -572,8 +572,12 @@ pub(crate) fn outline_checkpointed<'m>(
         // have no bound before it is left plain: checkpointing it would
         // run it through its outlined body even when it fits.
         // A combined gradient makes its final stores and frees after the
-        // reverse sweep: they do not stop a loop from running again.
-        let deferred = if combined {
+        // reverse sweep: they do not stop a loop from running again. Only
+        // under an explicit budget, a promise to keep: under the machine's
+        // budget the loops this admits would run plainly anyway, and the
+        // call of a driver they would leave behind may write anything for
+        // the loads before it, which could then not be re-read.
+        let deferred = if combined && matches!(budget, CacheBudget::Bytes(_)) {
             crate::analysis::deferred_stores::deferred_to_the_end(f, &cfg, &loops, facts)
         } else {
             HashSet::new()
