@@ -427,6 +427,14 @@ impl<'m> Builder<'m> {
         self.call(Ty::wrap(fty), Value::wrap(decl), args)
     }
 
+    /// A pointer to a new private constant holding `s` and a NUL, named
+    /// `name` (the builder must be positioned in a function).
+    pub fn global_string(&self, s: &str, name: &str) -> Value<'m> {
+        let (cs, cn) = (cstr(s), cstr(name));
+        // SAFETY: the builder is positioned; both strings outlive the call.
+        Value::wrap(unsafe { LLVMBuildGlobalString(self.raw, cs.as_ptr(), cn.as_ptr()) })
+    }
+
     /// Calls the external function `name` of type `fn_ty`, declaring it if needed.
     pub fn call_named(&self, name: &str, fn_ty: Ty<'m>, args: &[Value<'m>]) -> Inst<'m> {
         let m = self.module();

@@ -505,3 +505,68 @@ fn an_explicit_budget_a_loop_may_exceed_is_warned_of() {
         assert!(!stderr.contains("may be exceeded"), "-O{level}: {stderr}");
     }
 }
+
+/// When a loop an explicit `--cache-budget` could not bound does pass it at
+/// run time, the gradient writes one line to stderr naming the function,
+/// the loop and why it was not checkpointed: once per process (the input
+/// calls the gradient twice), not at all with `ENZ_RS_QUIET_BUDGET` set,
+/// nor when there is no budget.
+#[test]
+fn a_gradient_past_an_explicit_budget_says_so_once() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/budget_report.c");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime/include");
+    let clang = find_tool("ENZ_CLANG", "clang-22", "clang");
+    let bc = dir.path().join("in.bc");
+    let mut cc = Command::new(&clang);
+    cc.args(["-O2", "-c", "-emit-llvm", "-I"])
+        .arg(&include)
+        .arg(&src)
+        .arg("-o")
+        .arg(&bc);
+    run(&mut cc, "compile budget_report.c").expect("compiles");
+    let build = |budget: &str| {
+        let out = dir.path().join(format!("out-{budget}.bc"));
+        let exe = dir.path().join(format!("exe-{budget}"));
+        let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+            .arg(&bc)
+            .args(["--cache-budget", budget, "-o"])
+            .arg(&out)
+            .output()
+            .expect("enz-rs runs");
+        assert!(status.status.success(), "{status:?}");
+        let mut link = Command::new(&clang);
+        link.arg(&out).arg("-o").arg(&exe);
+        run(&mut link, "link").expect("links");
+        exe
+    };
+    let line = "enz-rs: one call of the gradient of `scattered` cached more than --cache-budget 1 (MB): loop 0";
+    let exe = build("1");
+    let out = Command::new(&exe).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with(line)).count(),
+        1,
+        "not one line starting `{line}` in:\n{stderr}"
+    );
+    assert!(stderr.contains("is not checkpointed: "), "{stderr}");
+    assert!(stderr.contains("ENZ_RS_QUIET_BUDGET"), "{stderr}");
+    let quiet = Command::new(&exe)
+        .env("ENZ_RS_QUIET_BUDGET", "1")
+        .output()
+        .expect("runs");
+    assert!(quiet.status.success());
+    assert!(
+        quiet.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&quiet.stderr)
+    );
+    let off = Command::new(build("off")).output().expect("runs");
+    assert!(off.status.success());
+    assert!(
+        off.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&off.stderr)
+    );
+}

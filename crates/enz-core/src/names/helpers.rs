@@ -12,6 +12,21 @@ pub(crate) const ADD_AND_ZERO_PREFIX: &str = "__enz_add_and_zero_";
 pub(crate) const CACHE_BYTES: &str = "__enz_cache_bytes";
 /// Prefix of the GPU block reductions `__enz_block_sum_<ty>`.
 pub(crate) const BLOCK_SUM_PREFIX: &str = "__enz_block_sum_";
+/// `__enz_budget_exceeded(over, msg, len, flag)`: writes `msg` to stderr
+/// once per process (`flag`) when `over`, a gradient call's caches having
+/// passed an explicit `--cache-budget`, unless [`QUIET_BUDGET_ENV`] is set.
+pub(crate) const BUDGET_EXCEEDED: &str = "__enz_budget_exceeded";
+/// The environment variable that silences [`BUDGET_EXCEEDED`] at run time.
+pub(crate) const QUIET_BUDGET_ENV: &str = "ENZ_RS_QUIET_BUDGET";
+/// The names of the constant strings [`BUDGET_EXCEEDED`]'s callers and
+/// itself add: the line a gradient writes, and [`QUIET_BUDGET_ENV`].
+pub(crate) const BUDGET_MESSAGE_GLOBAL: &str = "enz.budget_message";
+/// See [`BUDGET_MESSAGE_GLOBAL`].
+pub(crate) const QUIET_BUDGET_ENV_GLOBAL: &str = "enz.quiet_budget_env";
+/// libc's `getenv` and `write`, which [`BUDGET_EXCEEDED`] calls.
+pub(crate) const GETENV: &str = "getenv";
+/// See [`GETENV`].
+pub(crate) const WRITE: &str = "write";
 /// `__enz_cache_slot(holder, pos, size)`: the address of an element of a
 /// growable loop cache.
 pub(crate) const CACHE_SLOT: &str = "__enz_cache_slot";

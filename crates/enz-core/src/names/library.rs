@@ -101,7 +101,11 @@ pub(crate) const SORT_BY_INDEX: &str = "__enz_sort_by_index";
 /// bookkeeping): calls to them are kept in the forward sweep and skipped in
 /// the reverse sweep.
 pub(crate) fn is_known_inactive(name: &str) -> bool {
-    if name == super::MACHINE_CACHE_BUDGET || name == super::ALL_ZERO || name == QSORT_R {
+    if name == super::MACHINE_CACHE_BUDGET
+        || name == super::ALL_ZERO
+        || name == super::BUDGET_EXCEEDED
+        || name == QSORT_R
+    {
         return true;
     }
     const INACTIVE: &[&str] = &[

@@ -431,3 +431,72 @@ pub(crate) fn trap_unless<'m>(b: &Builder<'m>, ok: Value<'m>) {
     });
     b.call(fty, f.as_value(), &[ok]);
 }
+
+/// Calls `__enz_budget_exceeded(over, msg, len, flag)`: when `over`, writes
+/// `msg` (one line) to stderr, once per process (the byte at `flag`), unless
+/// `ENZ_RS_QUIET_BUDGET` is set in the environment. Emitted at the end of
+/// the forward sweep of a gradient whose function has loops an explicit
+/// `--cache-budget` could not bound, `over` saying that this call's caches
+/// passed it.
+pub(crate) fn report_budget_exceeded<'m>(
+    b: &Builder<'m>,
+    over: Value<'m>,
+    msg: &str,
+    flag: Value<'m>,
+) {
+    use crate::names::{
+        BUDGET_EXCEEDED, BUDGET_MESSAGE_GLOBAL, GETENV, QUIET_BUDGET_ENV, QUIET_BUDGET_ENV_GLOBAL,
+        WRITE,
+    };
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let (i1, i8t, i32t, i64t, ptr) = (
+        Ty::int(ctx, 1),
+        Ty::int(ctx, 8),
+        Ty::int(ctx, 32),
+        Ty::int(ctx, 64),
+        Ty::ptr(ctx),
+    );
+    let fty = Ty::function(Ty::void(ctx), &[i1, ptr, i64t, ptr], false);
+    let f = named_function(module, BUDGET_EXCEEDED).unwrap_or_else(|| {
+        let f = add_internal_function(module, BUDGET_EXCEEDED, fty);
+        f.add_function_attribute("noinline");
+        let p = f.params();
+        let entry = f.append_block("entry");
+        let first = f.append_block("first");
+        let write = f.append_block("write");
+        let done = f.append_block("done");
+        let fb = Builder::new(ctx);
+        fb.position_at_end(entry);
+        let unseen = fb.icmp(
+            crate::ir::LLVMIntPredicate::LLVMIntEQ,
+            fb.load(i8t, p[3]),
+            fb.const_int(i8t, 0),
+        );
+        let go = fb.and(p[0], unseen);
+        fb.cond_br(go, first, done);
+        fb.position_at_end(first);
+        fb.store(fb.const_int(i8t, 1), p[3]);
+        let name = fb.global_string(QUIET_BUDGET_ENV, QUIET_BUDGET_ENV_GLOBAL);
+        let env = fb.call_named(GETENV, Ty::function(ptr, &[ptr], false), &[name]);
+        let quiet = fb.icmp(
+            crate::ir::LLVMIntPredicate::LLVMIntNE,
+            env.as_value(),
+            fb.zero(ptr),
+        );
+        fb.cond_br(quiet, done, write);
+        fb.position_at_end(write);
+        let wty = Ty::function(i64t, &[i32t, ptr, i64t], false);
+        fb.call_named(WRITE, wty, &[fb.const_int(i32t, 2), p[1], p[2]]);
+        fb.br(done);
+        fb.position_at_end(done);
+        fb.ret(None);
+        f
+    });
+    let text = b.global_string(msg, BUDGET_MESSAGE_GLOBAL);
+    b.call(
+        fty,
+        f.as_value(),
+        &[over, text, b.const_int(i64t, msg.len() as i64), flag],
+    );
+}

@@ -89,6 +89,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     fb.unreachable();
                 }
                 (Mode::Combined, Some(rb)) => {
+                    self.check_budget(&fb);
                     if let Some(slot) = self.cfg.exit_taken {
                         let k = live_exits.iter().position(|e| *e == blk).unwrap_or(0);
                         fb.store(fb.i32(k as i64), slot);

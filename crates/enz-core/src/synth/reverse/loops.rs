@@ -47,6 +47,13 @@ pub(super) struct Caches<'m> {
     /// Loop buffers of forward values.
     pub(super) buffer_of: HashMap<Value<'m>, Buffer<'m>>,
     pub(super) buffers: Vec<Buffer<'m>>,
+    /// Under an explicit `--cache-budget` that some loop of the function
+    /// could not be checkpointed under: the budget in bytes and the line
+    /// the gradient writes to stderr when one call's caches pass it.
+    pub(super) budget_report: Option<(u64, String)>,
+    /// With `budget_report`: the cache-bytes counter when the gradient
+    /// started, and the flag saying the line was written.
+    pub(super) budget_start: Option<(Value<'m>, Value<'m>)>,
 }
 
 /// The forward and reverse bookkeeping of one loop.
@@ -570,6 +577,41 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let v = self.b.load(buf.elem, addr);
         v.set_alignment(heap_alignment(buf.elem, gv.module()));
         v
+    }
+
+    /// Under a budget report (`Caches::budget_report`): reads the
+    /// cache-bytes counter where the gradient starts, and makes the flag
+    /// saying the line was written.
+    pub(super) fn start_budget_report(&mut self) {
+        if self.caches.budget_report.is_none() {
+            return;
+        }
+        let top = &self.sweep.top;
+        let ctx = self.req.prep.context();
+        let i8t = Ty::int(ctx, 8);
+        let start = top.load(Ty::int(ctx, 64), runtime::cache_bytes(top));
+        let name = format!("{}.budget_reported", self.sweep.fns.forward.name());
+        let module = self.sweep.fns.forward.global_parent();
+        let flag = crate::ir::add_internal_global(module, &name, i8t, 0, top.zero(i8t), 1);
+        self.caches.budget_start = Some((start, flag.as_value()));
+    }
+
+    /// Under a budget report, at an exit of the forward sweep (built with
+    /// `fb`): writes the line when this call's caches passed the budget.
+    pub(super) fn check_budget(&self, fb: &Builder<'m>) {
+        let (Some((bytes, msg)), Some((start, flag))) =
+            (&self.caches.budget_report, self.caches.budget_start)
+        else {
+            return;
+        };
+        let i64t = Ty::int(self.req.prep.context(), 64);
+        let now = fb.load(i64t, runtime::cache_bytes(fb));
+        let over = fb.icmp(
+            LLVMIntPredicate::LLVMIntUGT,
+            fb.sub(now, start),
+            fb.const_int(i64t, *bytes as i64),
+        );
+        runtime::report_budget_exceeded(fb, over, msg, flag);
     }
 
     /// Frees every loop buffer (at the end of the reverse sweep).

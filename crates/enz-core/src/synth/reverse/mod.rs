@@ -190,6 +190,7 @@ pub(crate) fn synthesize<'m>(
     registry.out.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
     r.explain.describe = registry.config.explain;
+    r.caches.budget_report = budget_report(req, registry, r.gpu.on);
     r.gpu.thread_caches.budget = registry.config.gpu_thread_cache;
     r.build(registry);
     if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu.on {
@@ -213,6 +214,44 @@ pub(crate) fn synthesize<'m>(
     } else {
         Err(r.diags)
     }
+}
+
+/// Under an explicit `--cache-budget`, for a combined gradient (CPU) of a
+/// function with loops checkpointing could not bound: the budget, and the
+/// line to write when one call's caches pass it (naming those loops and
+/// why; enz-rs also warned of them when it compiled).
+fn budget_report(
+    req: &GradientRequest<'_, '_>,
+    registry: &Registry<'_>,
+    gpu: bool,
+) -> Option<(u64, String)> {
+    let crate::options::CacheBudget::Bytes(bytes) = registry.config.cache_budget else {
+        return None;
+    };
+    if req.mode != Mode::Combined || gpu {
+        return None;
+    }
+    let loops: Vec<&String> = registry
+        .clones
+        .plan_notes
+        .get(&req.prep)?
+        .iter()
+        .filter(|n| n.contains(" is not checkpointed: "))
+        .collect();
+    if loops.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = loops.iter().map(|n| n.to_string()).collect();
+    Some((
+        bytes,
+        format!(
+            "enz-rs: one call of the gradient of `{}` cached more than --cache-budget {} (MB): {} (set {} to silence this line)\n",
+            req.name,
+            bytes >> 20,
+            list.join("; "),
+            crate::names::QUIET_BUDGET_ENV
+        ),
+    ))
 }
 
 /// What the analyses and the plan say about the primal function of one
@@ -340,6 +379,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     fn build(&mut self, registry: &mut Registry<'m>) {
         let live = self.facts.cfg.live_blocks();
+        self.start_budget_report();
         self.augment_forward(registry);
         self.zero_shared_shadows();
         let mut ret_block = self.reverse_blocks(&live);
