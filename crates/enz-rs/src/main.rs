@@ -91,7 +91,10 @@ struct Cli {
     /// measured at run time), after them
     /// its state is saved every k iterations and each later segment runs
     /// again before its reverse. `off`: every loop caches every
-    /// iteration, nothing is checkpointed.
+    /// iteration, nothing is checkpointed. Under an explicit MiB budget,
+    /// a time loop that cannot be checkpointed is warned of here, and the
+    /// gradient writes one line to stderr when a call's caches pass the
+    /// budget (`ENZ_RS_QUIET_BUDGET` set in its environment silences it).
     #[arg(long = "cache-budget", value_name = "MB|auto|off",
           default_value = "auto", value_parser = enz_enzyme_api::parse_cache_budget)]
     cache_budget: enz_enzyme_api::CacheBudget,
