@@ -1,5 +1,10 @@
 // Host driver for device_math.cu: values against glibc, derivatives against
-// analytic ones (computed with glibc in double) and finite differences.
+// analytic ones (computed with glibc in double) and finite differences:
+// every entry of dx (float and double) against the analytic derivative and
+// against central differences of the primal kernel, all entries at once
+// (y[K i + k] depends on x[i] alone: x perturbed everywhere in one launch
+// each way, each y differenced); a sample against central differences of
+// the loss; dy consumed (zero on exit: y is overwritten).
 #include "check.h"
 #include "emu.h"
 
@@ -76,6 +81,44 @@ static double loss_d(void) {
   return l;
 }
 
+/* Central differences of every entry of x at once (float: which = 0, x =
+ * xf; double: 1, xd): fd[i] = sum_k w[K i + k] d y[K i + k] / d x[i]. */
+static void fd_every(int wh, double h, double *fd) {
+  static double saved[N], y_up[K * N], up[N], dn[N];
+  for (int i = 0; i < N; i++) {
+    saved[i] = wh ? xd[i] : xf[i];
+    double step = h * (fabs(saved[i]) > 1 ? fabs(saved[i]) : 1);
+    if (wh)
+      xd[i] = saved[i] + step;
+    else
+      xf[i] = (float)(saved[i] + step);
+    up[i] = (wh ? xd[i] : xf[i]) - saved[i]; /* the step actually taken */
+  }
+  wh ? loss_d() : loss_f();
+  for (int j = 0; j < K * N; j++)
+    y_up[j] = wh ? yd[j] : yf[j];
+  for (int i = 0; i < N; i++) {
+    double step = h * (fabs(saved[i]) > 1 ? fabs(saved[i]) : 1);
+    if (wh)
+      xd[i] = saved[i] - step;
+    else
+      xf[i] = (float)(saved[i] - step);
+    dn[i] = saved[i] - (wh ? xd[i] : xf[i]);
+  }
+  wh ? loss_d() : loss_f();
+  for (int i = 0; i < N; i++) {
+    fd[i] = 0;
+    for (int k = 0; k < K; k++) {
+      int j = K * i + k;
+      fd[i] += (wh ? wd[j] : (double)wf[j]) * (y_up[j] - (wh ? yd[j] : yf[j])) / (up[i] + dn[i]);
+    }
+    if (wh)
+      xd[i] = saved[i];
+    else
+      xf[i] = (float)saved[i];
+  }
+}
+
 int main(void) {
   uint64_t s = 8;
   for (int i = 0; i < N; i++) { /* (0.05, 4.05), avoiding the kinks at 1, 2, 3 */
@@ -122,6 +165,17 @@ int main(void) {
       sd += wd[K * i + k] * d[k];
     check_close("dx float (analytic)", i, dxf[i], sf, 1e-4, 1e-4);
     check_close("dx double (analytic)", i, dxd[i], sd, 1e-10, 1e-11);
+  }
+  for (int j = 0; j < K * N; j++) {
+    check_close("dy float after grad (consumed)", j, dyf[j], 0, 0, 0);
+    check_close("dy double after grad (consumed)", j, dyd[j], 0, 0, 0);
+  }
+  static double fdf[N], fdd[N];
+  fd_every(0, 1e-3, fdf);
+  fd_every(1, 1e-6, fdd);
+  for (int i = 0; i < N; i++) {
+    check_close("dx float (fd, every entry)", i, dxf[i], fdf[i], 2e-2, 2e-2);
+    check_close("dx double (fd, every entry)", i, dxd[i], fdd[i], 1e-6, 1e-6);
   }
   for (int k = 0; k < check_sample_count(N, 12); k++) {
     int i = check_sample(N, 12, k);

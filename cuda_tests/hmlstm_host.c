@@ -1,4 +1,9 @@
-// Host driver for hmlstm.cu on the CPU SIMT emulator.
+// Host driver for hmlstm.cu on the CPU SIMT emulator: every entry of the
+// four gradients against the analytic derivatives and against central
+// differences of the primal kernel, all entries of one input at once (c[i]
+// depends on element i of the inputs alone: one perturbed launch each way
+// per input, each c[i] differenced); a sample against central differences
+// of the loss; d_c consumed (zero on exit: c is overwritten).
 #include "check.h"
 #include "emu.h"
 
@@ -41,6 +46,30 @@ static double loss(void) {
   for (int i = 0; i < N; i++)
     l += (double)w[i] * c[i];
   return l;
+}
+
+/* Central differences of every entry of input k at once:
+ * fd[i] = w[i] * d c[i] / d in[k][i], step h * max(1, |in[k][i]|). */
+static void fd_every(int k, double h, double *fd) {
+  static float saved[N], c_up[N];
+  static double up[N], dn[N];
+  memcpy(saved, in_0[k], sizeof saved);
+  for (int i = 0; i < N; i++) {
+    double step = h * (fabs((double)saved[i]) > 1 ? fabs((double)saved[i]) : 1);
+    in_0[k][i] = (float)(saved[i] + step);
+    up[i] = (double)in_0[k][i] - saved[i]; /* the step actually taken */
+  }
+  loss();
+  memcpy(c_up, c, sizeof c_up);
+  for (int i = 0; i < N; i++) {
+    double step = h * (fabs((double)saved[i]) > 1 ? fabs((double)saved[i]) : 1);
+    in_0[k][i] = (float)(saved[i] - step);
+    dn[i] = (double)saved[i] - in_0[k][i];
+  }
+  loss();
+  for (int i = 0; i < N; i++)
+    fd[i] = (double)w[i] * ((double)c_up[i] - c[i]) / (up[i] + dn[i]);
+  memcpy(in_0[k], saved, sizeof saved);
 }
 
 static double sig(double x) { return 1 / (1 + exp(-x)); }
@@ -92,6 +121,14 @@ int main(void) {
   for (int k = 0; k < 4; k++)
     for (int i = 0; i < N; i++)
       check_close(names[k], i, d_in[k][i], want[k][i], 1e-4, 1e-6);
+  for (int i = 0; i < N; i++)
+    check_close("d_c after grad (consumed)", i, d_c[i], 0, 0, 0);
+  for (int k = 0; k < 4; k++) {
+    static double fd[N];
+    fd_every(k, 1e-2, fd);
+    for (int i = 0; i < N; i++)
+      check_close(names[k], i, d_in[k][i], fd[i], 2e-2, 2e-3);
+  }
   for (int k = 0; k < 4; k++)
     for (int j = 0; j < check_sample_count(N, 12); j++) {
       int i = check_sample(N, 12, j);

@@ -1,4 +1,10 @@
-// Host driver for stencil.cu on the CPU SIMT emulator.
+// Host driver for stencil.cu on the CPU SIMT emulator: every entry of d_in
+// against the analytic gradient and against central differences of the
+// primal kernel (out[i] reads in[i-2..i+2] alone: the entries j with the
+// same j mod 8 are perturbed at once, no output reading two of them, 2
+// launches per colour, each out[i] differenced); a sample against central
+// differences of the loss; d_out consumed (zero on exit: out is
+// overwritten).
 #include "check.h"
 #include "emu.h"
 
@@ -36,6 +42,38 @@ static double loss(void) {
 }
 
 static double at(const double *a, int i) { return a[((i % N) + N) % N]; }
+
+/* Central differences of every entry of in_0, COLORS colours, 2 launches
+ * each: fd[j] = sum over the outputs i reading in[j] of w[i] d out[i] / d
+ * in[j]. */
+#define COLORS 8 /* > 2 R + 1, divides N */
+static void fd_every(double h, double *fd) {
+  static double saved[N], out_up[N], up[N], dn[N];
+  memcpy(saved, in_0, sizeof saved);
+  for (int c = 0; c < COLORS; c++) {
+    for (int j = c; j < N; j += COLORS) {
+      double step = h * (fabs(saved[j]) > 1 ? fabs(saved[j]) : 1);
+      in_0[j] = saved[j] + step;
+      up[j] = in_0[j] - saved[j]; /* the step actually taken */
+    }
+    loss();
+    memcpy(out_up, out, sizeof out_up);
+    for (int j = c; j < N; j += COLORS) {
+      double step = h * (fabs(saved[j]) > 1 ? fabs(saved[j]) : 1);
+      in_0[j] = saved[j] - step;
+      dn[j] = saved[j] - in_0[j];
+    }
+    loss();
+    for (int j = c; j < N; j += COLORS) {
+      in_0[j] = saved[j];
+      fd[j] = 0;
+      for (int o = -2; o <= 2; o++) {
+        int i = ((j + o) % N + N) % N;
+        fd[j] += w[i] * (out_up[i] - out[i]) / (up[j] + dn[j]);
+      }
+    }
+  }
+}
 
 int main(void) {
   uint64_t s = 3;
@@ -79,6 +117,12 @@ int main(void) {
     }
     check_close("d_in (analytic)", j, d_in[j], want, 1e-10, 1e-12);
   }
+  for (int i = 0; i < N; i++)
+    check_close("d_out after grad (consumed)", i, d_out[i], 0, 0, 0);
+  static double fd[N];
+  fd_every(1e-6, fd);
+  for (int j = 0; j < N; j++)
+    check_close("d_in (fd, every entry)", j, d_in[j], fd[j], 1e-6, 1e-8);
   for (int k = 0; k < check_sample_count(N, 24); k++) {
     int j = check_sample(N, 24, k);
     check_close("d_in (fd)", j, d_in[j], CHECK_FD(&in_0[j], 1e-6, loss), 1e-6, 1e-8);

@@ -1,4 +1,8 @@
-// Host driver for xsbench.cu on the CPU SIMT emulator.
+// Host driver for xsbench.cu on the CPU SIMT emulator: every entry of d_xs
+// and d_conc against a hand-written adjoint (the same search and
+// interpolation on the host) and against central differences of the loss
+// (the primal kernel, 2 launches an entry); d_out consumed (zero on exit:
+// out is overwritten).
 #include "check.h"
 #include "emu.h"
 
@@ -100,8 +104,10 @@ int main(void) {
     check_close("d_conc (analytic)", j, d_conc[j], d_conc_ref[j], 1e-10, 1e-12);
     check_close("d_conc (fd)", j, d_conc[j], CHECK_FD(&conc_0[j], 1e-6, loss), 1e-6, 1e-8);
   }
-  for (int k = 0; k < check_sample_count(NNUC * NGRID, 24); k++) {
-    int j = check_sample(NNUC * NGRID, 24, k);
+  for (int i = 0; i < NL; i++)
+    check_close("d_out after grad (consumed)", i, d_out[i], 0, 0, 0);
+  for (int k = 0; k < check_sample_count(NNUC * NGRID, NNUC * NGRID); k++) {
+    int j = check_sample(NNUC * NGRID, NNUC * NGRID, k);
     check_close("d_xs (fd)", j, d_xs[j], CHECK_FD(&xs_0[j], 1e-6, loss), 1e-6, 1e-8);
   }
   return check_report();
