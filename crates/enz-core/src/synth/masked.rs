@@ -5,8 +5,33 @@
 //! alignment from an `align` attribute on the pointer; without one these
 //! accesses assume none, which is always valid.)
 
-use crate::ir::{Builder, TyKind, Value};
+use crate::ir::{Builder, Inst, TyKind, Value};
 use crate::names::MaskedFn;
+
+/// What masked access `i` (of kind `m`) moves, when both modes have work
+/// to do with it: the loaded result or the stored value, if it carries
+/// floats; `Ok(None)` when it does not (nothing to differentiate);
+/// `Err` with the message when it moves pointers into shadowed memory
+/// (`is_shadowed`), which neither mode supports.
+pub(crate) fn moved_floats<'m>(
+    i: Inst<'m>,
+    m: MaskedFn,
+    is_shadowed: impl Fn(Value<'m>) -> bool,
+) -> Result<Option<Value<'m>>, &'static str> {
+    let p = i.operand(m.pointer_arg());
+    let value = if m.reads() {
+        i.as_value()
+    } else {
+        i.operand(0)
+    };
+    if value.ty().carries_float() {
+        Ok(Some(value))
+    } else if value.ty().element().kind() == TyKind::Pointer && is_shadowed(p) {
+        Err("masked accesses of shadowed pointers are not supported")
+    } else {
+        Ok(None)
+    }
+}
 
 /// `llvm.masked.load(p, mask, pass)`: the lanes of `mask` read from `p`,
 /// the others from `pass`; `llvm.masked.gather` when `p` is a vector of

@@ -56,17 +56,11 @@ impl<'m, 'a> Forward<'m, 'a> {
     /// masked access on each lane's shadow memory, with the primal's mask.
     fn masked(&mut self, i: Inst<'m>, m: MaskedFn, b: &Builder<'m>) {
         let p = i.operand(m.pointer_arg());
-        let value = if m.reads() {
-            i.as_value()
-        } else {
-            i.operand(0)
+        let value = match masked::moved_floats(i, m, |p| self.act.is_shadowed(p)) {
+            Ok(Some(v)) => v,
+            Ok(None) => return,
+            Err(msg) => return self.unsupported(i, msg),
         };
-        if !value.ty().carries_float() {
-            if value.ty().element().kind() == TyKind::Pointer && self.act.is_shadowed(p) {
-                self.unsupported(i, "masked accesses of shadowed pointers are not supported");
-            }
-            return;
-        }
         let mask = self.map.get(i.operand(m.pointer_arg() + 1));
         let active = if m.reads() {
             self.act.is_active(value)

@@ -15,7 +15,7 @@
 //!   the last one (whose value stayed) receives its adjoint.
 
 use super::Reverse;
-use crate::ir::{Inst, Ty, TyKind, Value};
+use crate::ir::{Inst, Ty, Value};
 use crate::names::MaskedFn;
 use crate::synth::masked;
 
@@ -23,17 +23,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// The reverse sweep of masked access `i`.
     pub(super) fn reverse_masked(&mut self, i: Inst<'m>, m: MaskedFn) {
         let p = i.operand(m.pointer_arg());
-        let value = if m.reads() {
-            i.as_value()
-        } else {
-            i.operand(0)
+        let value = match masked::moved_floats(i, m, |p| self.facts.act.is_shadowed(p)) {
+            Ok(Some(v)) => v,
+            Ok(None) => return,
+            Err(msg) => return self.unsupported(i, msg),
         };
-        if !value.ty().carries_float() {
-            if value.ty().element().kind() == TyKind::Pointer && self.facts.act.is_shadowed(p) {
-                self.unsupported(i, "masked accesses of shadowed pointers are not supported");
-            }
-            return;
-        }
         if !self.facts.act.is_shadowed(p) {
             // Inactive memory; a load's adjoint may still go to `pass`.
             if m.reads() && self.facts.act.is_active(value) {
