@@ -26,6 +26,19 @@ use crate::ir::{Function, Inst, Value};
 use crate::names::MemFn;
 use std::collections::HashSet;
 
+/// The instructions of `func` that run exactly once on every path to the
+/// reverse sweep: in blocks in no loop that dominate every exit.
+fn once_on_every_path<'m, 'a>(
+    func: Function<'m>,
+    cfg: &'a Cfg<'m>,
+    loops: &'a LoopNest<'m>,
+) -> impl Iterator<Item = Inst<'m>> + 'a {
+    func.blocks()
+        .into_iter()
+        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
+        .flat_map(|b| b.instructions())
+}
+
 /// The frees that run on every path, outside loops, which can wait until
 /// the reverse sweep is done (combined mode): then the memory they free may
 /// be re-read rather than cached.
@@ -35,10 +48,7 @@ pub(crate) fn deferrable_frees<'m>(
     loops: &LoopNest<'m>,
     calls: CallFacts<'m, '_>,
 ) -> HashSet<Value<'m>> {
-    func.blocks()
-        .into_iter()
-        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
-        .flat_map(|b| b.instructions())
+    once_on_every_path(func, cfg, loops)
         .filter(|i| {
             i.opcode() == Some(LLVMOpcode::LLVMCall)
                 && matches!(
@@ -72,11 +82,7 @@ pub(crate) fn deferrable_stores<'m>(
     calls: CallFacts<'m, '_>,
     frees: &HashSet<Value<'m>>,
 ) -> HashSet<Value<'m>> {
-    let candidates: Vec<Inst> = func
-        .blocks()
-        .into_iter()
-        .filter(|b| cfg.dominates_all_exits(*b) && loops.innermost(*b).is_none())
-        .flat_map(|b| b.instructions())
+    let candidates: Vec<Inst> = once_on_every_path(func, cfg, loops)
         .filter(|i| i.opcode() == Some(LLVMOpcode::LLVMStore) && i.is_simple_access())
         .collect();
     if candidates.is_empty() {
