@@ -78,10 +78,8 @@ pub(crate) struct Clones<'m> {
     prepped: HashMap<Function<'m>, Function<'m>>,
     /// Preprocessed clones with their checkpointed loops outlined and
     /// elementwise loops rewritten (for combined-mode gradients and split
-    /// pairs).
-    /// By function and whether for a combined gradient (whose final
-    /// stores wait for the end of the reverse sweep, so more loops can be
-    /// checkpointed) or for a split pair.
+    /// pairs), by function and whether checkpointing looked past the final
+    /// stores (see [`Registry::prep_for_gradient`]).
     for_gradient: HashMap<(Function<'m>, bool), Function<'m>>,
     /// Per function, its first preprocessed clone, kept as it was made
     /// (with the functions whose calls it kept), which later clones copy.
@@ -94,6 +92,10 @@ pub(crate) struct Clones<'m> {
     /// Per gradient clone (`prep_for_gradient`): what `--explain` adds
     /// about its loops (why not checkpointed, which are mixed).
     pub(crate) plan_notes: HashMap<Function<'m>, Vec<String>>,
+    /// Per gradient clone, under an explicit `--cache-budget`: the loops
+    /// checkpointing could not bound, each with why (warned of when
+    /// compiling; the gradient reports them when a call passes the budget).
+    pub(crate) unbounded: HashMap<Function<'m>, Vec<String>>,
 }
 
 /// The shadows enz-rs made for globals and functions.
@@ -337,7 +339,13 @@ impl<'m> Registry<'m> {
     /// whose loops that qualify are outlined to be checkpointed
     /// (`analysis::checkpoint`) or rewritten for mixed mode
     /// (`analysis::elementwise`); else [`Registry::prep`]'s. One clone per
-    /// function, shared by its combined gradients and split pairs.
+    /// function, shared by its combined gradients and split pairs, except
+    /// under an explicit budget: a combined gradient makes its final stores
+    /// after its reverse sweep, so its clone may checkpoint loops past them
+    /// (a promise to keep); a split pair's may not. Under the machine's
+    /// budget the loops this would admit run plainly anyway, and the driver
+    /// call they would leave behind may write anything for the loads before
+    /// it, which could then not be re-read.
     pub(crate) fn prep_for_gradient(
         &mut self,
         f: Function<'m>,
@@ -351,18 +359,24 @@ impl<'m> Registry<'m> {
         if !checkpoint && !mixed {
             return self.prep(f);
         }
-        if let Some(p) = self.clones.for_gradient.get(&(f, combined)) {
+        let past_final_stores = combined
+            && matches!(
+                self.config.cache_budget,
+                crate::options::CacheBudget::Bytes(_)
+            );
+        let key = (f, past_final_stores);
+        if let Some(p) = self.clones.for_gradient.get(&key) {
             return Ok(*p);
         }
         let p = self.fresh_clone(f)?;
-        self.clones.for_gradient.insert((f, combined), p);
+        self.clones.for_gradient.insert(key, p);
         let mut notes = Vec::new();
         if checkpoint {
             let (outlined, why_not) = crate::transform::checkpoint::outline_checkpointed(
                 p,
                 self.call_facts(),
                 self.config.cache_budget,
-                combined,
+                past_final_stores,
             )
             .map_err(|e| {
                 Diagnostic::internal(format_args!(
@@ -384,6 +398,9 @@ impl<'m> Registry<'m> {
                         bytes >> 20,
                         f.name(),
                     ));
+                }
+                if !why_not.is_empty() {
+                    self.clones.unbounded.insert(p, why_not.clone());
                 }
             }
             notes = why_not;

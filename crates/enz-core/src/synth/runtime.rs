@@ -433,7 +433,7 @@ pub(crate) fn trap_unless<'m>(b: &Builder<'m>, ok: Value<'m>) {
 }
 
 /// Calls `__enz_budget_exceeded(over, msg, len, flag)`: when `over`, writes
-/// `msg` (one line) to stderr, once per process (the byte at `flag`), unless
+/// `msg` (one line of `len` bytes, made by [`budget_message`]) to stderr, once per process (the byte at `flag`), unless
 /// `ENZ_RS_QUIET_BUDGET` is set in the environment. Emitted at the end of
 /// the forward sweep of a gradient whose function has loops an explicit
 /// `--cache-budget` could not bound, `over` saying that this call's caches
@@ -441,13 +441,10 @@ pub(crate) fn trap_unless<'m>(b: &Builder<'m>, ok: Value<'m>) {
 pub(crate) fn report_budget_exceeded<'m>(
     b: &Builder<'m>,
     over: Value<'m>,
-    msg: &str,
+    (msg, len): (Value<'m>, usize),
     flag: Value<'m>,
 ) {
-    use crate::names::{
-        BUDGET_EXCEEDED, BUDGET_MESSAGE_GLOBAL, GETENV, QUIET_BUDGET_ENV, QUIET_BUDGET_ENV_GLOBAL,
-        WRITE,
-    };
+    use crate::names::{BUDGET_EXCEEDED, GETENV, QUIET_BUDGET_ENV, QUIET_BUDGET_ENV_GLOBAL, WRITE};
     let ctx = b.ctx();
     let module = b.insert_block().parent().global_parent();
     let (i1, i8t, i32t, i64t, ptr) = (
@@ -493,10 +490,18 @@ pub(crate) fn report_budget_exceeded<'m>(
         fb.ret(None);
         f
     });
-    let text = b.global_string(msg, BUDGET_MESSAGE_GLOBAL);
     b.call(
         fty,
         f.as_value(),
-        &[over, text, b.const_int(i64t, msg.len() as i64), flag],
+        &[over, msg, b.const_int(i64t, len as i64), flag],
     );
+}
+
+/// The line [`report_budget_exceeded`] writes, as a constant of the
+/// module, and its length.
+pub(crate) fn budget_message<'m>(b: &Builder<'m>, msg: &str) -> (Value<'m>, usize) {
+    (
+        b.global_string(msg, crate::names::BUDGET_MESSAGE_GLOBAL),
+        msg.len(),
+    )
 }

@@ -545,11 +545,15 @@ impl<'m, 'a> Recompute<'m, 'a> {
 /// that each leaves from its latch, the form the analysis accepts; clang
 /// emits the `for` test at the top at -O0). Also says why each other
 /// outermost loop containing a loop is not checkpointed.
+/// `past_final_stores`: the clone is a combined gradient's, which makes its
+/// final stores and frees after the reverse sweep
+/// (`analysis::deferred_stores`), so they do not stop a loop from running
+/// again.
 pub(crate) fn outline_checkpointed<'m>(
     f: Function<'m>,
     facts: crate::analysis::calls::CallFacts<'m, '_>,
     budget: CacheBudget,
-    combined: bool,
+    past_final_stores: bool,
 ) -> Result<(Vec<Outlined<'m>>, Vec<String>), String> {
     use crate::analysis::calls::{CallKinds, Direction};
     use crate::analysis::cfg::Cfg;
@@ -571,13 +575,7 @@ pub(crate) fn outline_checkpointed<'m>(
         // Under the machine's budget (the default) a loop whose caches
         // have no bound before it is left plain: checkpointing it would
         // run it through its outlined body even when it fits.
-        // A combined gradient makes its final stores and frees after the
-        // reverse sweep: they do not stop a loop from running again. Only
-        // under an explicit budget, a promise to keep: under the machine's
-        // budget the loops this admits would run plainly anyway, and the
-        // call of a driver they would leave behind may write anything for
-        // the loads before it, which could then not be re-read.
-        let deferred = if combined && matches!(budget, CacheBudget::Bytes(_)) {
+        let deferred = if past_final_stores {
             crate::analysis::deferred_stores::deferred_to_the_end(f, &cfg, &loops, facts)
         } else {
             HashSet::new()

@@ -52,8 +52,8 @@ pub(super) struct Caches<'m> {
     /// the gradient writes to stderr when one call's caches pass it.
     pub(super) budget_report: Option<(u64, String)>,
     /// With `budget_report`: the cache-bytes counter when the gradient
-    /// started, and the flag saying the line was written.
-    pub(super) budget_start: Option<(Value<'m>, Value<'m>)>,
+    /// started, the flag saying the line was written, and the line.
+    pub(super) budget_start: Option<(Value<'m>, Value<'m>, (Value<'m>, usize))>,
 }
 
 /// The forward and reverse bookkeeping of one loop.
@@ -583,9 +583,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// cache-bytes counter where the gradient starts, and makes the flag
     /// saying the line was written.
     pub(super) fn start_budget_report(&mut self) {
-        if self.caches.budget_report.is_none() {
+        let Some((_, msg)) = &self.caches.budget_report else {
             return;
-        }
+        };
         let top = &self.sweep.top;
         let ctx = self.req.prep.context();
         let i8t = Ty::int(ctx, 8);
@@ -593,13 +593,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let name = format!("{}.budget_reported", self.sweep.fns.forward.name());
         let module = self.sweep.fns.forward.global_parent();
         let flag = crate::ir::add_internal_global(module, &name, i8t, 0, top.zero(i8t), 1);
-        self.caches.budget_start = Some((start, flag.as_value()));
+        let text = runtime::budget_message(top, msg);
+        self.caches.budget_start = Some((start, flag.as_value(), text));
     }
 
     /// Under a budget report, at an exit of the forward sweep (built with
     /// `fb`): writes the line when this call's caches passed the budget.
     pub(super) fn check_budget(&self, fb: &Builder<'m>) {
-        let (Some((bytes, msg)), Some((start, flag))) =
+        let (Some((bytes, _)), Some((start, flag, text))) =
             (&self.caches.budget_report, self.caches.budget_start)
         else {
             return;
@@ -611,7 +612,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             fb.sub(now, start),
             fb.const_int(i64t, *bytes as i64),
         );
-        runtime::report_budget_exceeded(fb, over, msg, flag);
+        runtime::report_budget_exceeded(fb, over, text, flag);
     }
 
     /// Frees every loop buffer (at the end of the reverse sweep).

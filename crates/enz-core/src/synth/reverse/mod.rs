@@ -45,9 +45,7 @@ use super::shadow::ShadowMap;
 use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
 use crate::analysis::calls::{CallKinds, Direction};
 use crate::analysis::cfg::Cfg;
-use crate::analysis::deferred_stores::{deferrable_frees, deferrable_stores};
 use crate::analysis::gpu::GpuAccesses;
-use crate::analysis::invariance::Invariance;
 pub(super) use crate::analysis::loops::loop_location;
 use crate::analysis::loops::LoopNest;
 use crate::analysis::types::TypeAnalysis;
@@ -130,27 +128,7 @@ pub(crate) fn synthesize<'m>(
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
-    let deferred_frees = if req.mode == Mode::Combined {
-        deferrable_frees(req.prep, &cfg, &loops, registry.call_facts())
-    } else {
-        HashSet::new()
-    };
-    // Stores made after the reverse sweep (combined mode, the CPU: a final
-    // `*out = s` that may alias what the function read): what they write
-    // may be re-read.
-    let deferred_stores = if req.mode == Mode::Combined && !super::gpu::is_gpu_module(req.prep) {
-        deferrable_stores(
-            req.prep,
-            &cfg,
-            &loops,
-            registry.call_facts(),
-            &deferred_frees,
-        )
-    } else {
-        HashSet::new()
-    };
-    let not_writes: HashSet<Value> = deferred_frees.union(&deferred_stores).copied().collect();
-    let rereadable = Rereadable::analyse(req.prep, &not_writes, registry.call_facts());
+    let inputs = plan::Inputs::of(req.prep, req.mode, &cfg, &loops, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
     let gpu_accesses = super::gpu::is_gpu_module(req.prep)
         .then(|| GpuAccesses::of(req.prep, |c| call_kinds.get(c).is_inactive()));
@@ -160,19 +138,7 @@ pub(crate) fn synthesize<'m>(
         )
         .in_function(req.name)]);
     }
-    // Caching at the level where a value varies: on the CPU (a GPU
-    // thread's caches are laid out per loop, `thread_cache.rs`).
-    let invariance = gpu_accesses
-        .is_none()
-        .then(|| Invariance::analyse(&cfg, &loops, registry.call_facts()));
-    let plan = plan::Plan::new(
-        req.prep,
-        req.mode,
-        &cfg,
-        &loops,
-        &rereadable,
-        invariance.as_ref(),
-    );
+    let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &inputs);
     let facts = Facts {
         math_calls: math_calls::PrimalMathCalls::new(req.prep, &call_kinds),
         cfg,
@@ -182,9 +148,9 @@ pub(crate) fn synthesize<'m>(
         call_kinds,
         gpu_accesses,
         plan,
-        rereadable,
-        deferrable_frees: deferred_frees,
-        deferrable_stores: deferred_stores,
+        rereadable: inputs.rereadable,
+        deferrable_frees: inputs.frees,
+        deferrable_stores: inputs.stores,
         allocators: registry.allocators(),
     };
     registry.out.timings.analyses += start.elapsed();
@@ -231,24 +197,14 @@ fn budget_report(
     if req.mode != Mode::Combined || gpu {
         return None;
     }
-    let loops: Vec<&String> = registry
-        .clones
-        .plan_notes
-        .get(&req.prep)?
-        .iter()
-        .filter(|n| n.contains(" is not checkpointed: "))
-        .collect();
-    if loops.is_empty() {
-        return None;
-    }
-    let list: Vec<String> = loops.iter().map(|n| n.to_string()).collect();
+    let loops = registry.clones.unbounded.get(&req.prep)?;
     Some((
         bytes,
         format!(
             "enz-rs: one call of the gradient of `{}` cached more than --cache-budget {} (MB): {} (set {} to silence this line)\n",
             req.name,
             bytes >> 20,
-            list.join("; "),
+            loops.join("; "),
             crate::names::QUIET_BUDGET_ENV
         ),
     ))

@@ -42,6 +42,7 @@ use crate::diag::Diagnostic;
 use crate::ir::{Block, Function, LLVMOpcode, Value};
 use crate::names::SHOULD_RECOMPUTE;
 use std::collections::HashMap;
+use std::collections::HashSet;
 use std::fmt;
 
 /// Where a value cached in loop buffer `placement` is kept once it is
@@ -105,14 +106,14 @@ pub(crate) struct Plan<'m> {
 impl<'m> Plan<'m> {
     /// Decides, for every instruction of `prep`, how the reverse sweep of a
     /// `mode` derivative gets its value.
-    pub(crate) fn new(
+    pub(super) fn new(
         prep: Function<'m>,
         mode: Mode,
         cfg: &Cfg<'m>,
         loops: &LoopNest<'m>,
-        rereadable: &Rereadable<'m>,
-        invariance: Option<&Invariance<'m>>,
+        inputs: &Inputs<'m>,
     ) -> Plan<'m> {
+        let (rereadable, invariance) = (&inputs.rereadable, inputs.invariance.as_ref());
         let affine: HashMap<Value, (LoopId, AffineIv)> = loops
             .ids()
             .flat_map(|l| {
@@ -288,6 +289,53 @@ pub(super) fn loop_nest<'m>(cfg: &Cfg<'m>, name: &str) -> Result<LoopNest<'m>, V
     })
 }
 
+/// What the plan of a `mode` derivative is made from besides its CFG and
+/// loops, computed one way for emission (`synthesize`) and `--print-plan`.
+pub(super) struct Inputs<'m> {
+    /// Combined mode: the frees made at the end of the reverse sweep.
+    pub(super) frees: HashSet<Value<'m>>,
+    /// Combined mode, the CPU: the stores made there too (a final `*out =
+    /// s` that may alias what the function read).
+    pub(super) stores: HashSet<Value<'m>>,
+    /// The loads that may be re-read (the deferred frees and stores do not
+    /// count as writes).
+    pub(super) rereadable: Rereadable<'m>,
+    /// The CPU: the loop in which each value varies, where it is cached (a
+    /// GPU thread's caches are laid out per loop, `thread_cache.rs`).
+    pub(super) invariance: Option<Invariance<'m>>,
+}
+
+impl<'m> Inputs<'m> {
+    pub(super) fn of(
+        prep: Function<'m>,
+        mode: Mode,
+        cfg: &Cfg<'m>,
+        loops: &LoopNest<'m>,
+        calls: CallFacts<'m, '_>,
+    ) -> Inputs<'m> {
+        use crate::analysis::deferred_stores::{deferrable_frees, deferrable_stores};
+        let gpu = crate::analysis::gpu::is_gpu_module(prep);
+        let combined = mode == Mode::Combined;
+        let frees = if combined {
+            deferrable_frees(prep, cfg, loops, calls)
+        } else {
+            HashSet::new()
+        };
+        let stores = if combined && !gpu {
+            deferrable_stores(prep, cfg, loops, calls, &frees)
+        } else {
+            HashSet::new()
+        };
+        let not_writes: HashSet<Value> = frees.union(&stores).copied().collect();
+        Inputs {
+            rereadable: Rereadable::analyse(prep, &not_writes, calls),
+            invariance: (!gpu).then(|| Invariance::analyse(cfg, loops, calls)),
+            frees,
+            stores,
+        }
+    }
+}
+
 /// The plan of the combined-mode gradient of `prep` (for `--print-plan`):
 /// the same analyses and decisions as [`synthesize`], without emitting.
 pub(crate) fn combined_plan<'m>(
@@ -297,23 +345,8 @@ pub(crate) fn combined_plan<'m>(
 ) -> Result<Plan<'m>, Vec<Diagnostic>> {
     let cfg = Cfg::new(prep);
     let loops = loop_nest(&cfg, name)?;
-    use crate::analysis::deferred_stores::{deferrable_frees, deferred_to_the_end};
-    let gpu = crate::analysis::gpu::is_gpu_module(prep);
-    let not_writes = if gpu {
-        deferrable_frees(prep, &cfg, &loops, calls)
-    } else {
-        deferred_to_the_end(prep, &cfg, &loops, calls)
-    };
-    let rereadable = Rereadable::analyse(prep, &not_writes, calls);
-    let invariance = (!gpu).then(|| Invariance::analyse(&cfg, &loops, calls));
-    Ok(Plan::new(
-        prep,
-        Mode::Combined,
-        &cfg,
-        &loops,
-        &rereadable,
-        invariance.as_ref(),
-    ))
+    let inputs = Inputs::of(prep, Mode::Combined, &cfg, &loops, calls);
+    Ok(Plan::new(prep, Mode::Combined, &cfg, &loops, &inputs))
 }
 
 /// Pure, cheap instructions worth recomputing rather than caching: integer
