@@ -53,6 +53,11 @@ impl<'m> Global<'m> {
             LLVMSetLinkage(self.0 .0, LLVMLinkage::LLVMPrivateLinkage);
         }
     }
+    /// Whether the global is thread-local (one copy per thread).
+    pub fn is_thread_local(self) -> bool {
+        // SAFETY: `self` is a global variable.
+        unsafe { LLVMIsThreadLocal(self.0 .0) != 0 }
+    }
     /// Makes the global thread-local (one copy per thread).
     pub fn set_thread_local(self) {
         // SAFETY: `self` is a global variable.

@@ -451,6 +451,13 @@ fn pointer_families<'m>(func: Function<'m>, insts: &[Inst<'m>]) -> HashMap<Value
                     }
                 }
             }
+            // A thread-local global's address in this thread.
+            Some(LLVMCall)
+                if i.called_function()
+                    .is_some_and(|f| crate::names::is_thread_local_address(&f.name())) =>
+            {
+                union(&mut parent, i.as_value(), i.operand(0));
+            }
             _ => {}
         }
     }

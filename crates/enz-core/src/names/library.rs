@@ -11,6 +11,8 @@ pub(crate) fn is_barrier(name: &str) -> bool {
 /// (libstdc++'s red-black tree behind `std::map`/`std::set`, its list
 /// hooks): no float passes through them, and a shadow structure shaped
 /// like the primal one stays so by the same call on the shadow pointers.
+/// Also `llvm.threadlocal.address`, whose shadow is the same call on the
+/// thread-local shadow global.
 pub(crate) fn is_structure_function(name: &str) -> bool {
     const STRUCTURE: &[&str] = &[
         "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
@@ -25,7 +27,15 @@ pub(crate) fn is_structure_function(name: &str) -> bool {
         "_ZNSt8__detail15_List_node_base11_M_transferEPS0_S1_",
         "_ZNSt8__detail15_List_node_base10_M_reverseEv",
     ];
-    STRUCTURE.contains(&name)
+    // A thread-local global's address in this thread: the shadow global's
+    // is the same intrinsic on the shadow global.
+    STRUCTURE.contains(&name) || is_thread_local_address(name)
+}
+
+/// Whether `name` is `llvm.threadlocal.address` (a thread-local global's
+/// address in the calling thread: it points into that global).
+pub(crate) fn is_thread_local_address(name: &str) -> bool {
+    name.starts_with("llvm.threadlocal.address")
 }
 
 /// Functions that read floating-point values from a stream or file into

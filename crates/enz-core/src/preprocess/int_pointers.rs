@@ -6,8 +6,8 @@
 //! it become `ptrtoint`, the value read becomes `inttoptr` of an integer
 //! phi. Synthesis mirrors pointers, not integers, so the shadow of such an
 //! `inttoptr` could not be built. Where the integer is, through phis and
-//! selects, only `ptrtoint` of pointers and constants (0, or the
-//! alignment Rust uses as an empty Vec's dangling pointer), the
+//! selects, only `ptrtoint` of pointers, constants (0, or the
+//! alignment Rust uses as an empty Vec's dangling pointer) and `undef`, the
 //! `inttoptr` is replaced by the same phis and selects over the pointers
 //! themselves (constants as constant addresses); the integer phis stay
 //! for their integer uses. An incoming integer computed by arithmetic (a
@@ -138,6 +138,11 @@ fn as_pointer<'m>(
         // A constant address: null, or Rust's dangling `NonNull` of an
         // empty Vec (its alignment), as a constant expression.
         return Some(Builder::new(ty.context()).int_to_ptr(v, ty));
+    }
+    if v.is_undef_or_null() {
+        // An undefined integer (a slot not yet written on that path, as
+        // SROA leaves an enum's payload): an undefined pointer.
+        return Some(ty.undef_constant());
     }
     let i = v.as_inst()?;
     match i.opcode()? {

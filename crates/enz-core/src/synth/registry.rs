@@ -595,6 +595,11 @@ impl<'m> Registry<'m> {
         let name = format!("{}_shadow", g.name());
         let align = g.global_alignment().max(8);
         let s = add_internal_global(g.global_parent(), &name, ty, space, init, align);
+        // A thread-local global's shadow is one per thread too (reached
+        // through `llvm.threadlocal.address` like the primal).
+        if g.is_thread_local() {
+            s.set_thread_local();
+        }
         if functions.is_some() {
             if g.is_global_constant() {
                 s.set_global_constant();

@@ -189,6 +189,9 @@ fn element_hint<'m>(s: &Solver<'m, '_>, i: Inst<'m>) -> Option<TypeTree> {
 /// Whether phase two (integer defaults) can add facts at `i` directly.
 fn has_integer_rule<'m>(i: Value<'m>) -> bool {
     use LLVMOpcode::*;
+    if i.opcode() == Some(LLVMStore) {
+        return stored_integer_constant(i.operand(0));
+    }
     !matches!(
         i.opcode(),
         Some(
@@ -205,6 +208,27 @@ fn has_integer_rule<'m>(i: Value<'m>) -> bool {
             )
             | Some(LLVMAtomicRMW | LLVMExtractValue | LLVMInsertValue)
     )
+}
+
+/// Whether `v` is an integer constant no float of its width is written
+/// as: not zero (which is also 0.0), and, at the width of a float, below
+/// its smallest normal number (a float constant stored through an integer
+/// of its width, as instcombine writes a small `memcpy` of constants, is
+/// never so small). Stored where nothing else says what the memory holds
+/// (Rust's `Dim` sizes and strides are written as `store i64 2`, then
+/// copied as integers), it says that the memory holds an integer.
+fn stored_integer_constant<'m>(v: Value<'m>) -> bool {
+    let Some(c) = v.const_int_sext() else {
+        return false;
+    };
+    let mantissa_bits = match v.ty().kind() {
+        TyKind::Integer(16) => 10,
+        TyKind::Integer(32) => 23,
+        TyKind::Integer(64) => 52,
+        TyKind::Integer(_) => 62,
+        _ => return false,
+    };
+    c > 0 && c < (1i64 << mantissa_bits)
 }
 
 /// What a value's LLVM type (and, for stack slots and globals of scalar
@@ -581,8 +605,15 @@ impl<'m, 'c> Solver<'m, 'c> {
         let ty = value.ty();
         if is_scalar(ty) {
             let t = self.tree_ref(ptr).pointee_at(0);
+            let open = !t.root().is_known() || t.root() == ConcreteType::Anything;
             self.update(value, &t);
-            let t = self.tree_ref(value).as_pointee_at(0);
+            let t = if self.integers && open && stored_integer_constant(value) {
+                // Phase two: memory nothing else typed, written a small
+                // integer constant, holds an integer.
+                TypeTree::from_type(ConcreteType::Integer).as_pointee_at(0)
+            } else {
+                self.tree_ref(value).as_pointee_at(0)
+            };
             self.update(ptr, &t);
         } else {
             let l = layout(ty, self.module);

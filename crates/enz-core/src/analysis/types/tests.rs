@@ -686,3 +686,30 @@ define void @ints(ptr %x, i64 %j) {
         );
     });
 }
+
+#[test]
+fn memory_written_a_small_integer_constant_holds_an_integer() {
+    // Rust's ndarray writes a `Dim`'s sizes as `store i64 2` and copies
+    // them as integers: a copy web of loads from that slot (below, the
+    // load and the store into %dst) is then typed. A constant that may be
+    // a float's bits (1.0 is 0x3FF0...) or zero says nothing, and a slot
+    // typed otherwise keeps its type.
+    let ir = r#"
+define void @dims(ptr %src, ptr %dst, ptr %f, ptr %pp) {
+  store i64 2, ptr %src, align 8
+  %v = load i64, ptr %src, align 8
+  store i64 %v, ptr %dst, align 8
+  store i64 4607182418800017408, ptr %f, align 8
+  store i64 8, ptr %pp, align 8
+  %q = load ptr, ptr %pp, align 8
+  ret void
+}
+"#;
+    with_analysis(ir, "dims", |f, ta| {
+        let out = print(f, ta);
+        assert!(out.contains("ptr %src: {[]:Pointer, [0]:Integer}"), "{out}");
+        assert!(out.contains("ptr %dst: {[]:Pointer, [0]:Integer}"), "{out}");
+        assert!(out.contains("ptr %f: {[]:Pointer}"), "{out}");
+        assert!(out.contains("ptr %pp: {[]:Pointer, [0]:Pointer}"), "{out}");
+    });
+}
