@@ -1,12 +1,12 @@
 //! Allocation inside the differentiated code: `collect`, `push` past the
 //! capacity (Vec's growth: `__rust_realloc`), `with_capacity`.
 //!
-//! Its own harness (`harness = false` in Cargo.toml): libtest, linked
-//! into every #[test] binary, holds a precompiled instance of
-//! `RawVec<f64>::grow_one` that rustc calls instead of compiling its own,
-//! and enz-rs cannot differentiate machine code (it says so, naming the
-//! function). It reports `allocation: N checks passed`, the line
-//! crates/cargo-enz/tests/rust_tests.rs requires of such a binary.
+//! Its own harness (`harness = false` in Cargo.toml), the case of a
+//! program without libtest: `Vec`'s growth is compiled in the crate (in a
+//! libtest binary it is libtest's precompiled `RawVec<f64>::grow_one`,
+//! which tests/vec_growth.rs covers). It reports `allocation: N checks
+//! passed`, the line crates/cargo-enz/tests/rust_tests.rs requires of such
+//! a binary.
 use enz::autodiff_reverse;
 use rust_tests::{checks_passed, close, fd, TOL_AD, TOL_FD};
 

@@ -29,6 +29,7 @@ mod lower;
 mod pipeline;
 mod registrations;
 mod rust_runtime;
+mod rust_vec;
 mod virtual_tables;
 
 /// The IR layer, under the name the modules of this crate use for it.

@@ -107,8 +107,10 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
 
 /// The user's facts for differentiating `m` (or inspecting how it would
 /// be differentiated), once the module has the form synthesis sees:
-/// Rust's `__rust_realloc` lowered (`rust_runtime.rs`).
+/// Rust's `__rust_realloc` lowered (`rust_runtime.rs`), precompiled `Vec`
+/// growth given a body (`rust_vec.rs`).
 pub(crate) fn facts_for_synthesis<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnostic>> {
+    crate::rust_vec::lower_vec_growth(m);
     crate::rust_runtime::lower_realloc(m);
     user_facts(m)
 }

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 /// One of the global allocator's entry points.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-enum Entry {
+pub(crate) enum Entry {
     Alloc,
     AllocZeroed,
     Dealloc,
@@ -43,7 +43,7 @@ fn entry(name: &str) -> Option<Entry> {
 }
 
 /// The module's allocator entry points, by kind.
-fn entries<'m>(m: Module<'m>) -> HashMap<Entry, Function<'m>> {
+pub(crate) fn entries<'m>(m: Module<'m>) -> HashMap<Entry, Function<'m>> {
     functions(m)
         .into_iter()
         .filter_map(|f| entry(&f.name()).map(|e| (e, f)))
