@@ -234,6 +234,15 @@ impl fmt::Display for Explanation {
             for c in &lp.cached {
                 write_cached(f, &pad, c)?;
             }
+            let terms = self.nest_terms(lp.id);
+            if terms.iter().any(|(_, path)| !path.is_empty()) {
+                writeln!(
+                    f,
+                    "{pad}  per iteration of loop {}, its inner loops included: {} bytes (nK: the trips of loop K per iteration of the loop around it)",
+                    lp.id,
+                    nest_formula(&terms),
+                )?;
+            }
         }
         for n in &self.notes {
             writeln!(f, "  {n}")?;
@@ -255,6 +264,35 @@ impl fmt::Display for Explanation {
 }
 
 impl Explanation {
+    /// What one iteration of loop `id` caches, its inner loops included,
+    /// as terms: bytes per iteration of a loop (`id` or one inside it) with
+    /// the loops between (whose trip counts multiply them), outermost
+    /// first. Loops that cache nothing (and checkpointed or forward ones,
+    /// which describe their own caches) add no term.
+    pub fn nest_terms(&self, id: usize) -> Vec<(u64, Vec<usize>)> {
+        let mut out = Vec::new();
+        let mut todo = vec![(id, Vec::new())];
+        while let Some((l, path)) = todo.pop() {
+            let Some(lp) = self.loops.iter().find(|x| x.id == l) else {
+                continue;
+            };
+            if !matches!(lp.strategy, Strategy::Cache | Strategy::Recompute) {
+                continue;
+            }
+            let bytes = lp.bytes_per_iteration();
+            if bytes > 0 {
+                out.push((bytes, path.clone()));
+            }
+            for child in self.loops.iter().filter(|c| c.parent == Some(l)) {
+                let mut p = path.clone();
+                p.push(child.id);
+                todo.push((child.id, p));
+            }
+        }
+        out.sort_by(|a, b| a.1.len().cmp(&b.1.len()).then(a.1.cmp(&b.1)));
+        out
+    }
+
     fn depth(&self, lp: &LoopPlan) -> usize {
         let mut depth = 0;
         let mut cur = lp.parent;
@@ -267,6 +305,22 @@ impl Explanation {
         }
         depth
     }
+}
+
+/// `24 + 84·n1 + 16·n1·n3`: the terms of [`Explanation::nest_terms`],
+/// `nK` standing for the trips of loop K in one iteration of the loop
+/// around it.
+fn nest_formula(terms: &[(u64, Vec<usize>)]) -> String {
+    let parts: Vec<String> = terms
+        .iter()
+        .map(|(bytes, path)| {
+            std::iter::once(bytes.to_string())
+                .chain(path.iter().map(|k| format!("n{k}")))
+                .collect::<Vec<_>>()
+                .join("·")
+        })
+        .collect();
+    parts.join(" + ")
 }
 
 fn write_cached(f: &mut fmt::Formatter<'_>, pad: &str, c: &CachedValue) -> fmt::Result {

@@ -434,7 +434,9 @@ fn explain_says_a_gpu_body_is_differentiated_in_mixed_mode() {
 /// iteration of the loop where it does change: in `trisq` the row loop
 /// (line 121) caches nothing, and at -O0, where clang leaves the load of
 /// `xc[col]` (line 122) inside it, the column loop (line 120) caches it,
-/// 8 bytes per column instead of 8 bytes per (column, row).
+/// 8 bytes per column instead of 8 bytes per (column, row); the point
+/// loop's per-iteration figure, its inner loops included, has no term in
+/// the column loop's trips times the row loop's.
 #[test]
 fn explain_caches_an_inner_invariant_once_per_outer_iteration() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -451,7 +453,28 @@ fn explain_caches_an_inner_invariant_once_per_outer_iteration() {
                 "-O{level}: {head}\n{cached:?}"
             );
         }
+        // Per point (an iteration of the loop at line 117), the nest
+        // caches O(d) values: no term grows with the trips of the column
+        // loop times those of the row loop (`8·n1·n3`).
+        for l in tri.lines() {
+            let Some(formula) = l
+                .trim_start()
+                .strip_prefix("per iteration of loop ")
+                .and_then(|r| r.split_once(", its inner loops included: "))
+                .map(|(_, f)| f.split(" bytes").next().unwrap_or(""))
+            else {
+                continue;
+            };
+            assert!(
+                formula.split(" + ").all(|t| t.matches("·n").count() <= 1),
+                "-O{level}: {l}"
+            );
+        }
         if level == 0 {
+            assert!(
+                tri.contains("per iteration of loop 0, its inner loops included: "),
+                "-O0: no per-point figure:\n{tri}"
+            );
             let columns = loops_at(tri, 120);
             let (head, cached) = &columns[0];
             assert!(
