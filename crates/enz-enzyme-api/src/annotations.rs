@@ -7,6 +7,8 @@
 //! |----------------------------------------|-----------|----------------------------------|
 //! | `enzyme_inactive`                      | function  | no derivative (as `__enzyme_inactivefn`) |
 //! | `enzyme_inactive`                      | global    | its memory holds no derivative   |
+//! | `enzyme_inactivefn`, `enzyme_inactivenoblockfn` | function | no derivative (Enzyme's clang plugin's spellings of `enzyme_inactive` and `enzyme_inactive_noblock`) |
+//! | `enzyme_shadow`, `&d_g`                | global    | `d_g` is its shadow (as `__enzyme_register_global`) |
 //! | `enzyme_function_like`, `"log1p"`      | function  | differentiated as libm's `log1p` |
 //! | `enzyme_nofree`                        | function  | frees nothing (a hint)           |
 //! | `enzyme_gradient`, `aug_f`, `rev_f`    | function  | custom split derivative          |
@@ -30,11 +32,12 @@ impl<'m> Annotation<'m> {
 
     /// The annotated global variable, if it is one.
     pub(crate) fn global(&self) -> Option<Global<'m>> {
-        let mut v = self.on;
-        while !v.is_global_variable() && !v.is_function() && v.num_operands() > 0 {
-            v = v.operand(0);
-        }
-        v.as_global()
+        strip_to_global(self.on)
+    }
+
+    /// Argument `k` as a global variable (its address, through casts).
+    pub(crate) fn global_arg(&self, k: usize) -> Option<Global<'m>> {
+        self.args.get(k).and_then(|a| strip_to_global(*a))
     }
 
     /// Argument `k` as a function.
@@ -46,6 +49,16 @@ impl<'m> Annotation<'m> {
     pub(crate) fn string_arg(&self, k: usize) -> Option<String> {
         self.args.get(k).and_then(|a| a.c_string_pointee())
     }
+}
+
+/// The global variable `v` is the address of, through casts and constant
+/// expressions.
+fn strip_to_global(v: Value<'_>) -> Option<Global<'_>> {
+    let mut v = v;
+    while !v.is_global_variable() && !v.is_function() && v.num_operands() > 0 {
+        v = v.operand(0);
+    }
+    v.as_global()
 }
 
 /// The module's `enzyme_*` annotations, in order.

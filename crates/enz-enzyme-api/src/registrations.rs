@@ -8,6 +8,7 @@
 //! | `__enzyme_register_derivative`  | `{f, tangent}`                       |
 //! | `__enzyme_register_global`      | `{&g, &shadow_of_g}`                 |
 //! | `__enzyme_inactivefn`           | functions with no derivative         |
+//! | `__enzyme_inactivenoblockfn`    | the same (Enzyme's `enzyme_inactive_noblock`) |
 //! | `__enzyme_function_like`        | `{f, "libm or allocator name"}`      |
 //! | `__enzyme_allocation_like`      | `{alloc, size arg, "-1,k…", dealloc}` |
 //! | `__enzyme_nofree`               | functions that free nothing (a hint) |
@@ -27,6 +28,7 @@ const REGISTRATIONS: &[&str] = &[
     "__enzyme_register_derivative",
     "__enzyme_register_global",
     "__enzyme_inactivefn",
+    "__enzyme_inactivenoblockfn",
     "__enzyme_function_like",
     "__enzyme_allocation_like",
     "__enzyme_nofree",
@@ -46,6 +48,7 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
     let mut inactive = inactive_functions(m);
     let mut inactive_global_set = inactive_globals(m);
     let mut like_list = functions_like(m, &mut diags);
+    let mut global_shadows = user_global_shadows(m);
     // The paper's form gives the two halves of a custom gradient apart:
     // enzyme("augment", aug) and enzyme("gradient", rev).
     let mut halves: Vec<(Function, Option<Function>, Option<Function>)> = Vec::new();
@@ -68,6 +71,7 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
                 &mut custom,
                 &mut inactive,
                 &mut inactive_global_set,
+                &mut global_shadows,
                 &mut like_list,
                 &mut diags,
             ),
@@ -100,7 +104,7 @@ pub(crate) fn user_facts<'m>(m: Module<'m>) -> Result<UserFacts<'m>, Vec<Diagnos
     Ok(UserFacts {
         inactive,
         custom,
-        global_shadows: user_global_shadows(m),
+        global_shadows,
         inactive_globals: inactive_global_set,
     })
 }
@@ -122,6 +126,7 @@ fn annotated<'m>(
     custom: &mut HashMap<Function<'m>, CustomRules<'m>>,
     inactive: &mut HashSet<Function<'m>>,
     inactive_globals: &mut HashSet<Global<'m>>,
+    global_shadows: &mut HashMap<Global<'m>, Global<'m>>,
     like: &mut Vec<(Function<'m>, &'static str)>,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -131,7 +136,7 @@ fn annotated<'m>(
         )
     };
     match (a.name.as_str(), a.function()) {
-        ("enzyme_inactive", Some(f)) => {
+        ("enzyme_inactive" | "enzyme_inactivefn" | "enzyme_inactivenoblockfn", Some(f)) => {
             inactive.insert(f);
         }
         ("enzyme_inactive", None) => match a.global() {
@@ -139,6 +144,15 @@ fn annotated<'m>(
                 inactive_globals.insert(g);
             }
             None => bad("it marks neither a function nor a global", "put ENZYME_INACTIVE on a function or a global variable"),
+        },
+        ("enzyme_shadow", None) => match (a.global(), a.global_arg(0)) {
+            (Some(g), Some(shadow)) if g != shadow => {
+                global_shadows.insert(g, shadow);
+            }
+            _ => bad(
+                "it needs a global variable and another global variable, its shadow",
+                "write __attribute__((enzyme_shadow(d_g))) on the global g, d_g a global of the same type",
+            ),
         },
         ("enzyme_nofree", Some(_)) => {}
         ("enzyme_function_like", Some(f)) => match a.string_arg(0) {
@@ -161,7 +175,7 @@ fn annotated<'m>(
         },
         (name, _) => bad(
             &format!("enz-rs knows no `{name}` annotation, or it is not on a function"),
-            "the annotations are enzyme_inactive, enzyme_function_like, enzyme_nofree, enzyme_gradient and enzyme_derivative (enzyme.h's ENZYME_* macros)",
+            "the annotations are enzyme_inactive, enzyme_function_like, enzyme_nofree, enzyme_gradient, enzyme_derivative (enzyme.h's ENZYME_* macros) and enzyme_shadow",
         ),
     }
 }
@@ -548,11 +562,13 @@ fn user_global_shadows<'m>(m: Module<'m>) -> HashMap<Global<'m>, Global<'m>> {
 }
 
 /// Functions the user declared inactive: listed in a global array
-/// `__enzyme_inactivefn`, or carrying the `enzyme_inactive` attribute.
+/// `__enzyme_inactivefn` (or Enzyme's `__enzyme_inactivenoblockfn`), or
+/// carrying the `enzyme_inactive` attribute.
 fn inactive_functions<'m>(m: Module<'m>) -> HashSet<Function<'m>> {
     let mut out = HashSet::new();
     for gv in globals(m) {
-        if gv.name().contains("__enzyme_inactivefn") {
+        let name = gv.name();
+        if name.contains("__enzyme_inactivefn") || name.contains("__enzyme_inactivenoblockfn") {
             if let Some(init) = gv.initializer() {
                 let n = init.num_operands();
                 for k in 0..n {

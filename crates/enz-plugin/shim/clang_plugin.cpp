@@ -7,6 +7,10 @@
 //   on every route), and `noinline` on functions, so that the mark still
 //   applies when enz-rs runs after clang's inliner:
 //     enzyme_inactive                 (function or global)
+//     enzyme_inactive_noblock         (function or global: Enzyme lowers
+//                                      it as enzyme_inactive, and so do we)
+//     enzyme_shadow(d_g)              (global: d_g is its shadow, as
+//                                      __enzyme_register_global {&g, &d_g})
 //     enzyme_function_like("log1p")   (function)
 //     enzyme_nofree                   (function)
 //     enzyme("augment", aug_f), enzyme("gradient", rev_f),
@@ -30,6 +34,7 @@
 #include "clang/Lex/DirectoryLookup.h"
 #include "clang/Lex/HeaderSearch.h"
 #include "clang/Lex/Preprocessor.h"
+#include "clang/Sema/Lookup.h"
 #include "clang/Sema/ParsedAttr.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/SemaDiagnostic.h"
@@ -159,11 +164,75 @@ struct EnzymeAttr : FunctionAttr {
 struct InactiveAttr : FlagAttr {
   InactiveAttr() : FlagAttr("enzyme_inactive", false) {}
 };
+// Enzyme's `enzyme_inactive_noblock`: inactive as enzyme_inactive is (the
+// function's result and effects carry no derivative); the annotation is
+// the same one.
+struct InactiveNoblockAttr : FlagAttr {
+  InactiveNoblockAttr() : FlagAttr("enzyme_inactive", false) {
+    spellings[0] = {ParsedAttr::AS_GNU, "enzyme_inactive_noblock"};
+    spellings[1] = {ParsedAttr::AS_C23, "enzyme_inactive_noblock"};
+    spellings[2] = {ParsedAttr::AS_CXX11, "enzyme_inactive_noblock"};
+  }
+};
+
+// enzyme_shadow(d_g) on a global variable g: the global d_g is g's
+// shadow (reverse mode accumulates g's adjoint into it, forward mode
+// reads g's tangent from it). The annotation's argument is &d_g.
+struct ShadowAttr : ParsedAttrInfo {
+  Spelling spellings[3] = {{ParsedAttr::AS_GNU, "enzyme_shadow"},
+                           {ParsedAttr::AS_C23, "enzyme_shadow"},
+                           {ParsedAttr::AS_CXX11, "enzyme_shadow"}};
+  ShadowAttr() {
+    NumArgs = 1;
+    Spellings = spellings;
+  }
+  bool diagAppertainsToDecl(Sema &s, const ParsedAttr &attr,
+                            const Decl *d) const override {
+    if (auto *v = dyn_cast<VarDecl>(d); v && v->hasGlobalStorage())
+      return true;
+    s.Diag(attr.getLoc(), diag::warn_attribute_wrong_decl_type_str)
+        << attr << attr.isRegularKeywordAttribute() << "global variables";
+    return false;
+  }
+  AttrHandling handleDeclAttribute(Sema &s, Decl *d,
+                                   const ParsedAttr &attr) const override {
+    // The argument comes as an expression, or (C++) as a bare identifier,
+    // looked up here in the scope of the declaration.
+    VarDecl *shadow = nullptr;
+    if (attr.isArgIdent(0)) {
+      IdentifierLoc *id = attr.getArgAsIdent(0);
+      LookupResult r(s, id->getIdentifierInfo(), id->getLoc(),
+                     Sema::LookupOrdinaryName);
+      if (s.LookupName(r, s.getCurScope()) && r.isSingleResult())
+        shadow = dyn_cast<VarDecl>(r.getFoundDecl());
+    } else if (auto *ref = dyn_cast<DeclRefExpr>(
+                   attr.getArgAsExpr(0)->IgnoreParenImpCasts())) {
+      shadow = dyn_cast<VarDecl>(ref->getDecl());
+    }
+    if (!shadow || !shadow->hasGlobalStorage()) {
+      unsigned id = s.getDiagnostics().getCustomDiagID(
+          DiagnosticsEngine::Error,
+          "the argument of 'enzyme_shadow' must name a global variable");
+      s.Diag(attr.getLoc(), id);
+      return AttributeNotApplied;
+    }
+    Expr *ref = s.BuildDeclRefExpr(shadow, shadow->getType(), VK_LValue,
+                                   attr.getLoc());
+    ExprResult addr = s.CreateBuiltinUnaryOp(attr.getLoc(), UO_AddrOf, ref);
+    if (addr.isInvalid())
+      return AttributeNotApplied;
+    Expr *args[] = {addr.get()};
+    return annotate(s, d, attr, "enzyme_shadow", args);
+  }
+};
 struct NofreeAttr : FlagAttr {
   NofreeAttr() : FlagAttr("enzyme_nofree", true) {}
 };
 
 ParsedAttrInfoRegistry::Add<InactiveAttr> inactive_attr("enzyme_inactive", "");
+ParsedAttrInfoRegistry::Add<InactiveNoblockAttr>
+    inactive_noblock_attr("enzyme_inactive_noblock", "");
+ParsedAttrInfoRegistry::Add<ShadowAttr> shadow_attr("enzyme_shadow", "");
 ParsedAttrInfoRegistry::Add<NofreeAttr> nofree_attr("enzyme_nofree", "");
 ParsedAttrInfoRegistry::Add<FunctionLikeAttr> like_attr("enzyme_function_like", "");
 ParsedAttrInfoRegistry::Add<EnzymeAttr> enzyme_attr("enzyme", "");
