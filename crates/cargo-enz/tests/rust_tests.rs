@@ -5,110 +5,22 @@
 //! `#[test]` functions of rust_tests/src and rust_tests/tests are counted
 //! here, and the passed tests libtest reports must be exactly as many; a
 //! test binary without libtest (`harness = false` in rust_tests/Cargo.toml)
-//! must print `NAME: N checks passed` with N > 0.
+//! must print `NAME: N checks passed` with N > 0 (the runner, shared with
+//! rust_crates.rs, is in common/mod.rs).
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-/// The `#[test]` functions in the `.rs` files of `dir` (not recursive).
-fn test_functions(dir: &Path) -> usize {
-    let mut n = 0;
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("a directory entry").path();
-        if path.extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(&path).expect("a source file");
-            n += text.lines().filter(|l| l.trim() == "#[test]").count();
-        }
-    }
-    n
-}
-
-/// The `[[test]]` targets of a manifest with `harness = false`.
-fn harnessless_targets(manifest: &str) -> Vec<String> {
-    manifest
-        .split("[[test]]")
-        .skip(1)
-        .filter_map(|section| {
-            let section = section.split("\n[").next().unwrap_or(section);
-            let value = |key: &str| {
-                section.lines().find_map(|l| {
-                    let (k, v) = l.split_once('=')?;
-                    (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
-                })
-            };
-            (value("harness").as_deref() == Some("false")).then(|| value("name"))?
-        })
-        .collect()
-}
-
-fn cargo_enz_test(args: &[&str]) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../rust_tests");
-    let expected = test_functions(&root.join("src")) + test_functions(&root.join("tests"));
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
-    let harnessless = harnessless_targets(&manifest);
-    assert!(
-        expected > 0 && !harnessless.is_empty(),
-        "no tests found in {}",
-        root.display()
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_cargo-enz"))
-        .arg("enz")
-        .arg("test")
-        .args(args)
-        .current_dir(&root)
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        .output()
-        .expect("cargo-enz runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "cargo enz test {args:?} failed\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
-    );
-    // The libtest binaries ran every test, and none failed or was ignored.
-    let results: Vec<&str> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("test result: ok. "))
-        .collect();
-    let ran: usize = results
-        .iter()
-        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
-        .sum();
-    assert_eq!(
-        ran, expected,
-        "cargo enz test {args:?}: {ran} tests passed, but rust_tests has {expected} #[test] \
-         functions\n{stdout}"
-    );
-    assert!(
-        results.iter().all(|l| l.contains(" 0 ignored")),
-        "cargo enz test {args:?}: a test was ignored\n{stdout}"
-    );
-    for name in &harnessless {
-        let prefix = format!("{name}: ");
-        let reported = stdout.lines().any(|l| {
-            l.strip_prefix(&prefix)
-                .and_then(|r| r.strip_suffix(" checks passed"))
-                .and_then(|n| n.parse::<usize>().ok())
-                .is_some_and(|n| n > 0)
-        });
-        assert!(
-            reported,
-            "cargo enz test {args:?}: the test binary {name} (harness = false) did not print \
-             '{name}: N checks passed'\n{stdout}"
-        );
-    }
-}
-
 #[test]
 fn debug() {
-    cargo_enz_test(&[]);
+    common::cargo_enz_test("rust_tests", &[]);
 }
 
 #[test]
 fn release() {
-    cargo_enz_test(&["--release"]);
+    common::cargo_enz_test("rust_tests", &["--release"]);
 }
 
 #[test]
