@@ -18,6 +18,8 @@
 # its own, and a last table gives enz-rs's gradient time over Enzyme's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/enzyme-plugin.sh
+source scripts/enzyme-plugin.sh
 quick=0
 [[ ${1:-} == --quick ]] && quick=1
 bash scripts/setup.sh >/dev/null
@@ -32,11 +34,7 @@ target/release/enz-rs "$out/all.bc" -o "$out/grad.bc"
 clang-22 -O2 "$out/grad.bc" -lm -o "$out/gmm-forms"
 tools=(enz-rs)
 if [[ -n ${ENZYME_PLUGIN:-} ]]; then
-  major=$(basename "$ENZYME_PLUGIN" | sed -n 's/^LLVMEnzyme-\([0-9]*\)\.so$/\1/p')
-  if [[ -z $major || ! -f $ENZYME_PLUGIN ]]; then
-    echo "error: ENZYME_PLUGIN=$ENZYME_PLUGIN: not an LLVMEnzyme-N.so file" >&2
-    exit 1
-  fi
+  major=$(enzyme_llvm_major "$ENZYME_PLUGIN" clang llvm-link opt) || exit 2
   "clang-$major" "${flags[@]}" -c -emit-llvm bench/gmm_forms/gmm_adbench.c -o "$out/gmm.enzyme.bc"
   "clang-$major" "${flags[@]}" -c -emit-llvm bench/gmm_forms/driver.c -o "$out/driver.enzyme.bc"
   "llvm-link-$major" "$out/gmm.enzyme.bc" "$out/driver.enzyme.bc" -o "$out/all.enzyme.bc"

@@ -71,6 +71,8 @@
 # Outputs under target/lulesh/ (the log: build.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/enzyme-plugin.sh
+source scripts/enzyme-plugin.sh
 root=$PWD
 
 sizes="20:20 30:20"
@@ -108,12 +110,7 @@ log=$out/build.log
 
 enzyme_plugin=${ENZYME_PLUGIN:-}
 if [[ -n $enzyme_plugin ]]; then
-  [[ -f $enzyme_plugin ]] || { echo "error: ENZYME_PLUGIN=$enzyme_plugin: no such file" >&2; exit 2; }
-  n=$(basename "$enzyme_plugin" | sed -n 's/.*-\([0-9][0-9]*\)\.so$/\1/p')
-  [[ -n $n ]] || { echo "error: ENZYME_PLUGIN=$enzyme_plugin: the LLVM major is not in its name (LLVMEnzyme-N.so)" >&2; exit 2; }
-  for t in clang++-$n llvm-link-$n opt-$n; do
-    command -v "$t" >/dev/null || { echo "error: $t (for $enzyme_plugin) is not installed" >&2; exit 2; }
-  done
+  n=$(enzyme_llvm_major "$enzyme_plugin" clang++ llvm-link opt) || exit 2
 fi
 
 now() { date +%s.%N; }

@@ -46,6 +46,8 @@
 # arguments for enz-rs (e.g. "--cache-budget 256"), ENZYME_PLUGIN (above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/enzyme-plugin.sh
+source scripts/enzyme-plugin.sh
 root=$PWD
 
 quick=0
@@ -103,20 +105,9 @@ enzyme_plugin=${ENZYME_PLUGIN:-}
 enzyme_failed=()
 enzyme_objs=()
 if [[ -n $enzyme_plugin ]]; then
-  if [[ ! -f $enzyme_plugin ]]; then
-    echo "error: ENZYME_PLUGIN=$enzyme_plugin: no such file" >&2
-    exit 2
-  fi
-  enzyme_llvm=$(basename "$enzyme_plugin" | sed -n 's/.*-\([0-9][0-9]*\)\.so$/\1/p')
-  if [[ -z $enzyme_llvm ]]; then
-    echo "error: ENZYME_PLUGIN=$enzyme_plugin: the LLVM major is not in its name (LLVMEnzyme-N.so)" >&2
-    exit 2
-  fi
+  enzyme_llvm=$(enzyme_llvm_major "$enzyme_plugin" clang opt) || exit 2
   eclang=clang-$enzyme_llvm
   eopt=opt-$enzyme_llvm
-  for t in "$eclang" "$eopt"; do
-    command -v "$t" >/dev/null || { echo "error: $t (for $enzyme_plugin) is not installed" >&2; exit 2; }
-  done
 fi
 
 now() { date +%s.%N; }
