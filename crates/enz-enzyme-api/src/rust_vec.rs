@@ -117,7 +117,6 @@ fn grow_one_body<'m>(
     );
     let (cap_at, ptr_at) = if pointer_first(decl) { (8, 0) } else { (0, 8) };
     let entry = f.append_block("entry");
-    let fresh = f.append_block("fresh");
     let moved = f.append_block("moved");
     let store = f.append_block("store");
     let fail = f.append_block("fail");
@@ -153,13 +152,12 @@ fn grow_one_body<'m>(
     let allocated = f.append_block("allocated");
     b.cond_br(failed, fail, allocated);
     b.position_at_end(allocated);
-    b.cond_br(empty, fresh, moved);
+    // An empty Vec's pointer is dangling: nothing to copy or release.
+    b.cond_br(empty, store, moved);
     b.position_at_end(moved);
     let old_bytes = b.mul(cap, c(size));
     b.memcpy(block, old, old_bytes);
     b.call(dealloc.function_type(), dealloc, &[old, old_bytes, c(size)]);
-    b.br(store);
-    b.position_at_end(fresh);
     b.br(store);
     b.position_at_end(store);
     b.store(block, ptr_slot);
