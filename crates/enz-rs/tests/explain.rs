@@ -18,10 +18,16 @@ fn source() -> PathBuf {
 
 /// `explain.c` compiled with `-g -O<level>` to bitcode in `dir`.
 fn compile(dir: &Path, level: u8) -> PathBuf {
-    let bc = dir.join(format!("explain{level}.bc"));
+    compile_with(dir, level, &[])
+}
+
+/// `explain.c` compiled with `-g -O<level>` and `flags` to bitcode in `dir`.
+fn compile_with(dir: &Path, level: u8, flags: &[&str]) -> PathBuf {
+    let bc = dir.join(format!("explain{level}{}.bc", flags.concat()));
     let mut cc = Command::new(find_tool("ENZ_CLANG", "clang-22", "clang"));
     cc.arg(format!("-O{level}"))
         .args(["-g", "-c", "-emit-llvm"])
+        .args(flags)
         .arg(source())
         .arg("-o")
         .arg(&bc);
@@ -483,6 +489,37 @@ fn explain_caches_an_inner_invariant_once_per_outer_iteration() {
                     && c.contains("explain.c:122:")
                     && c.contains("(8 bytes)")),
                 "-O0: the column loop does not cache xc[col]: {head}\n{cached:?}"
+            );
+        }
+    }
+}
+
+/// A scratch array the point loop overwrites, read back at the index it
+/// was written (trisq's `xc[col]`, line 122, written at line 118), is read
+/// as the expression stored there, recomputed (`x[p * d + col] - mu[col]`,
+/// memory nothing writes): the column loop caches no double, only the
+/// row counter it carries, where without the forwarding it caches xc[col]
+/// (as at -O0, whose loops are not rotated: the existing test above). With
+/// ADBench's flags (no vectorising or unrolling), at -O1..-O3.
+#[test]
+fn explain_reads_a_scratch_array_back_as_the_expression_stored() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let flags = ["-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops"];
+    for level in 1..=3u8 {
+        let bc = compile_with(dir.path(), level, &flags);
+        let out = explain(&bc, &[]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "-O{level}");
+        let tri = section(&text, "trisq", "gradient `diffe_trisq`");
+        let columns = loops_at(tri, 120);
+        for (head, cached) in &columns {
+            assert!(
+                !cached.iter().any(|c| c.contains("= load double")),
+                "-O{level}: the column loop caches xc[col]: {head}\n{cached:?}"
+            );
+            assert!(
+                bytes_per_iteration(head) <= 4,
+                "-O{level}: {head}\n{cached:?}"
             );
         }
     }

@@ -16,6 +16,7 @@ mod iteration;
 mod known_asm;
 mod moves;
 mod sanitize;
+mod scratch_forwarding;
 mod sort;
 
 pub use iteration::lower_iteration_counts;
@@ -33,6 +34,12 @@ use std::collections::{HashMap, HashSet};
 /// on Eigen code); LLVM's own pipelines turn the check off too.
 const PREOPT_PIPELINE: &str =
     "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa,instcombine<no-verify-fixpoint>,loop-mssa(licm),loop-simplify,lcssa";
+
+/// After loads were forwarded (`scratch_forwarding`): a scratch array
+/// left with only stores and its `free` is removed, and the loop form
+/// restored.
+const AFTER_FORWARDING_PIPELINE: &str =
+    "instcombine<no-verify-fixpoint>,loop(loop-deletion),simplifycfg,loop-simplify,lcssa";
 
 /// What synthesis needs even without clean-up: loops with one preheader,
 /// one latch and dedicated exits, and values leaving loops through phis.
@@ -87,6 +94,9 @@ pub(crate) fn preprocess<'m>(
             sort::rewrite_qsort_calls(clone);
             run_function_passes(clone, pipeline).map_err(failed)?;
         }
+    }
+    if optimise && scratch_forwarding::forward_scratch_loads(clone, keep_calls_to) {
+        run_function_passes(clone, AFTER_FORWARDING_PIPELINE).map_err(failed)?;
     }
     sanitize::sanitize(clone)?;
     int_pointers::restore_pointer_phis(clone);
