@@ -630,3 +630,117 @@ fn a_gradient_past_an_explicit_budget_says_so_once() {
         String::from_utf8_lossy(&off.stderr)
     );
 }
+
+/// A time loop whose reads a store after it may overwrite, the store not
+/// the gradient's last (`tests/inputs/budget_overlap.c`: `*out = s`, then
+/// a loop reading tmp): under `--cache-budget 1` it is versioned on a
+/// run-time overlap check, which `--explain` and the compile-time warning
+/// say (at -O0 and -O2). Run with a separate `out`, the checkpointed form
+/// runs: nothing on stderr; with `out = &u[0]`, which the loop reads, the
+/// plain loop runs and its caches pass the budget: one line saying the
+/// check found an overlap. Both gradients equal the unbounded one's.
+#[test]
+fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/inputs/budget_overlap.c");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../runtime/include");
+    let clang = find_tool("ENZ_CLANG", "clang-22", "clang");
+    for level in [0u8, 2] {
+        let bc = dir.path().join(format!("in{level}.bc"));
+        let mut cc = Command::new(&clang);
+        cc.arg(format!("-O{level}"))
+            .args(["-g", "-c", "-emit-llvm", "-I"])
+            .arg(&include)
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc);
+        run(&mut cc, "compile budget_overlap.c").expect("compiles");
+        let out = explain(&bc, &["--cache-budget", "1"]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "-O{level}: {stderr}");
+        let note = stdout
+            .lines()
+            .find(|l| l.contains("is versioned on a run-time overlap check of the bytes "))
+            .unwrap_or_else(|| panic!("-O{level}: no versioned loop in:\n{stdout}"));
+        assert!(
+            note.trim_start().starts_with("loop 0 at ")
+                && note.contains("budget_overlap.c:15:")
+                && note.contains("written after it by `store double ")
+                && note.ends_with("checkpointed when they are disjoint, else it runs plainly, its caches growing with its trip count"),
+            "-O{level}: {note}"
+        );
+        assert!(
+            stdout.contains("`augmented_heat.checkpoint0.driver`"),
+            "-O{level}: heat's time loop is not checkpointed:\n{stdout}"
+        );
+        let warning = stderr
+            .lines()
+            .find(|l| l.contains("`heat`"))
+            .unwrap_or_else(|| panic!("-O{level}: no warning about heat in:\n{stderr}"));
+        assert!(
+            warning.starts_with("warning: --cache-budget 1 (MB) may be exceeded: in `heat`, loop 0 at ")
+                && warning.contains(" is checkpointed unless a run-time check of the bytes ")
+                && warning.ends_with("finds that they overlap; then it runs plainly and its caches grow with its trip count"),
+            "-O{level}: {warning}"
+        );
+        let build = |budget: &str| {
+            let out = dir.path().join(format!("out{level}-{budget}.bc"));
+            let exe = dir.path().join(format!("exe{level}-{budget}"));
+            let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+                .arg(&bc)
+                .args(["--cache-budget", budget, "-o"])
+                .arg(&out)
+                .output()
+                .expect("enz-rs runs");
+            assert!(status.status.success(), "{status:?}");
+            let mut link = Command::new(&clang);
+            link.arg(&out).arg("-o").arg(&exe);
+            run(&mut link, "link").expect("links");
+            exe
+        };
+        let (bounded, unbounded) = (build("1"), build("off"));
+        let line = "enz-rs: one call of the gradient of `heat` cached more than --cache-budget 1 (MB): loop 0 at ";
+        for (arg, overlaps) in [("separate", false), ("aliased", true)] {
+            let got = Command::new(&bounded).arg(arg).output().expect("runs");
+            let want = Command::new(&unbounded).arg(arg).output().expect("runs");
+            let stderr = String::from_utf8_lossy(&got.stderr).into_owned();
+            assert!(got.status.success() && want.status.success(), "{stderr}");
+            assert!(want.stderr.is_empty());
+            // du[1] and du[N/2], to 17 digits; the two forms sum the same
+            // terms in the same order.
+            let (g, w) = (
+                String::from_utf8_lossy(&got.stdout).into_owned(),
+                String::from_utf8_lossy(&want.stdout).into_owned(),
+            );
+            let values = |s: &str| -> Vec<f64> {
+                s.split_whitespace()
+                    .filter_map(|t| t.parse::<f64>().ok())
+                    .collect()
+            };
+            let (gv, wv) = (values(&g), values(&w));
+            assert_eq!(gv.len(), 2, "-O{level} {arg}: {g}");
+            assert_eq!(wv.len(), 2, "-O{level} {arg}: {w}");
+            for (a, b) in gv.iter().zip(&wv) {
+                assert!(
+                    a.is_finite() && *a != 0.0 && (a - b).abs() <= 1e-12 * (1.0 + b.abs()),
+                    "-O{level} {arg}: {g} vs unbounded {w}"
+                );
+            }
+            if overlaps {
+                assert_eq!(
+                    stderr.lines().filter(|l| l.starts_with(line)).count(),
+                    1,
+                    "-O{level}: not one line starting `{line}` in:\n{stderr}"
+                );
+                assert!(
+                    stderr.contains(" ran plainly: a run-time check of the bytes ")
+                        && stderr.contains("found that they overlap"),
+                    "-O{level}: {stderr}"
+                );
+            } else {
+                assert!(stderr.is_empty(), "-O{level} {arg}: {stderr}");
+            }
+        }
+    }
+}

@@ -22,7 +22,9 @@
 //!   offset affine in those loops' iterations: then the bytes it writes
 //!   are exactly a range computed before the time loop;
 //! - nothing after the loop may write memory the loop reads (the segments
-//!   run again after it, and must read what they read the first time).
+//!   run again after it, and must read what they read the first time), or
+//!   whether it does is decided at run time (`analysis/overlap.rs`: the
+//!   loop is then versioned on an overlap check).
 
 use super::calls::CallKinds;
 use super::cfg::Cfg;
@@ -55,6 +57,9 @@ pub(crate) struct Candidate<'m> {
     /// it: with one, the loop is kept beside its checkpointed form and the
     /// choice between them made there, at run time.
     pub(crate) estimate: Option<Estimate<'m>>,
+    /// When stores after the loop may write what it reads: the run-time
+    /// check that they do not, which chooses the checkpointed form.
+    pub(crate) overlap: Option<super::overlap::OverlapCheck<'m>>,
 }
 
 /// A bound, computable before the time loop, on the bytes the derivative's
@@ -133,14 +138,14 @@ impl<'m> Cond<'m> {
 
 /// An affine form in bytes (see [`StoreRange`]).
 #[derive(Debug, Clone, Default)]
-struct Linear<'m> {
-    konst: i64,
-    inv: Vec<(Value<'m>, i64)>,
-    per_iteration: Vec<(LoopId, i64)>,
+pub(super) struct Linear<'m> {
+    pub(super) konst: i64,
+    pub(super) inv: Vec<(Value<'m>, i64)>,
+    pub(super) per_iteration: Vec<(LoopId, i64)>,
 }
 
 impl<'m> Linear<'m> {
-    fn scaled(mut self, by: i64) -> Option<Linear<'m>> {
+    pub(super) fn scaled(mut self, by: i64) -> Option<Linear<'m>> {
         self.konst = self.konst.checked_mul(by)?;
         for (_, s) in self.inv.iter_mut() {
             *s = s.checked_mul(by)?;
@@ -151,7 +156,7 @@ impl<'m> Linear<'m> {
         Some(self)
     }
 
-    fn plus(mut self, other: Linear<'m>) -> Option<Linear<'m>> {
+    pub(super) fn plus(mut self, other: Linear<'m>) -> Option<Linear<'m>> {
         self.konst = self.konst.checked_add(other.konst)?;
         self.inv.extend(other.inv);
         for (l, s) in other.per_iteration {
@@ -222,14 +227,18 @@ pub(crate) struct ReadRange<'m> {
     pub(crate) finals: HashMap<Value<'m>, Final<'m>>,
 }
 
-struct Finder<'a, 'm> {
+pub(super) struct Finder<'a, 'm> {
     /// Phis found known before the loop (see [`Candidate::choices`]).
-    choices: RefCell<HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>>,
-    finals: RefCell<HashMap<Value<'m>, Final<'m>>>,
-    cfg: &'a Cfg<'m>,
-    loops: &'a LoopNest<'m>,
-    kinds: &'a CallKinds<'m>,
-    lp: LoopId,
+    pub(super) choices: RefCell<HashMap<Value<'m>, Vec<(Value<'m>, Cond<'m>)>>>,
+    pub(super) finals: RefCell<HashMap<Value<'m>, Final<'m>>>,
+    pub(super) cfg: &'a Cfg<'m>,
+    pub(super) loops: &'a LoopNest<'m>,
+    pub(super) kinds: &'a CallKinds<'m>,
+    pub(super) lp: LoopId,
+    /// Ranges over the whole loop `lp` (its own iterations counted), not
+    /// over one of its iterations: a loop after a time loop, writing
+    /// (`analysis/overlap.rs`).
+    pub(super) whole: bool,
     /// Whether an exit by an exception leaves the time loop early instead
     /// of being one of its exits (see [`read_range`]).
     unwinds_end_early: bool,
@@ -238,7 +247,7 @@ struct Finder<'a, 'm> {
 }
 
 impl<'a, 'm> Finder<'a, 'm> {
-    fn new(
+    pub(super) fn new(
         cfg: &'a Cfg<'m>,
         loops: &'a LoopNest<'m>,
         kinds: &'a CallKinds<'m>,
@@ -253,10 +262,11 @@ impl<'a, 'm> Finder<'a, 'm> {
             lp,
             unwinds_end_early: false,
             deferred: None,
+            whole: false,
         }
     }
 
-    fn contains(&self, b: Block<'m>) -> bool {
+    pub(super) fn contains(&self, b: Block<'m>) -> bool {
         self.loops.contains(self.lp, b)
     }
 
@@ -321,7 +331,7 @@ impl<'a, 'm> Finder<'a, 'm> {
                         if !i.is_simple_access() {
                             return Err(format!("a volatile or atomic load: {}", v.to_ir()));
                         }
-                        loads.push(i.operand(0));
+                        loads.push(i);
                     }
                     LLVMOpcode::LLVMCall if !is_pure_call(i, self.kinds.get(v)) => {
                         return Err(format!("it makes a call: {}", v.to_ir()));
@@ -377,8 +387,10 @@ impl<'a, 'm> Finder<'a, 'm> {
                 }
             }
         }
-        // Nothing after the loop writes what it reads.
+        // Nothing after the loop writes what it reads, or a check before
+        // it can tell whether something does.
         let after = self.blocks_after(exit);
+        let mut conflicts: Vec<(Inst<'m>, Vec<Inst<'m>>)> = Vec::new();
         for b in after {
             for i in b.instructions() {
                 if self.deferred.is_some_and(|d| d.contains(&i.as_value())) {
@@ -387,11 +399,13 @@ impl<'a, 'm> Finder<'a, 'm> {
                 match written_by(i, || self.kinds.get(i.as_value())) {
                     Written::Nothing => {}
                     Written::Objects(objs) => {
-                        if loads.iter().any(|p| may_point_into(*p, &objs)) {
-                            return Err(format!(
-                                "what it reads may be written after it: {}",
-                                i.as_value().to_ir()
-                            ));
+                        let hit: Vec<Inst<'m>> = loads
+                            .iter()
+                            .copied()
+                            .filter(|l| may_point_into(l.operand(0), &objs))
+                            .collect();
+                        if !hit.is_empty() {
+                            conflicts.push((i, hit));
                         }
                     }
                     Written::Anything => {
@@ -403,8 +417,18 @@ impl<'a, 'm> Finder<'a, 'm> {
                 }
             }
         }
+        let overlap = match conflicts.first() {
+            None => None,
+            Some((first, _)) => Some(super::overlap::check(self, &conflicts).map_err(|why| {
+                format!(
+                    "what it reads may be written after it: {} (and no run-time check can tell: {why})",
+                    first.as_value().to_ir()
+                )
+            })?),
+        };
         let estimate = self.estimate();
         Ok(Candidate {
+            overlap,
             lp: self.lp,
             exit,
             stores,
@@ -462,7 +486,7 @@ impl<'a, 'm> Finder<'a, 'm> {
         Some(Estimate { time, weights })
     }
 
-    /// Blocks reachable from `exit` (outside the loop).
+    /// Blocks reachable from `exit` (outside the loop), in function order.
     fn blocks_after(&self, exit: Block<'m>) -> Vec<Block<'m>> {
         let mut seen = HashSet::new();
         let mut work = vec![exit];
@@ -472,7 +496,13 @@ impl<'a, 'm> Finder<'a, 'm> {
             }
             work.extend(b.successors());
         }
-        seen.into_iter().collect()
+        // In the function's order: what is found after the loop, and the
+        // checks built from it, must not depend on hashing.
+        let f = exit.parent();
+        f.blocks()
+            .into_iter()
+            .filter(|b| seen.contains(b))
+            .collect()
     }
 
     /// The range a store writes, if it is one of the exact kind.
@@ -482,7 +512,7 @@ impl<'a, 'm> Finder<'a, 'm> {
 
     /// The range an access of a `ty` at `ptr` by instruction `at` touches
     /// over the loop, if it is one of the exact kind.
-    fn access_range(
+    pub(super) fn access_range(
         &self,
         at: Inst<'m>,
         ptr: Value<'m>,
@@ -491,7 +521,7 @@ impl<'a, 'm> Finder<'a, 'm> {
         let blk = at.parent_block();
         // The loops around the store inside the time loop, innermost first.
         let mut chain: Vec<LoopId> = self.loops.chain(blk);
-        chain.retain(|m| *m != self.lp && self.contains(self.loops.get(*m).header));
+        chain.retain(|m| (*m != self.lp || self.whole) && self.contains(self.loops.get(*m).header));
         chain.reverse();
         let mut trips = Vec::new();
         let mut inner_block = blk;
@@ -507,7 +537,15 @@ impl<'a, 'm> Finder<'a, 'm> {
             if !self.known_before(exit.start) || !self.known_before(exit.limit) {
                 return Err("its loop's trip count is not known before the time loop");
             }
-            let parent = ml.parent.ok_or("no parent")?;
+            let Some(parent) = ml.parent.filter(|_| *m != self.lp) else {
+                // The whole loop (`whole`): a bound counts it entered.
+                trips.push(TripFacts {
+                    lp: *m,
+                    exit,
+                    guard: Cond::True,
+                });
+                continue;
+            };
             let guard = self
                 .runs(ml.preheader, parent, 0)
                 .ok_or("its loop is entered under a condition not known before the time loop")?;
@@ -519,7 +557,7 @@ impl<'a, 'm> Finder<'a, 'm> {
             inner_block = self.loops.get(parent).header;
         }
         // In the time loop itself: every iteration, the last included.
-        if !self.every_iteration(inner_block) {
+        if !self.whole && !self.every_iteration(inner_block) {
             return Err("it does not run in every iteration of the time loop");
         }
         let (roots, lin) = self
@@ -780,7 +818,7 @@ impl<'a, 'm> Finder<'a, 'm> {
             }
             LLVMOpcode::LLVMPHI => {
                 let bl = i.parent_block();
-                if bl == self.loops.get(self.lp).header {
+                if bl == self.loops.get(self.lp).header && !self.whole {
                     return Some((self.cycled_roots(i)?, Linear::default()));
                 }
                 // A pointer induction variable of an inner loop.
@@ -893,7 +931,7 @@ impl<'a, 'm> Finder<'a, 'm> {
     /// The loop (inside the time loop) of which `phi` is an affine IV.
     fn affine_iv(&self, phi: Inst<'m>) -> Option<(LoopId, AffineIv<'m>)> {
         let m = self.loops.header_of(phi.parent_block())?;
-        if m == self.lp {
+        if m == self.lp && !self.whole {
             return None;
         }
         let iv = self

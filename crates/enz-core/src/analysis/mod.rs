@@ -11,6 +11,7 @@ pub(crate) mod gpu;
 pub(crate) mod invariance;
 pub(crate) mod loops;
 pub(crate) mod outlining;
+pub(crate) mod overlap;
 pub(crate) mod trips;
 pub(crate) mod types;
 pub(crate) mod writes;

@@ -384,26 +384,45 @@ impl<'m> Registry<'m> {
                 ))
                 .in_function(f.name())
             })?;
+            // Loops versioned on a run-time overlap check: checkpointed
+            // when it finds the ranges disjoint, else plain (unbounded).
+            let mut versioned = Vec::new();
             for mut o in outlined {
                 o.function = f.name();
+                if let Some((lp, check)) = &o.versioned {
+                    versioned.push((lp.clone(), check.clone()));
+                }
                 self.clones.checkpointed.insert(o.driver, o);
             }
             // An explicit budget that a loop may exceed is said at
             // compile time (under the machine's budget, the default, a
             // loop with no bound before it runs plainly by design).
             if let crate::options::CacheBudget::Bytes(bytes) = self.config.cache_budget {
+                let mb = bytes >> 20;
                 for why in &why_not {
                     self.out.warnings.push(format!(
-                        "--cache-budget {} (MB) may be exceeded: in `{}`, {why}; its caches grow with its trip count",
-                        bytes >> 20,
+                        "--cache-budget {mb} (MB) may be exceeded: in `{}`, {why}; its caches grow with its trip count",
                         f.name(),
                     ));
                 }
-                if !why_not.is_empty() {
-                    self.clones.unbounded.insert(p, why_not.clone());
+                for (lp, check) in &versioned {
+                    self.out.warnings.push(format!(
+                        "--cache-budget {mb} (MB) may be exceeded: in `{}`, {lp} is checkpointed unless a run-time check of {check} finds that they overlap; then it runs plainly and its caches grow with its trip count",
+                        f.name(),
+                    ));
+                }
+                let mut unbounded = why_not.clone();
+                unbounded.extend(versioned.iter().map(|(lp, check)| {
+                    format!("{lp} ran plainly: a run-time check of {check} found that they overlap")
+                }));
+                if !unbounded.is_empty() {
+                    self.clones.unbounded.insert(p, unbounded);
                 }
             }
             notes = why_not;
+            notes.extend(versioned.iter().map(|(lp, check)| {
+                format!("{lp} is versioned on a run-time overlap check of {check}: checkpointed when they are disjoint, else it runs plainly, its caches growing with its trip count")
+            }));
         }
         if mixed {
             notes.extend(self.mixed_loops(p)?);

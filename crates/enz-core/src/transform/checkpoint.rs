@@ -37,8 +37,13 @@ pub(crate) struct Outlined<'m> {
     /// How many ranges `ranges` writes (the state's included).
     pub(crate) count: u32,
     /// When the loop was kept beside the driver's call (`choose.rs`): its
-    /// header, and the bound on its caches that chooses (`choose::bound`).
-    pub(crate) plain: Option<(Block<'m>, crate::explain::PlainBound)>,
+    /// header, and the bound on its caches that chooses (`choose::bound`),
+    /// if one does (else only the overlap check, `versioned`).
+    pub(crate) plain: Option<(Block<'m>, Option<crate::explain::PlainBound>)>,
+    /// When the loop is versioned on a run-time overlap check
+    /// (`analysis::overlap`): the loop (`loop N at file:line`) and the
+    /// check, in words. The plain loop runs when the ranges overlap.
+    pub(crate) versioned: Option<(String, String)>,
     /// `file:line` of the loop, with debug info.
     pub(crate) location: Option<String>,
     /// The user's function it was outlined from (set by the registry).
@@ -240,8 +245,20 @@ pub(crate) fn outline<'m>(
     let term = pre.terminator().expect("a preheader branch");
     fb.position_before(term);
     let choosable = (cand.estimate.as_ref()).filter(|est| super::choose::can_choose(est, budget));
-    let kept = choosable.map(|est| {
-        let plainly = super::choose::runs_plainly(&fb, est, cand, &inside, budget);
+    let versioned = cand.overlap.as_ref();
+    let kept = (choosable.is_some() || versioned.is_some()).then(|| {
+        let fits =
+            choosable.map(|est| super::choose::runs_plainly(&fb, est, cand, &inside, budget));
+        // Versioned: plain also when what it reads may be written after.
+        let overlap = versioned.map(|check| {
+            let recomputed = |b: Block<'m>| inside(b) || check.later.contains(&b);
+            super::choose::overlaps(&fb, check, cand, &recomputed)
+        });
+        let plainly = match (fits, overlap) {
+            (Some(x), Some(o)) => fb.select(x, fb.const_int(i1, 1), o),
+            (Some(x), None) | (None, Some(x)) => x,
+            (None, None) => unreachable!("kept without a choice"),
+        };
         let run = f.append_block(&format!("{base}.run"));
         let plain = f.append_block(&format!("{base}.plain"));
         fb.cond_br(plainly, plain, run);
@@ -249,7 +266,7 @@ pub(crate) fn outline<'m>(
         fb.br(header);
         header.redirect_phi_incoming(pre, plain);
         fb.position_at_end(run);
-        (run, super::choose::bound(est))
+        (run, choosable.map(super::choose::bound))
     });
     let i64t = Ty::int(ctx, 64);
     let size = state_ty.alloc_size(f.global_parent()).max(1);
@@ -305,6 +322,25 @@ pub(crate) fn outline<'m>(
         ranges,
         count,
         plain: kept.map(|(_, w)| (header, w)),
+        versioned: versioned.map(|check| {
+            let at = location
+                .as_ref()
+                .map(|a| format!(" at {a}"))
+                .unwrap_or_default();
+            let writes: Vec<String> = check.writes.iter().map(|w| format!("`{}`", w.trim())).collect();
+            (
+                format!("loop {}{at}", cand.lp.0),
+                format!(
+                    "the bytes {} load{} of it read{} against those written after it by {} ({} pair{} of ranges computed before it)",
+                    check.reads,
+                    if check.reads == 1 { "" } else { "s" },
+                    if check.reads == 1 { "s" } else { "" },
+                    writes.join(", "),
+                    check.pairs.len(),
+                    if check.pairs.len() == 1 { "" } else { "s" },
+                ),
+            )
+        }),
         location,
         function: f.name(),
         state_ty,
@@ -593,6 +629,15 @@ pub(crate) fn outline_checkpointed<'m>(
                          plainly (--cache-budget MB checkpoints it regardless)"
                                 .to_string(),
                         ),
+                    ),
+                    // A run-time overlap check keeps an explicit budget's
+                    // promise; the machine's runs such a loop plainly.
+                    Ok(c) if c.overlap.is_some() && !matches!(budget, CacheBudget::Bytes(_)) => (
+                        l,
+                        Err(format!(
+                            "what it reads may be written after it: {} (it is versioned on a run-time overlap check under --cache-budget MB only)",
+                            c.overlap.as_ref().map_or("", |o| o.writes[0].trim())
+                        )),
                     ),
                     c => (l, c),
                 })

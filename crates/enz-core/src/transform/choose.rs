@@ -8,7 +8,8 @@
 //! for the outlined body's calls and saved states.
 
 use super::checkpoint::Recompute;
-use crate::analysis::checkpoint::{Candidate, Estimate};
+use crate::analysis::checkpoint::{Candidate, Estimate, StoreRange};
+use crate::analysis::overlap::OverlapCheck;
 use crate::ir::{
     add_internal_function, named_function, Block, Builder, LLVMIntPredicate, Ty, Value,
 };
@@ -156,4 +157,57 @@ pub(crate) fn machine_cache_budget<'m>(b: &Builder<'m>) -> Value<'m> {
     };
     fb.ret(Some(r));
     b.call(fty, f.as_value(), &[]).as_value()
+}
+
+/// Builds, with `b` (before the loop of `cand`), whether the ranges of
+/// its overlap check (`analysis::overlap`) overlap: one of the loop's
+/// reads and one of the writes after it share a byte (both ranges
+/// non-empty), so that the loop must run plainly. `inside` says which
+/// blocks are the loop's or a later loop's the check computes from.
+pub(super) fn overlaps<'m>(
+    b: &Builder<'m>,
+    check: &OverlapCheck<'m>,
+    cand: &Candidate<'m>,
+    inside: &dyn Fn(Block<'m>) -> bool,
+) -> Value<'m> {
+    use LLVMIntPredicate::*;
+    let i64t = Ty::int(b.ctx(), 64);
+    let i1 = Ty::int(b.ctx(), 1);
+    let mut choices = cand.choices.clone();
+    choices.extend(check.choices.iter().map(|(k, v)| (*k, v.clone())));
+    let mut finals = cand.finals.clone();
+    finals.extend(check.finals.iter().map(|(k, v)| (*k, *v)));
+    let mut r = Recompute {
+        b,
+        map: HashMap::new(),
+        inside,
+        choices: &choices,
+        finals: &finals,
+        in_place: true,
+    };
+    // Each range as [lo, hi) addresses, per root.
+    let spans = |r: &mut Recompute<'m, '_>, st: &StoreRange<'m>| {
+        let (lo, hi) = super::checkpoint::store_offsets(r, st);
+        st.roots
+            .iter()
+            .map(|root| {
+                let at = b.ptr_to_int(r.value(*root), i64t);
+                (b.add(at, lo), b.add(at, hi))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut any = b.const_int(i1, 0);
+    for (read, write) in &check.pairs {
+        let reads = spans(&mut r, read);
+        let writes = spans(&mut r, write);
+        for (rl, rh) in &reads {
+            for (wl, wh) in &writes {
+                let both = b.and(b.icmp(LLVMIntULT, *rl, *rh), b.icmp(LLVMIntULT, *wl, *wh));
+                let meet = b.and(b.icmp(LLVMIntULT, *rl, *wh), b.icmp(LLVMIntULT, *wl, *rh));
+                let hit = b.and(both, meet);
+                any = b.select(any, b.const_int(i1, 1), hit);
+            }
+        }
+    }
+    any
 }

@@ -104,7 +104,7 @@ pub(crate) fn synthesize<'m>(
                     CacheBudget::Machine | CacheBudget::Off => None,
                 },
                 ranges: outlined.count,
-                plain_bound: outlined.plain.as_ref().map(|(_, terms)| terms.clone()),
+                plain_bound: outlined.plain.as_ref().and_then(|(_, terms)| terms.clone()),
             },
             cached: Vec::new(),
             recomputed: 0,
