@@ -638,7 +638,9 @@ fn a_gradient_past_an_explicit_budget_says_so_once() {
 /// say (at -O0 and -O2). Run with a separate `out`, the checkpointed form
 /// runs: nothing on stderr; with `out = &u[0]`, which the loop reads, the
 /// plain loop runs and its caches pass the budget: one line saying the
-/// check found an overlap. Both gradients equal the unbounded one's.
+/// check found an overlap. Both gradients equal the unbounded one's. The
+/// same through a split pair (`heat_to`, the line written by its augmented
+/// forward call).
 #[test]
 fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -665,7 +667,7 @@ fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
             .unwrap_or_else(|| panic!("-O{level}: no versioned loop in:\n{stdout}"));
         assert!(
             note.trim_start().starts_with("loop 0 at ")
-                && note.contains("budget_overlap.c:15:")
+                && note.contains("budget_overlap.c:19:")
                 && note.contains("written after it by `store double ")
                 && note.ends_with("checkpointed when they are disjoint, else it runs plainly, its caches growing with its trip count"),
             "-O{level}: {note}"
@@ -700,8 +702,15 @@ fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
             exe
         };
         let (bounded, unbounded) = (build("1"), build("off"));
-        let line = "enz-rs: one call of the gradient of `heat` cached more than --cache-budget 1 (MB): loop 0 at ";
-        for (arg, overlaps) in [("separate", false), ("aliased", true)] {
+        for (arg, overlaps, function) in [
+            ("separate", false, "heat"),
+            ("aliased", true, "heat"),
+            ("split-separate", false, "heat_to"),
+            ("split-aliased", true, "heat_to"),
+        ] {
+            let line = format!(
+                "enz-rs: one call of the gradient of `{function}` cached more than --cache-budget 1 (MB): loop 0 at "
+            );
             let got = Command::new(&bounded).arg(arg).output().expect("runs");
             let want = Command::new(&unbounded).arg(arg).output().expect("runs");
             let stderr = String::from_utf8_lossy(&got.stderr).into_owned();
@@ -729,7 +738,7 @@ fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
             }
             if overlaps {
                 assert_eq!(
-                    stderr.lines().filter(|l| l.starts_with(line)).count(),
+                    stderr.lines().filter(|l| l.starts_with(&line)).count(),
                     1,
                     "-O{level}: not one line starting `{line}` in:\n{stderr}"
                 );

@@ -97,6 +97,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     fb.br(*rb);
                 }
                 (Mode::Split, Some(_)) => {
+                    self.check_budget(&fb);
                     if let Some(slot) = exit_slot {
                         let k = live_exits.iter().position(|e| *e == blk).unwrap_or(0);
                         self.sweep.tape.store(&fb, slot, fb.i32(k as i64));

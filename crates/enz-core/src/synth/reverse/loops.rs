@@ -586,14 +586,21 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let Some((_, msg)) = &self.caches.budget_report else {
             return;
         };
-        let top = &self.sweep.top;
+        // At the top of the forward function (a split pair's augmented
+        // forward one: the reverse function's `top` is not there).
         let ctx = self.req.prep.context();
+        let top = Builder::new(ctx);
+        let entry = self.sweep.fns.forward.entry_block();
+        match entry.terminator() {
+            Some(t) => top.position_before(t),
+            None => top.position_at_end(entry),
+        }
         let i8t = Ty::int(ctx, 8);
-        let start = top.load(Ty::int(ctx, 64), runtime::cache_bytes(top));
+        let start = top.load(Ty::int(ctx, 64), runtime::cache_bytes(&top));
         let name = format!("{}.budget_reported", self.sweep.fns.forward.name());
         let module = self.sweep.fns.forward.global_parent();
         let flag = crate::ir::add_internal_global(module, &name, i8t, 0, top.zero(i8t), 1);
-        let text = runtime::budget_message(top, msg);
+        let text = runtime::budget_message(&top, msg);
         self.caches.budget_start = Some((start, flag.as_value(), text));
     }
 

@@ -182,10 +182,11 @@ pub(crate) fn synthesize<'m>(
     }
 }
 
-/// Under an explicit `--cache-budget`, for a combined gradient (CPU) of a
-/// function with loops checkpointing could not bound: the budget, and the
-/// line to write when one call's caches pass it (naming those loops and
-/// why; enz-rs also warned of them when it compiled).
+/// Under an explicit `--cache-budget`, for a combined gradient or a split
+/// pair (CPU) of a function with loops checkpointing could not bound: the
+/// budget, and the line to write when one call's caches (a split pair's:
+/// its augmented forward call's) pass it (naming those loops and why;
+/// enz-rs also warned of them when it compiled).
 fn budget_report(
     req: &GradientRequest<'_, '_>,
     registry: &Registry<'_>,
@@ -194,7 +195,7 @@ fn budget_report(
     let crate::options::CacheBudget::Bytes(bytes) = registry.config.cache_budget else {
         return None;
     };
-    if req.mode != Mode::Combined || gpu {
+    if !matches!(req.mode, Mode::Combined | Mode::Split) || gpu {
         return None;
     }
     let loops = registry.clones.unbounded.get(&req.prep)?;
