@@ -202,8 +202,10 @@ fn drop_zero_tangent_checks(func: Function<'_>) {
 /// (so that a derivative runs the primal's cleanups and handlers when a
 /// call throws), with each invoke's normal destination a block of its own
 /// (one predecessor, no phis): the reverse sweep of the call belongs to
-/// that edge, and a call that threw has none.
-fn give_invokes_their_own_normal_edge(func: Function<'_>) {
+/// that edge, and a call that threw has none. Run again after any later
+/// `simplifycfg` of the clone (mixed mode's clean-up, checkpoint
+/// outlining), which folds such an edge into the block it jumps to.
+pub(crate) fn give_invokes_their_own_normal_edge(func: Function<'_>) {
     let invokes: Vec<_> = func
         .blocks()
         .into_iter()

@@ -479,6 +479,7 @@ impl<'m> Registry<'m> {
                 "cleaning up after mixed mode failed (this is a bug in enz-rs): {e}"
             ))
         })?;
+        crate::preprocess::give_invokes_their_own_normal_edge(p);
         Ok(notes)
     }
 

@@ -594,6 +594,7 @@ pub(crate) fn outline_checkpointed<'m>(
     use crate::analysis::calls::{CallKinds, Direction};
     use crate::analysis::cfg::Cfg;
     crate::ir::run_function_passes(f, "loop(loop-rotate),simplifycfg,loop-simplify,lcssa")?;
+    crate::preprocess::give_invokes_their_own_normal_edge(f);
     let mut out: Vec<Outlined<'m>> = Vec::new();
     // One at a time: outlining changes the function the analyses saw.
     let result = loop {

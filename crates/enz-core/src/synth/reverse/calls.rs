@@ -16,11 +16,12 @@
 use super::Reverse;
 use crate::analysis::calls::CallKind;
 use crate::analysis::types::TypeTree;
-use crate::ir::{Builder, Function, Inst, TyKind, Value};
+use crate::diag::Diagnostic;
+use crate::ir::{Block, Builder, Function, Inst, TyKind, Value};
 use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 use crate::synth::function_shadow::{load_entry, Entry};
 use crate::synth::registry::Registry;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A call whose forward sweep called an augmented primal: what its
 /// reverse sweep needs.
@@ -65,6 +66,9 @@ pub(super) struct CallBook<'m> {
     /// as they are in the forward sweep and differentiated lane by lane in
     /// the reverse sweeps.
     pub(super) by_lane: HashMap<Value<'m>, LaneCall<'m>>,
+    /// The augmented calls whose reverse function the reverse sweep calls
+    /// (each must be among them: [`Reverse::check_reversed_calls`]).
+    pub(super) reversed: HashSet<Value<'m>>,
 }
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -299,6 +303,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// The reverse sweep of a call whose forward sweep called an augmented
     /// primal: its reverse function, with the tape.
     fn reverse_augmented_call(&mut self, i: Inst<'m>, aug: AugmentedCall<'m>) {
+        self.calls.reversed.insert(i.as_value());
         let tape = aug.tape.expect("set by the forward sweep");
         let tape = self.cached_forward(tape, i.parent_block());
         let rev = match aug.reverse {
@@ -315,6 +320,39 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         };
         self.call_reverse(i, &aug.reverse_sig, rev, tape);
+    }
+
+    /// Every augmented call of a block in `live` whose reverse sweep runs
+    /// (an invoke's: along its normal edge) got its reverse call: one left
+    /// out would leave every adjoint it passes on at zero, silently (an
+    /// invoke whose normal edge a later `simplifycfg` had merged did). An
+    /// internal error otherwise.
+    pub(super) fn check_reversed_calls(&mut self, live: &[Block<'m>]) {
+        if self.req.width > 1 {
+            return;
+        }
+        let mut missing: Vec<Value<'m>> = Vec::new();
+        for b in live {
+            for i in b.instructions() {
+                let v = i.as_value();
+                let reaches = !i.is_invoke() || live.contains(&i.normal_dest());
+                if reaches
+                    && self.calls.augmented.contains_key(&v)
+                    && !self.calls.reversed.contains(&v)
+                {
+                    missing.push(v);
+                }
+            }
+        }
+        for v in missing {
+            self.diags.push(
+                Diagnostic::internal(
+                    "the reverse sweep of this call was not made (this is a bug in enz-rs)",
+                )
+                .in_function(self.req.name)
+                .at(v),
+            );
+        }
     }
 
     /// Calls `rev`, the reverse function (signature `sig`) of call `i`,

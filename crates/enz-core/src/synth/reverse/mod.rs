@@ -346,6 +346,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         for blk in &live {
             self.reverse_block(*blk, ret_block);
         }
+        self.check_reversed_calls(&live);
         // Vector reverse mode: the next lane's sweep starts where this
         // one returned.
         for lane in 1..self.req.width.max(1) as usize {
