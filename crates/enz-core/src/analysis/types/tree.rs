@@ -230,6 +230,26 @@ impl Path {
         Some(p)
     }
 
+    /// The offsets before the first `-1` (all of them if none): every
+    /// path this one covers starts with them, and this prefix sorts before
+    /// every path that does.
+    fn prefix_before_general(&self) -> Path {
+        let k = self
+            .slice()
+            .iter()
+            .position(|o| *o == -1)
+            .unwrap_or(self.len());
+        let mut p = Path::ROOT;
+        p.offsets[..k].copy_from_slice(&self.offsets[..k]);
+        p.len = k as u8;
+        p
+    }
+
+    /// Whether this path begins with the offsets of `prefix`.
+    fn starts_with(&self, prefix: &Path) -> bool {
+        self.slice().starts_with(prefix.slice())
+    }
+
     fn general_count(&self) -> u32 {
         self.slice().iter().filter(|o| **o == -1).count() as u32
     }
@@ -485,11 +505,15 @@ impl TypeTree {
         {
             return (false, None);
         }
-        // A general entry subsumes the specific ones it agrees with.
+        // A general entry subsumes the specific ones it agrees with: those
+        // it covers share its offsets before its first `-1`, a range of
+        // the map (all of it when the first offset is `-1`).
         if path.general_count() > 0 {
+            let prefix = path.prefix_before_general();
             let gone: Vec<Path> = self
                 .map
-                .iter()
+                .range(prefix..)
+                .take_while(|(p, _)| p.starts_with(&prefix))
                 .filter(|(p, t)| **p != path && path.covers(p) && ct.join(**t) == Join::Same)
                 .map(|(p, _)| *p)
                 .collect();
