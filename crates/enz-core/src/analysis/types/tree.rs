@@ -529,13 +529,39 @@ impl TypeTree {
     /// is already here (or under a more general entry) with a type that
     /// covers it. Conflicting entries count as new (the join reports them).
     pub(crate) fn covers_all(&self, other: &TypeTree) -> bool {
-        other.map.iter().all(|(p, t)| match self.map.get(p) {
-            Some(h) => h.join(*t) == Join::Same,
+        other.map.iter().all(|(p, t)| self.covers_entry(*p, *t))
+    }
+
+    /// Whether `path: t` is already here (or under a more general entry)
+    /// with a type that covers it.
+    fn covers_entry(&self, p: Path, t: ConcreteType) -> bool {
+        match self.map.get(&p) {
+            Some(h) => h.join(t) == Join::Same,
             None => {
                 self.general > 0
                     && p.generalisations()
-                        .any(|g| self.map.get(&g).is_some_and(|h| h.join(*t) == Join::Same))
+                        .any(|g| self.map.get(&g).is_some_and(|h| h.join(t) == Join::Same))
             }
+        }
+    }
+
+    /// Whether `self` covers `other.as_pointee_at(offset)` (so that
+    /// joining it would change nothing), found without building that
+    /// tree: it does when it covers every entry `other` would give it
+    /// (the tree built keeps a subset of them).
+    pub(crate) fn covers_as_pointee_at(&self, other: &TypeTree, offset: i64) -> bool {
+        other
+            .map
+            .iter()
+            .all(|(p, t)| p.prepend(offset).is_none_or(|q| self.covers_entry(q, *t)))
+    }
+
+    /// Whether `self` covers `other.pointee_at(offset)`, found without
+    /// building that tree: it does when it covers every entry `other`
+    /// could give it, those under `offset` and those under `-1`.
+    pub(crate) fn covers_pointee_at(&self, other: &TypeTree, offset: i64) -> bool {
+        other.map.iter().all(|(p, t)| {
+            !(p.first() == Some(offset) || p.first() == Some(-1)) || self.covers_entry(p.rest(), *t)
         })
     }
 
