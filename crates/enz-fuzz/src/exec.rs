@@ -68,20 +68,37 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Finished {
             }
         }
     };
-    let mut so = child.stdout.take().unwrap();
-    let mut se = child.stderr.take().unwrap();
-    let t_out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = so.read_to_end(&mut b);
-        b
-    });
-    let t_err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = se.read_to_end(&mut b);
-        b
-    });
+    let so = child.stdout.take().unwrap();
+    let se = child.stderr.take().unwrap();
+    // Each reader says when its pipe closed, which is when the child
+    // exits (or closes it): waiting for that instead of polling the child
+    // every 5 ms saves the poll's 2.5 ms on average per command, which
+    // the test suites (thousands of short clang, enz-rs, opt and
+    // program runs) pay on every step.
+    let (closed_tx, closed) = std::sync::mpsc::channel::<()>();
+    let read_all = |mut pipe: Box<dyn Read + Send>, closed: std::sync::mpsc::Sender<()>| {
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = pipe.read_to_end(&mut b);
+            let _ = closed.send(());
+            b
+        })
+    };
+    let t_out = read_all(Box::new(so), closed_tx.clone());
+    let t_err = read_all(Box::new(se), closed_tx);
     let start = Instant::now();
+    for _ in 0..2 {
+        if closed
+            .recv_timeout(timeout.saturating_sub(start.elapsed()))
+            .is_err()
+        {
+            break;
+        }
+    }
     let mut timed_out = false;
+    // Short sleeps first: with both pipes closed the child has exited
+    // or is exiting.
+    let mut pause = Duration::from_micros(100);
     let status = loop {
         match child.try_wait() {
             Ok(Some(s)) => break Some(s),
@@ -90,7 +107,10 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Finished {
                 let _ = child.kill();
                 break child.wait().ok();
             }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(5));
+            }
             Err(_) => break None,
         }
     };

@@ -2,8 +2,9 @@
 //! differentiate.
 //!
 //! The clone drops `optnone`/`noinline` (clang -O0 output must work), has its
-//! calls to defined functions inlined, and is run through
-//! `sroa,early-cse,instcombine,simplifycfg` so that synthesis sees SSA values
+//! calls to defined functions inlined (cleaned up with
+//! `sroa,early-cse,simplifycfg` after each round of inlining), and is run
+//! through `sroa,early-cse,instcombine,simplifycfg` so that synthesis sees SSA values
 //! instead of stack slots, then rewritten so that the derivative inherits
 //! nothing from it that is only valid for the primal (`sanitize`). The
 //! user's function is never modified.
@@ -41,6 +42,17 @@ const PREOPT_PIPELINE: &str =
 const AFTER_FORWARDING_PIPELINE: &str =
     "instcombine<no-verify-fixpoint>,loop(loop-deletion),simplifycfg,loop-simplify,lcssa";
 
+/// The clean-up run on the clone after each round of inlining (with
+/// clean-up on): calls inlined from rustc's or clang's -O0 output are
+/// mostly stack slots and the branches of checks that fold away, so that
+/// left alone they grow the clone to hundreds of thousands of
+/// instructions (nalgebra's gemm at -O0: 515,000) that `PREOPT_PIPELINE`
+/// then reduces to a few thousand at a cost that grows faster than their
+/// number (promoting each stack slot walks the whole function); cleaned
+/// up round by round the clone stays near its final size, and a branch
+/// folded away takes its calls with it before they are inlined.
+const INLINE_ROUND_PIPELINE: &str = "sroa,early-cse,simplifycfg";
+
 /// What synthesis needs even without clean-up: loops with one preheader,
 /// one latch and dedicated exits, and values leaving loops through phis.
 const LOOP_FORM_PIPELINE: &str = "loop-simplify,lcssa";
@@ -66,7 +78,8 @@ pub(crate) fn preprocess<'m>(
     let clone = internal_copy(func, &format!("preprocess_{}", func.name()));
     if inline {
         devirtualize::devirtualize_known_targets(clone);
-        inline_calls(clone, keep_calls_to).map_err(failed)?;
+        let between = optimise.then_some(INLINE_ROUND_PIPELINE);
+        inline_calls(clone, keep_calls_to, between).map_err(failed)?;
     }
     refuse_float_input(func, clone)?;
     drop_zero_tangent_checks(clone);
@@ -83,10 +96,12 @@ pub(crate) fn preprocess<'m>(
         // The clean-up may have made a call through a pointer direct (a
         // local table of functions folded away) or its targets known:
         // inline those calls too, as vector reverse mode needs, and clean
-        // up again.
+        // up again. (Without clean-up between the rounds: what they
+        // inline here is small, and an `__enzyme_iter` call already
+        // stepped must not be merged with one just inlined.)
         let stepped = iteration::iteration_calls(clone);
         let direct = devirtualize::devirtualize_known_targets(clone);
-        if inline_calls(clone, keep_calls_to).map_err(failed)? || direct {
+        if inline_calls(clone, keep_calls_to, None).map_err(failed)? || direct {
             refuse_float_input(func, clone)?;
             drop_zero_tangent_checks(clone);
             iteration::step_iteration_counts(clone, &stepped);
@@ -276,10 +291,12 @@ pub(crate) fn copy_derivative_attributes<'m>(from: Function<'m>, to: Function<'m
 /// module (whether there was one): those the call classifier calls `Defined` (not math, memory or
 /// known-inactive functions, not entry points, not those in
 /// `keep_calls_to`: the user's inactive functions and those with custom
-/// derivatives), and not recursive ones.
+/// derivatives), and not recursive ones. `between`: a function pipeline
+/// run on `func` after each round that inlined something.
 fn inline_calls<'m>(
     func: Function<'m>,
     keep_calls_to: &HashSet<Function<'m>>,
+    between: Option<&str>,
 ) -> Result<bool, String> {
     let no_rules = HashMap::new();
     // Whether a call to a callee is inlined, decided once per callee: only
@@ -332,6 +349,13 @@ fn inline_calls<'m>(
             next.extend(graph.callees.get(&callee).into_iter().flatten().copied());
         }
         run_module_passes(func.global_parent(), "always-inline")?;
+        if let Some(pipeline) = between {
+            // May delete call sites (in branches folded away) and make
+            // calls direct: the next round looks for the calls left of
+            // the candidates, and the scan after the clean-up finds the
+            // new direct ones.
+            run_function_passes(func, pipeline)?;
+        }
         // The pass deletes a discardable function (linkonce_odr, internal)
         // whose last call it inlined: keep only the functions still in the
         // module (no function is made meanwhile, so a handle to a deleted

@@ -604,17 +604,29 @@ impl<'m, 'c> Solver<'m, 'c> {
     pub(super) fn access(&mut self, inst: Value<'m>, ptr: Value<'m>, value: Value<'m>) {
         let ty = value.ty();
         if is_scalar(ty) {
-            let t = self.tree_ref(ptr).pointee_at(0);
-            let open = !t.root().is_known() || t.root() == ConcreteType::Anything;
-            self.update(value, &t);
-            let t = if self.integers && open && stored_integer_constant(value) {
+            // Most visits find both sides already agreeing: the trees
+            // (hundreds of entries through a `std::vector` at -O0) are only
+            // rebuilt as the pointee or the pointer when they would add
+            // something.
+            let ptr_tree = self.tree_ref(ptr);
+            let root = ptr_tree.at(&[0]);
+            let open = !root.is_known() || root == ConcreteType::Anything;
+            if !self.tree_ref(value).covers_pointee_at(&ptr_tree, 0) {
+                let t = ptr_tree.pointee_at(0);
+                self.update(value, &t);
+            }
+            if self.integers && open && stored_integer_constant(value) {
                 // Phase two: memory nothing else typed, written a small
                 // integer constant, holds an integer.
-                TypeTree::from_type(ConcreteType::Integer).as_pointee_at(0)
-            } else {
-                self.tree_ref(value).as_pointee_at(0)
-            };
-            self.update(ptr, &t);
+                let t = TypeTree::from_type(ConcreteType::Integer).as_pointee_at(0);
+                self.update(ptr, &t);
+            } else if !self
+                .tree_ref(ptr)
+                .covers_as_pointee_at(&self.tree_ref(value), 0)
+            {
+                let t = self.tree_ref(value).as_pointee_at(0);
+                self.update(ptr, &t);
+            }
         } else {
             let l = layout(ty, self.module);
             self.update(ptr, &l);

@@ -230,6 +230,26 @@ impl Path {
         Some(p)
     }
 
+    /// The offsets before the first `-1` (all of them if none): every
+    /// path this one covers starts with them, and this prefix sorts before
+    /// every path that does.
+    fn prefix_before_general(&self) -> Path {
+        let k = self
+            .slice()
+            .iter()
+            .position(|o| *o == -1)
+            .unwrap_or(self.len());
+        let mut p = Path::ROOT;
+        p.offsets[..k].copy_from_slice(&self.offsets[..k]);
+        p.len = k as u8;
+        p
+    }
+
+    /// Whether this path begins with the offsets of `prefix`.
+    fn starts_with(&self, prefix: &Path) -> bool {
+        self.slice().starts_with(prefix.slice())
+    }
+
     fn general_count(&self) -> u32 {
         self.slice().iter().filter(|o| **o == -1).count() as u32
     }
@@ -485,11 +505,15 @@ impl TypeTree {
         {
             return (false, None);
         }
-        // A general entry subsumes the specific ones it agrees with.
+        // A general entry subsumes the specific ones it agrees with: those
+        // it covers share its offsets before its first `-1`, a range of
+        // the map (all of it when the first offset is `-1`).
         if path.general_count() > 0 {
+            let prefix = path.prefix_before_general();
             let gone: Vec<Path> = self
                 .map
-                .iter()
+                .range(prefix..)
+                .take_while(|(p, _)| p.starts_with(&prefix))
                 .filter(|(p, t)| **p != path && path.covers(p) && ct.join(**t) == Join::Same)
                 .map(|(p, _)| *p)
                 .collect();
@@ -505,13 +529,39 @@ impl TypeTree {
     /// is already here (or under a more general entry) with a type that
     /// covers it. Conflicting entries count as new (the join reports them).
     pub(crate) fn covers_all(&self, other: &TypeTree) -> bool {
-        other.map.iter().all(|(p, t)| match self.map.get(p) {
-            Some(h) => h.join(*t) == Join::Same,
+        other.map.iter().all(|(p, t)| self.covers_entry(*p, *t))
+    }
+
+    /// Whether `path: t` is already here (or under a more general entry)
+    /// with a type that covers it.
+    fn covers_entry(&self, p: Path, t: ConcreteType) -> bool {
+        match self.map.get(&p) {
+            Some(h) => h.join(t) == Join::Same,
             None => {
                 self.general > 0
                     && p.generalisations()
-                        .any(|g| self.map.get(&g).is_some_and(|h| h.join(*t) == Join::Same))
+                        .any(|g| self.map.get(&g).is_some_and(|h| h.join(t) == Join::Same))
             }
+        }
+    }
+
+    /// Whether `self` covers `other.as_pointee_at(offset)` (so that
+    /// joining it would change nothing), found without building that
+    /// tree: it does when it covers every entry `other` would give it
+    /// (the tree built keeps a subset of them).
+    pub(crate) fn covers_as_pointee_at(&self, other: &TypeTree, offset: i64) -> bool {
+        other
+            .map
+            .iter()
+            .all(|(p, t)| p.prepend(offset).is_none_or(|q| self.covers_entry(q, *t)))
+    }
+
+    /// Whether `self` covers `other.pointee_at(offset)`, found without
+    /// building that tree: it does when it covers every entry `other`
+    /// could give it, those under `offset` and those under `-1`.
+    pub(crate) fn covers_pointee_at(&self, other: &TypeTree, offset: i64) -> bool {
+        other.map.iter().all(|(p, t)| {
+            !(p.first() == Some(offset) || p.first() == Some(-1)) || self.covers_entry(p.rest(), *t)
         })
     }
 
