@@ -220,6 +220,10 @@ pub(crate) const THREAD_CACHE_CHECK: &str = "__enz_thread_cache_check";
 /// running its tangent work (`synth/forward/zero_skip.rs`); inactive where
 /// such a derivative is differentiated again.
 pub(crate) const ALL_ZERO: &str = "__enz_all_zero";
+/// C11's `aligned_alloc(align, size)`: split pairs' heap shadows of
+/// over-aligned allocas.
+pub(crate) const ALIGNED_ALLOC: &str = "aligned_alloc";
+
 /// The cache allocator of derivatives: `__enz_cache_take(spare, bytes)`.
 pub(crate) const CACHE_TAKE: &str = "__enz_cache_take";
 /// Its release: `__enz_cache_give(data, bytes, spare)`.

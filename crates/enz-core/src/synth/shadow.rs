@@ -268,7 +268,7 @@ impl<'m> ShadowMap<'m> {
                 let count = fb.int_cast(gi.operand(0), i64t);
                 let bytes = fb.mul(size, count);
                 let s = if heap_allocas {
-                    fb.malloc(bytes)
+                    heap_shadow_of_alloca(&fb, bytes, i.alignment())
                 } else {
                     let s = gi.clone_instruction();
                     fb.insert(s);
@@ -451,4 +451,26 @@ pub(crate) fn shadow_constant<'m>(
         return Ok(None);
     };
     Ok(c.rebase_constant_expr(base))
+}
+
+/// A split pair's heap shadow of an alloca of `bytes` bytes and alignment
+/// `align` (the reverse function runs after the augmented one's frame is
+/// gone): `malloc`, whose blocks are 16-byte aligned, or, for a more
+/// aligned alloca (Rust's `__m512d` locals, align 64: the derivative's
+/// accesses claim the alloca's alignment, an AVX-512 `vmovapd` on a
+/// 16-byte-aligned block faults), `aligned_alloc(align, bytes rounded up
+/// to a multiple of align)`. Both are released by `free`.
+fn heap_shadow_of_alloca<'m>(fb: &Builder<'m>, bytes: Value<'m>, align: u32) -> Inst<'m> {
+    if align <= 16 {
+        return fb.malloc(bytes);
+    }
+    let ctx = fb.ctx();
+    let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
+    let a = fb.const_int(i64t, i64::from(align));
+    let rounded = fb.mul(
+        fb.udiv(fb.add(bytes, fb.const_int(i64t, i64::from(align) - 1)), a),
+        a,
+    );
+    let fty = Ty::function(ptr, &[i64t, i64t], false);
+    fb.call_named(crate::names::ALIGNED_ALLOC, fty, &[a, rounded])
 }
