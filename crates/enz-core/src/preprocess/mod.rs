@@ -287,6 +287,37 @@ pub(crate) fn copy_derivative_attributes<'m>(from: Function<'m>, to: Function<'m
     }
 }
 
+/// The fewest instructions of an optimised callee whose calls stay calls
+/// (see [`kept_as_a_pair`]).
+const LARGE_CALLEE: usize = 500;
+
+/// Whether calls of `callee` stay calls, differentiated through its own
+/// augmented forward and reverse functions (or forward derivative): a
+/// function with at least [`LARGE_CALLEE`] instructions that is not
+/// `optnone` (clang -O0 leaves every function out of line, mostly small
+/// ones), on the CPU. Inlined at every level, such callees make one
+/// function of a whole application (LULESH's `LagrangeLeapFrog` and
+/// `LagrangeNodal`, 1,839 and 2,257 instructions, called from the time
+/// loop), whose derivative the optimiser after differentiation handles
+/// worse than the pairs (LULESH nx=20, 20 cycles: gradient / primal
+/// 16.6 -> 10.4).
+fn kept_as_a_pair(callee: Function<'_>) -> bool {
+    if callee.has_enum_attribute("optnone")
+        || callee.has_enum_attribute("alwaysinline")
+        || crate::analysis::gpu::is_gpu_module(callee)
+    {
+        return false;
+    }
+    let mut n = 0;
+    for b in callee.blocks() {
+        n += b.instructions().len();
+        if n >= LARGE_CALLEE {
+            return true;
+        }
+    }
+    false
+}
+
 /// Inlines, level by level, calls from `func` to functions defined in the
 /// module (whether there was one): those the call classifier calls `Defined` (not math, memory or
 /// known-inactive functions, not entry points, not those in
@@ -331,6 +362,7 @@ fn inline_calls<'m>(
                 matches!(kind, CallKind::Defined(_))
                     && callee != func
                     && !graph.recursive.contains(&callee)
+                    && !kept_as_a_pair(callee)
             });
             // A call marked in an earlier round and still here is one
             // LLVM does not inline.
