@@ -585,21 +585,7 @@ fn a_gradient_past_an_explicit_budget_says_so_once() {
         .arg("-o")
         .arg(&bc);
     run(&mut cc, "compile budget_report.c").expect("compiles");
-    let build = |budget: &str| {
-        let out = dir.path().join(format!("out-{budget}.bc"));
-        let exe = dir.path().join(format!("exe-{budget}"));
-        let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
-            .arg(&bc)
-            .args(["--cache-budget", budget, "-o"])
-            .arg(&out)
-            .output()
-            .expect("enz-rs runs");
-        assert!(status.status.success(), "{status:?}");
-        let mut link = Command::new(&clang);
-        link.arg(&out).arg("-o").arg(&exe);
-        run(&mut link, "link").expect("links");
-        exe
-    };
+    let build = |budget: &str| build_with_budget(dir.path(), &clang, &bc, "", budget);
     let line = "enz-rs: one call of the gradient of `scattered` cached more than --cache-budget 1 (MB): loop 0";
     let exe = build("1");
     let out = Command::new(&exe).output().expect("runs");
@@ -686,21 +672,8 @@ fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
                 && warning.ends_with("finds that they overlap; then it runs plainly and its caches grow with its trip count"),
             "-O{level}: {warning}"
         );
-        let build = |budget: &str| {
-            let out = dir.path().join(format!("out{level}-{budget}.bc"));
-            let exe = dir.path().join(format!("exe{level}-{budget}"));
-            let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
-                .arg(&bc)
-                .args(["--cache-budget", budget, "-o"])
-                .arg(&out)
-                .output()
-                .expect("enz-rs runs");
-            assert!(status.status.success(), "{status:?}");
-            let mut link = Command::new(&clang);
-            link.arg(&out).arg("-o").arg(&exe);
-            run(&mut link, "link").expect("links");
-            exe
-        };
+        let tag = level.to_string();
+        let build = |budget: &str| build_with_budget(dir.path(), &clang, &bc, &tag, budget);
         let (bounded, unbounded) = (build("1"), build("off"));
         for (arg, overlaps, function) in [
             ("separate", false, "heat"),
@@ -752,4 +725,22 @@ fn a_loop_versioned_on_an_overlap_check_says_which_ran() {
             }
         }
     }
+}
+
+/// `bc` differentiated by enz-rs under `--cache-budget budget` and linked
+/// by `clang` into an executable in `dir` (named after `tag` and `budget`).
+fn build_with_budget(dir: &Path, clang: &Path, bc: &Path, tag: &str, budget: &str) -> PathBuf {
+    let out = dir.join(format!("out{tag}-{budget}.bc"));
+    let exe = dir.join(format!("exe{tag}-{budget}"));
+    let status = Command::new(env!("CARGO_BIN_EXE_enz-rs"))
+        .arg(bc)
+        .args(["--cache-budget", budget, "-o"])
+        .arg(&out)
+        .output()
+        .expect("enz-rs runs");
+    assert!(status.status.success(), "{status:?}");
+    let mut link = Command::new(clang);
+    link.arg(&out).arg("-o").arg(&exe);
+    run(&mut link, "link").expect("links");
+    exe
 }
