@@ -145,6 +145,35 @@ pub(super) struct Linear<'m> {
 }
 
 impl<'m> Linear<'m> {
+    /// Integer instruction `i` as an affine form, from `op(k)`, the form
+    /// of its operand `k`: sign and zero extensions, additions (and
+    /// disjoint ors), subtractions, and products and left shifts by a
+    /// constant. `None` for any other instruction (a product of two
+    /// non-constants too), `Some(None)` when the form is not affine.
+    pub(super) fn of_arithmetic(
+        i: Inst<'m>,
+        op: impl Fn(u32) -> Option<Linear<'m>>,
+    ) -> Option<Option<Linear<'m>>> {
+        use LLVMOpcode::*;
+        let sum = |a: Option<Linear<'m>>, b: Option<Linear<'m>>| a?.plus(b?);
+        Some(match i.opcode()? {
+            LLVMSExt | LLVMZExt => op(0),
+            LLVMAdd => sum(op(0), op(1)),
+            LLVMOr if i.as_value().is_disjoint_or() => sum(op(0), op(1)),
+            LLVMSub => sum(op(0), op(1).and_then(|b| b.scaled(-1))),
+            LLVMMul => match (i.operand(0).const_int_sext(), i.operand(1).const_int_sext()) {
+                (_, Some(c)) => op(0).and_then(|a| a.scaled(c)),
+                (Some(c), _) => op(1).and_then(|a| a.scaled(c)),
+                _ => return None,
+            },
+            LLVMShl => match i.operand(1).const_int_sext() {
+                Some(c) if (0..32).contains(&c) => op(0).and_then(|a| a.scaled(1 << c)),
+                _ => None,
+            },
+            _ => return None,
+        })
+    }
+
     pub(super) fn scaled(mut self, by: i64) -> Option<Linear<'m>> {
         self.konst = self.konst.checked_mul(by)?;
         for (_, s) in self.inv.iter_mut() {
@@ -885,26 +914,11 @@ impl<'a, 'm> Finder<'a, 'm> {
                 ..Linear::default()
             });
         }
-        use LLVMOpcode::*;
-        let op = |k| self.integer(i.operand(k), depth + 1);
+        if let Some(form) = Linear::of_arithmetic(i, |k| self.integer(i.operand(k), depth + 1)) {
+            return form;
+        }
         match i.opcode()? {
-            LLVMSExt | LLVMZExt => op(0),
-            LLVMAdd => op(0)?.plus(op(1)?),
-            LLVMOr if v.is_disjoint_or() => op(0)?.plus(op(1)?),
-            LLVMSub => op(0)?.plus(op(1)?.scaled(-1)?),
-            LLVMMul => match (i.operand(0).const_int_sext(), i.operand(1).const_int_sext()) {
-                (_, Some(c)) => op(0)?.scaled(c),
-                (Some(c), _) => op(1)?.scaled(c),
-                _ => self.invariant(v),
-            },
-            LLVMShl => {
-                let c = i.operand(1).const_int_sext()?;
-                if !(0..32).contains(&c) {
-                    return None;
-                }
-                op(0)?.scaled(1 << c)
-            }
-            LLVMPHI => {
+            LLVMOpcode::LLVMPHI => {
                 let Some((m, iv)) = self.affine_iv(i) else {
                     return self.invariant(v);
                 };

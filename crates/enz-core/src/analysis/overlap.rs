@@ -232,25 +232,5 @@ fn integer<'m>(v: Value<'m>, before: &dyn Fn(Value<'m>) -> bool, depth: u32) -> 
         });
     }
     let i = v.as_inst()?;
-    use LLVMOpcode::*;
-    let op = |k: u32| integer(i.operand(k), before, depth + 1);
-    match i.opcode()? {
-        LLVMSExt | LLVMZExt => op(0),
-        LLVMAdd => op(0)?.plus(op(1)?),
-        LLVMOr if v.is_disjoint_or() => op(0)?.plus(op(1)?),
-        LLVMSub => op(0)?.plus(op(1)?.scaled(-1)?),
-        LLVMMul => match (i.operand(0).const_int_sext(), i.operand(1).const_int_sext()) {
-            (_, Some(c)) => op(0)?.scaled(c),
-            (Some(c), _) => op(1)?.scaled(c),
-            _ => None,
-        },
-        LLVMShl => {
-            let c = i.operand(1).const_int_sext()?;
-            if !(0..32).contains(&c) {
-                return None;
-            }
-            op(0)?.scaled(1 << c)
-        }
-        _ => None,
-    }
+    Linear::of_arithmetic(i, |k| integer(i.operand(k), before, depth + 1)).flatten()
 }
