@@ -140,7 +140,9 @@ struct Cli {
     time: bool,
 
     /// Do not inline calls before differentiating: every called function
-    /// gets its own augmented primal and reverse (or forward) derivative.
+    /// gets its own augmented primal and reverse (or forward) derivative
+    /// (by default only callees of 500 or more instructions that are not
+    /// optnone do).
     #[arg(long = "no-inline")]
     no_inline: bool,
 
