@@ -20,7 +20,7 @@
 use super::calls::{CallFacts, CallKind, Direction};
 use super::cfg::Cfg;
 use super::loops::LoopNest;
-use super::writes::{may_alias_pointers, may_point_into, written_by, Order, Written};
+use super::writes::{may_alias_pointers, written_by, Order};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Function, Inst, Value};
 use crate::names::MemFn;
@@ -125,12 +125,7 @@ fn untouched_by<'m>(
             let kind = calls.classify(i.as_value(), Direction::Reverse);
             let reads_nothing = matches!(kind, CallKind::Math(_))
                 || i.called_function().is_some_and(|f| f.accesses_only_errno());
-            reads_nothing
-                && match written_by(i, || kind) {
-                    Written::Nothing => true,
-                    Written::Objects(objs) => !may_point_into(p, &objs),
-                    Written::Anything => false,
-                }
+            reads_nothing && written_by(i, || kind).spares(p)
         }
         Some(
             LLVMOpcode::LLVMInvoke

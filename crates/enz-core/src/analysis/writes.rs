@@ -79,6 +79,17 @@ pub(crate) enum Written<'m> {
     Anything,
 }
 
+impl<'m> Written<'m> {
+    /// Whether these writes leave what pointer `p` points into alone.
+    pub(crate) fn spares(&self, p: Value<'m>) -> bool {
+        match self {
+            Written::Nothing => true,
+            Written::Objects(objs) => !may_point_into(p, objs),
+            Written::Anything => false,
+        }
+    }
+}
+
 /// What instruction `i` may write; `kind` classifies it if it is a call.
 pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -> Written<'m> {
     match i.opcode() {

@@ -33,7 +33,7 @@
 use super::moves::{use_of, visit_moved_operands, Use};
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::analysis::types::{tbaa_access_type, ConcreteType};
-use crate::analysis::writes::{may_point_into, written_by, Order, Written};
+use crate::analysis::writes::{written_by, Order, Written};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use std::collections::{HashMap, HashSet};
@@ -203,12 +203,7 @@ fn stores_may_read_source<'m>(
     writes.iter().all(|(w, written)| {
         let between =
             order.may_follow(load, *w) && stores.iter().any(|st| order.may_follow(*w, *st));
-        !between
-            || match written {
-                Written::Nothing => true,
-                Written::Objects(objs) => !may_point_into(load.operand(0), objs),
-                Written::Anything => false,
-            }
+        !between || written.spares(load.operand(0))
     })
 }
 

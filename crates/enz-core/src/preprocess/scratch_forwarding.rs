@@ -33,7 +33,7 @@ use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{LoopId, LoopNest};
 use crate::analysis::trips::ExactExit;
-use crate::analysis::writes::{may_point_into, written_by, Written};
+use crate::analysis::writes::{written_by, Written};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Builder, Function, Inst, Value};
 use std::collections::{HashMap, HashSet};
@@ -108,14 +108,11 @@ pub(super) fn forward_scratch_loads<'m>(
                     continue;
                 };
                 // The only write of Ls to base's objects.
-                let alone = lsl.ordered.iter().flat_map(|b| b.instructions()).all(|i| {
-                    i == s
-                        || match written(i) {
-                            Written::Nothing => true,
-                            Written::Objects(o) => !may_point_into(base, &o),
-                            Written::Anything => false,
-                        }
-                });
+                let alone = lsl
+                    .ordered
+                    .iter()
+                    .flat_map(|b| b.instructions())
+                    .all(|i| i == s || written(i).spares(base));
                 if !alone {
                     continue;
                 }
@@ -126,9 +123,7 @@ pub(super) fn forward_scratch_loads<'m>(
                     {
                         continue;
                     }
-                    let Some(ivs) = matching_ivs(&loops, ls, ll) else {
-                        continue;
-                    };
+                    let ivs = matching_ivs(&loops, ls, ll);
                     let Some(iv_l) = ivs.get(&iv_s).copied() else {
                         continue;
                     };
@@ -157,11 +152,7 @@ pub(super) fn forward_scratch_loads<'m>(
                     let clear_of = |p: Value<'m>, blocks: &mut dyn Iterator<Item = Block<'m>>| {
                         blocks
                             .flat_map(|b| b.instructions())
-                            .all(|i| match written(i) {
-                                Written::Nothing => true,
-                                Written::Objects(o) => !may_point_into(p, &o),
-                                Written::Anything => false,
-                            })
+                            .all(|i| written(i).spares(p))
                     };
                     if !clear_of(base, &mut between.iter().copied()) {
                         continue;
@@ -235,13 +226,9 @@ fn same_trips(a: Option<ExactExit<'_>>, b: ExactExit<'_>) -> bool {
     })
 }
 
-/// For each integer affine induction variable of `ls`, the one of `ll`
-/// with the same start and step, when every one has one.
-fn matching_ivs<'m>(
-    loops: &LoopNest<'m>,
-    ls: LoopId,
-    ll: LoopId,
-) -> Option<HashMap<Value<'m>, Value<'m>>> {
+/// For each integer affine induction variable of `ls` that has one, the
+/// one of `ll` with the same start and step.
+fn matching_ivs<'m>(loops: &LoopNest<'m>, ls: LoopId, ll: LoopId) -> HashMap<Value<'m>, Value<'m>> {
     let theirs = loops.affine_ivs(ll);
     let mut map = HashMap::new();
     for iv in loops.affine_ivs(ls) {
@@ -255,7 +242,7 @@ fn matching_ivs<'m>(
             map.insert(iv.phi.as_value(), m.phi.as_value());
         }
     }
-    Some(map)
+    map
 }
 
 /// `p` as `gep T, base, iv` (or a sign or zero extension of `iv`), with
