@@ -210,12 +210,14 @@ mod helpers;
 mod library;
 mod math;
 mod memory;
+mod openmp;
 
 pub(crate) use helpers::*;
 pub(crate) use library::*;
 pub use math::function_like_spelling;
 pub(crate) use math::*;
 pub(crate) use memory::*;
+pub(crate) use openmp::*;
 
 #[cfg(test)]
 mod tests {

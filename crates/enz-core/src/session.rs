@@ -80,6 +80,7 @@ impl<'m> Session<'m> {
             mode: reverse::Mode::Combined,
             width,
             release: None,
+            team: crate::synth::openmp::runs_in_team(req.function),
         };
         let fns = Derivative {
             forward: g,
@@ -173,6 +174,7 @@ impl<'m> Session<'m> {
                     mode: reverse::Mode::Split,
                     width: 1,
                     release,
+                    team: crate::synth::openmp::runs_in_team(key.function),
                 };
                 match synthesize(&req, fns, registry) {
                     Ok(size) => {

@@ -80,6 +80,19 @@ impl<'m> Value<'m> {
 }
 
 impl<'m> Inst<'m> {
+    /// A `switch`'s case values, in order (empty for anything else).
+    pub fn switch_case_values(self) -> Vec<Value<'m>> {
+        if self.opcode() != Some(llvm_sys::LLVMOpcode::LLVMSwitch) {
+            return Vec::new();
+        }
+        // SAFETY: a switch instruction; successor 0 is the default
+        // destination, the cases are 1..n.
+        let n = unsafe { LLVMGetNumSuccessors(self.0 .0) };
+        (1..n)
+            .map(|k| Value::wrap(unsafe { LLVMGetSwitchCaseValue(self.0 .0, k) }))
+            .collect()
+    }
+
     /// The instruction as a plain value (an operand, a map key).
     pub fn as_value(self) -> Value<'m> {
         self.0

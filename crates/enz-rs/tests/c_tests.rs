@@ -273,6 +273,7 @@ fn run_steps(
     // 5. link
     let mut link = Command::new(compiler);
     link.arg(&out_bc)
+        .args(fixture_cflags(source))
         .args(cflags)
         .arg("-lm")
         .arg("-o")

@@ -200,7 +200,7 @@ impl<'m> Activity<'m> {
                 if kind.is_inactive() {
                     return false;
                 }
-                let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+                let args = super::calls::data_arguments(i, kind);
                 let mem = kind.memory();
                 if mem.is_some_and(MemFn::transfers) {
                     if self.is_shadowed(args[1]) {
@@ -284,7 +284,7 @@ impl<'m> Activity<'m> {
                 if kind.is_inactive() || kind.memory().is_some_and(MemFn::transfers) {
                     return false;
                 }
-                let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+                let args = super::calls::data_arguments(i, kind);
                 let math = matches!(kind, CallKind::Math(_) | CallKind::Linear);
                 let writes_active = !math && args.iter().any(|a| self.is_shadowed(*a));
                 if self.useful.contains(&i) || writes_active {

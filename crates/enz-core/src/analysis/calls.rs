@@ -28,8 +28,8 @@
 
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
-    is_barrier, is_iteration_count, is_known_inactive, is_structure_function, EntryPoint, MaskedFn,
-    MathFn, MemFn, Written,
+    is_barrier, is_fork_call, is_iteration_count, is_known_inactive, is_openmp_bookkeeping,
+    is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, OmpSync, Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -93,6 +93,17 @@ pub(crate) enum CallKind<'m> {
     Memory(MemFn),
     /// A GPU barrier (`__syncthreads`).
     Barrier,
+    /// `__kmpc_fork_call(loc, argc, microtask, args...)`: an OpenMP
+    /// parallel region, `microtask(&gtid, &btid, args...)` run by every
+    /// thread of a team (`synth/openmp.rs`). Analyses take it as a call
+    /// of the microtask with `args`.
+    Team(Function<'m>),
+    /// OpenMP bookkeeping (worksharing bounds, thread queries): no
+    /// derivative, but it may write integers through its pointer
+    /// arguments.
+    OmpRuntime,
+    /// An OpenMP synchronisation call, mirrored by the reverse sweep.
+    OmpSync(OmpSync),
     /// A function known to carry no derivative.
     KnownInactive,
     /// A math function of the rule table.
@@ -120,7 +131,11 @@ impl<'m> CallKind<'m> {
     pub(crate) fn is_inactive(self) -> bool {
         matches!(
             self,
-            CallKind::UserInactive | CallKind::KnownInactive | CallKind::Barrier
+            CallKind::UserInactive
+                | CallKind::KnownInactive
+                | CallKind::Barrier
+                | CallKind::OmpRuntime
+                | CallKind::OmpSync(_)
         )
     }
 
@@ -148,6 +163,9 @@ impl<'m, 'a> CallFacts<'m, 'a> {
         let Some(f) = call.called_function() else {
             return CallKind::Indirect;
         };
+        if let Some(microtask) = team_microtask(call) {
+            return CallKind::Team(microtask);
+        }
         classify_callee(f, direction, self.inactive, self.custom)
     }
 }
@@ -189,6 +207,33 @@ pub(crate) fn math_written_pointer<'m>(call: Inst<'m>, f: MathFn) -> Option<(Val
         .then(|| call.operand(k))
         .filter(|p| p.ty().kind() == TyKind::Pointer)
         .map(|p| (p, what))
+}
+
+/// The microtask of an OpenMP fork call (`__kmpc_fork_call(loc, argc,
+/// microtask, args...)` whose microtask is a function of the module).
+pub(crate) fn team_microtask<'m>(call: Value<'m>) -> Option<Function<'m>> {
+    let f = call.called_function()?;
+    let call = call.as_inst()?;
+    if !is_fork_call(&f.name()) || call.call_num_args() < 3 {
+        return None;
+    }
+    call.operand(2)
+        .as_function()
+        .filter(|m| !m.is_declaration())
+}
+
+/// The arguments of `call` that carry data to its callee: an OpenMP
+/// fork's after its location, count and microtask; every argument of
+/// any other call.
+pub(crate) fn data_arguments<'m>(call: Inst<'m>, kind: CallKind<'m>) -> Vec<Value<'m>> {
+    let first = if matches!(kind, CallKind::Team(_)) {
+        3
+    } else {
+        0
+    };
+    (first..call.call_num_args())
+        .map(|k| call.operand(k))
+        .collect()
 }
 
 /// The kind of a call to `f` (see the module documentation).
@@ -236,6 +281,12 @@ pub(crate) fn classify_callee<'m>(
     }
     if is_barrier(&name) {
         return CallKind::Barrier;
+    }
+    if let Some(s) = OmpSync::from_callee(&name) {
+        return CallKind::OmpSync(s);
+    }
+    if is_openmp_bookkeeping(&name) {
+        return CallKind::OmpRuntime;
     }
     if is_known_inactive(&name) {
         return CallKind::KnownInactive;

@@ -16,6 +16,7 @@ mod integer_floats;
 mod iteration;
 mod known_asm;
 mod moves;
+mod openmp;
 mod sanitize;
 mod scratch_forwarding;
 mod sort;
@@ -86,6 +87,7 @@ pub(crate) fn preprocess<'m>(
     iteration::step_iteration_counts(clone, &[]);
     known_asm::replace_known_asm(clone);
     sort::rewrite_qsort_calls(clone);
+    openmp::atomic_reductions(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

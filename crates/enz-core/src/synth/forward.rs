@@ -293,6 +293,7 @@ impl<'m, 'a> Forward<'m, 'a> {
         let b = Builder::new(i.context());
         match op {
             LLVMStore => return self.store(i, gi),
+            LLVMAtomicRMW => return self.atomic_update(i, gi),
             LLVMCall | LLVMInvoke => return self.call(i, gi, registry),
             LLVMRet => return self.ret(i, gi),
             _ => {}
@@ -479,6 +480,50 @@ impl<'m, 'a> Forward<'m, 'a> {
                 continue;
             };
             b.store(t, sp).set_alignment(i.alignment());
+        }
+    }
+
+    /// `atomicrmw fadd/fsub p, v` (`#pragma omp atomic`, CUDA's
+    /// `atomicAdd`): the same update of the shadow by the tangent; the old
+    /// value's tangent is what the shadow held. Like a store, it writes
+    /// memory whether or not its result is used.
+    fn atomic_update(&mut self, i: Inst<'m>, gi: Inst<'m>) {
+        use crate::ir::LLVMAtomicRMWBinOp::*;
+        let (p, v) = (i.operand(0), i.operand(1));
+        if !v.ty().carries_float() {
+            return;
+        }
+        if !self.act.is_shadowed(p) {
+            if self.act.is_active(v) && !self.act.is_inactive_memory(p) {
+                self.unsupported(
+                    i,
+                    "a differentiable value is added atomically to memory that has no shadow",
+                );
+            }
+            return;
+        }
+        let negate =
+            match i.atomic_rmw_op() {
+                LLVMAtomicRMWBinOpFAdd => false,
+                LLVMAtomicRMWBinOpFSub => true,
+                _ => return self.unsupported(
+                    i,
+                    "forward mode differentiates atomic additions and subtractions of floats only",
+                ),
+            };
+        let b = Builder::new(i.context());
+        b.position_after(gi);
+        let mut olds = Vec::new();
+        for lane in 0..self.lanes() {
+            let Some(sp) = self.shadows[lane].forward(p) else {
+                return self.unsupported(i, "an atomic update of memory without a shadow");
+            };
+            let t = self.tangent(&b, v, lane);
+            let t = if negate { b.fneg(t) } else { t };
+            olds.push(b.atomic_fadd(sp, t));
+        }
+        if self.act.is_active(i.as_value()) {
+            self.tangents.insert(i.as_value(), olds);
         }
     }
 

@@ -47,6 +47,14 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
     let Some(f) = call.called_function() else {
         return;
     };
+    if let Some(microtask) = super::super::calls::team_microtask(call.into()) {
+        // The microtask's `&gtid, &btid` get no seed (an integer stands in
+        // for them: a type other than the parameters'), its other
+        // parameters the fork's arguments after the callee.
+        let mut team_args = vec![args[1], args[1]];
+        team_args.extend_from_slice(&args[3..]);
+        return interprocedural(s, call.into(), microtask, &team_args);
+    }
     // What the user declared does not change what a call does to types.
     let none = (HashSet::new(), HashMap::new());
     match classify_callee(f, Direction::Reverse, &none.0, &none.1) {

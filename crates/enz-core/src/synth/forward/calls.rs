@@ -27,6 +27,9 @@ impl<'m, 'a> Forward<'m, 'a> {
         if let CallKind::Masked(m) = kind {
             return self.masked(i, m, &b);
         }
+        if let CallKind::Team(f) = kind {
+            return self.team_call(i, gi, f, registry);
+        }
         if matches!(kind, CallKind::Defined(_) | CallKind::Custom(_)) {
             if let Some(d) = crate::synth::check_integer_arguments(i, &self.act, self.req.name) {
                 return self.diags.push(d);
@@ -281,5 +284,74 @@ impl<'m, 'a> Forward<'m, 'a> {
                 self.tangents.insert(i.into(), lanes);
             }
         }
+    }
+
+    /// An OpenMP parallel region (`__kmpc_fork_call(loc, argc, microtask,
+    /// args...)`): fork the microtask's forward derivative, itself a
+    /// microtask, with the shadows (`synth/openmp.rs`).
+    fn team_call(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        f: Function<'m>,
+        registry: &mut Registry<'m>,
+    ) {
+        // Microtask parameter k is fork operand k + 1 (k >= 2).
+        let operand = |k: usize| i.operand(k as u32 + 1);
+        let mut acts = vec![ArgActivity::Const, ArgActivity::Const];
+        for k in 3..i.call_num_args() {
+            let a = i.operand(k);
+            if a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a) {
+                acts.push(ArgActivity::Dup);
+            } else if self.act.is_active(a) {
+                return self.unsupported(
+                    i,
+                    "this parallel region receives an active value by value; enz-rs forks pointers only: make the variable shared",
+                );
+            } else {
+                acts.push(ArgActivity::Const);
+            }
+        }
+        if acts.iter().all(|a| *a == ArgActivity::Const) {
+            return;
+        }
+        let width = self.req.width;
+        let key = Request {
+            function: f,
+            args: acts,
+            ret_active: false,
+            ret_shadowed: false,
+            mode: Mode::Forward { width },
+        };
+        let target = match registry.forward(&key) {
+            Ok(t) => t,
+            Err(d) => return self.diags.push(d),
+        };
+        if let Err(why) = crate::synth::openmp::check_microtask_derivative(target, false) {
+            return self.unsupported(
+                i,
+                &format!("cannot fork this parallel region's derivative: {why}"),
+            );
+        }
+        let sig = key.signature(Kind::Forward { width });
+        let args = sig.arguments(|p, t| match p {
+            Param::Primal(0 | 1) => Ok(t.null_constant()),
+            Param::Primal(k) => Ok(self.map.get(operand(k))),
+            Param::Shadow { of, lane } => {
+                self.shadows[lane as usize].forward(operand(of)).ok_or(())
+            }
+            Param::ReturnAdjoint | Param::Tape => unreachable!("not forward parameters"),
+        });
+        let Ok(args) = args else {
+            return self.unsupported(
+                i,
+                "a pointer argument of this parallel region has no shadow",
+            );
+        };
+        let b = Builder::new(i.context());
+        b.position_after(gi);
+        let loc = self.map.get(i.operand(0));
+        crate::synth::openmp::fork(&b, gi, loc, target, &args[2..]);
+        gi.erase();
     }
 }

@@ -52,7 +52,7 @@ pub(super) fn check_replayable<'m>(
                 }
                 Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
                     match calls.classify(i.as_value(), Direction::Forward) {
-                        CallKind::Defined(_) | CallKind::Custom(_) | CallKind::Indirect => {
+                        CallKind::Defined(_) | CallKind::Custom(_) | CallKind::Indirect | CallKind::Team(_) => {
                             "enz-rs cannot check what this call (not inlined) reads"
                         }
                         _ => continue,

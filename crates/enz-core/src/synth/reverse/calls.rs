@@ -28,11 +28,11 @@ use std::collections::{HashMap, HashSet};
 #[derive(Clone, Debug)]
 pub(super) struct AugmentedCall<'m> {
     /// The tape the augmented primal returned (a forward-sweep value).
-    tape: Option<Value<'m>>,
+    pub(super) tape: Option<Value<'m>>,
     /// The signature of the reverse function.
-    reverse_sig: Signature<'m>,
+    pub(super) reverse_sig: Signature<'m>,
     /// Where the reverse function comes from.
-    reverse: ReverseTarget<'m>,
+    pub(super) reverse: ReverseTarget<'m>,
 }
 
 /// A call in vector reverse mode of a function of its scalar arguments
@@ -48,9 +48,12 @@ pub(super) struct LaneCall<'m> {
 
 /// The reverse function of an augmented call.
 #[derive(Copy, Clone, Debug)]
-enum ReverseTarget<'m> {
+pub(super) enum ReverseTarget<'m> {
     /// A known function (a direct call).
     Known(Function<'m>),
+    /// The reverse of an OpenMP region's microtask, forked over the table
+    /// of the threads' tapes (`reverse/team.rs`).
+    Team(Function<'m>),
     /// Entry 1 of the shadow table of the called pointer (an indirect
     /// call).
     Table,
@@ -282,6 +285,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         match self.facts.call_kinds.get(i.as_value()) {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
+            CallKind::OmpSync(s) => self.reverse_omp_sync(i, s),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),
             CallKind::Math(f) => self.reverse_math_call(i, f),
@@ -308,6 +312,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let tape = self.cached_forward(tape, i.parent_block());
         let rev = match aug.reverse {
             ReverseTarget::Known(f) => f.as_value(),
+            ReverseTarget::Team(f) => return self.reverse_team_call(i, &aug, f, tape),
             ReverseTarget::Table => {
                 let callee = i.called_value().expect("a call");
                 let Some(t) = self.shadow_rev(callee) else {

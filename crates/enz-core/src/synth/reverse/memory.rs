@@ -86,6 +86,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     gi.erase();
                 } else if let CallKind::Custom(f) | CallKind::Defined(f) = kind {
                     self.augment_user_call(i, gi, f, registry);
+                } else if let CallKind::Team(f) = kind {
+                    self.augment_team_call(i, gi, f, registry);
                 } else if kind == CallKind::Indirect {
                     self.augment_indirect_call(i, gi);
                 }
@@ -238,6 +240,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 Accumulate::BlockReduce if self.req.mode == Mode::Split => Accumulate::Atomic,
                 how => how,
             },
+            // An OpenMP microtask: its own stack is the thread's.
+            None if self.req.team
+                && crate::analysis::gpu::root_object(p).opcode()
+                    != Some(crate::ir::LLVMOpcode::LLVMAlloca) =>
+            {
+                Accumulate::Atomic
+            }
             None => Accumulate::Plain,
         };
         match how {

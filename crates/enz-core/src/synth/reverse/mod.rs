@@ -34,6 +34,7 @@ use plan::loop_nest;
 mod release;
 mod replay;
 mod sweep;
+mod team;
 mod thread_cache;
 mod values;
 
@@ -85,6 +86,10 @@ pub(crate) struct GradientRequest<'m, 'a> {
     pub(crate) width: u32,
     /// Split mode: also build this release function (see `release.rs`).
     pub(crate) release: Option<Function<'m>>,
+    /// The function is an OpenMP microtask, run by every thread of a team
+    /// (`synth/openmp.rs`): adjoints added to shadow memory outside its
+    /// own stack are added atomically.
+    pub(crate) team: bool,
 }
 
 /// The functions a request produces.

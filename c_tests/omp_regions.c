@@ -1,0 +1,259 @@
+/* omp_regions.c: OpenMP parallel regions (clang -fopenmp, libomp), their
+ * gradients (reverse mode: the reverse sweep is a parallel region too) and
+ * forward derivatives, at 1, 2 and 4 threads, each against central
+ * differences of the whole parallel primal:
+ *   reduction   parallel for reduction(+:s)
+ *   scatter     #pragma omp atomic updates of shared bins that collide
+ *   dynamic     schedule(dynamic) with a data-dependent inner trip count
+ *   guided      the same with schedule(guided, 2)
+ *   shared      a shared scalar every thread reads (its adjoint collides)
+ *   critical    a sum under #pragma omp critical
+ *   calls       a function called inside the region
+ *   matvec      nested loops: every thread reads every x[j]
+ *   threadsum   parallel region without worksharing: per-thread partial
+ *               sums indexed by omp_get_thread_num()
+ *   twoloops    two worksharing loops in one region, the second reading
+ *               what other threads wrote in the first (implicit barrier)
+ *   private     private scratch array and a firstprivate integer
+ *   numthreads  num_threads(3) on the region
+ */
+// enz-cflags: -fopenmp
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+#include "enzyme.h"
+#include "check.h"
+
+double __enzyme_autodiff_d(void *, ...);
+double __enzyme_fwddiff_d(void *, ...);
+
+#define N 24
+#define NB 5
+
+static const int idx[N] = {0, 3, 1, 4, 2, 0, 0, 3, 1, 4, 2, 2, 1, 0, 3, 4, 4, 1, 2, 0, 3, 1, 0, 2};
+static const int cnt[N] = {1, 3, 2, 4, 1, 2, 3, 4, 2, 1, 1, 3, 4, 2, 2, 1, 3, 3, 4, 1, 2, 2, 4, 1};
+
+double reduction(double *x) {
+  double s = 0.0;
+#pragma omp parallel for reduction(+ : s)
+  for (int i = 0; i < N; i++)
+    s += sin(x[i]) * x[i] * (1.0 + 0.1 * i);
+  return s;
+}
+
+double scatter(double *x) {
+  double bins[NB] = {0};
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    double v = x[i] * x[i] + 0.5 * x[i];
+#pragma omp atomic
+    bins[idx[i]] += v;
+  }
+  double s = 0.0;
+  for (int b = 0; b < NB; b++)
+    s += bins[b] * bins[b] * (b + 1);
+  return s;
+}
+
+double dynamic(double *x) {
+  double s = 0.0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : s)
+  for (int i = 0; i < N; i++) {
+    double t = x[i];
+    for (int k = 0; k < cnt[i]; k++)
+      t = 0.5 * t * t + 0.1 * t + 0.05;
+    s += t;
+  }
+  return s;
+}
+
+double guided(double *x) {
+  double s = 0.0;
+#pragma omp parallel for schedule(guided, 2) reduction(+ : s)
+  for (int i = 0; i < N; i++) {
+    double t = x[i];
+    for (int k = 0; k < cnt[i]; k++)
+      t = cos(t) * t + 0.1;
+    s += t * t;
+  }
+  return s;
+}
+
+double shared(double *x) {
+  double y[N];
+  double a = x[0];
+#pragma omp parallel for
+  for (int i = 0; i < N; i++)
+    y[i] = a * x[i] + sin(a);
+  double s = 0.0;
+  for (int i = 0; i < N; i++)
+    s += y[i] * y[i];
+  return s;
+}
+
+double critical(double *x) {
+  double s = 0.0;
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    double v = exp(0.1 * x[i]) * x[i];
+#pragma omp critical
+    s += v;
+  }
+  return s;
+}
+
+__attribute__((noinline)) static double helper(double u, double w) {
+  return u * tanh(w) + w * w * u;
+}
+
+double calls(double *x) {
+  double s = 0.0;
+#pragma omp parallel for reduction(+ : s)
+  for (int i = 0; i < N; i++)
+    s += helper(x[i], x[(i + 5) % N]);
+  return s;
+}
+
+double matvec(double *x) {
+  double y[N];
+#pragma omp parallel for
+  for (int i = 0; i < N; i++) {
+    double t = 0.0;
+    for (int j = 0; j < N; j++)
+      t += x[j] * (1.0 / (1.0 + i + j));
+    y[i] = tanh(t);
+  }
+  double s = 0.0;
+  for (int i = 0; i < N; i++)
+    s += y[i] * (i + 1);
+  return s;
+}
+
+double threadsum(double *x) {
+  double partial[64];
+  int used = 1;
+#pragma omp parallel shared(partial, used)
+  {
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    double p = 0.0;
+    for (int i = t; i < N; i += nt)
+      p += x[i] * x[i] * x[i];
+    partial[t] = p;
+    if (t == 0)
+      used = nt;
+  }
+  double s = 0.0;
+  for (int t = 0; t < used; t++)
+    s += partial[t];
+  return s;
+}
+
+double twoloops(double *x) {
+  double y[N], z[N];
+#pragma omp parallel
+  {
+#pragma omp for
+    for (int i = 0; i < N; i++)
+      y[i] = x[i] * x[i] + 1.0;
+#pragma omp for
+    for (int i = 0; i < N; i++)
+      z[i] = y[(i + 1) % N] * x[i] + y[(i + 7) % N];
+  }
+  double s = 0.0;
+  for (int i = 0; i < N; i++)
+    s += z[i] * z[i];
+  return s;
+}
+
+double privates(double *x) {
+  double s = 0.0;
+  int off = 2;
+  double tmp[3];
+#pragma omp parallel for private(tmp) firstprivate(off) reduction(+ : s)
+  for (int i = 0; i < N; i++) {
+    for (int k = 0; k < 3; k++)
+      tmp[k] = x[(i + k * off) % N] * (k + 1);
+    s += tmp[0] * tmp[1] + tmp[2];
+  }
+  return s;
+}
+
+double numthreads(double *x) {
+  double s = 0.0;
+#pragma omp parallel for num_threads(3) reduction(+ : s)
+  for (int i = 0; i < N; i++)
+    s += x[i] * exp(-x[i] * x[i]);
+  return s;
+}
+
+typedef double (*objective)(double *);
+
+/* d f / d x[i] by central differences, the primal running in parallel. */
+static double fd(objective f, const double *x, int i) {
+  double p[N], m[N];
+  memcpy(p, x, sizeof p);
+  memcpy(m, x, sizeof m);
+  double h = 1e-6 * (1.0 + fabs(x[i]));
+  p[i] += h;
+  m[i] -= h;
+  return (f(p) - f(m)) / (p[i] - m[i]);
+}
+
+static void check_case(const char *name, objective f, double df(double *, double *),
+                       double fwd(double *, double *)) {
+  double x[N], dx[N], v[N], dv[N];
+  for (int i = 0; i < N; i++)
+    x[i] = 0.3 + 0.05 * i - 0.002 * i * i;
+  for (int threads = 1; threads <= 4; threads *= 2) {
+    omp_set_num_threads(threads);
+    check_at("%s, %d threads", name, threads);
+    memset(dx, 0, sizeof dx);
+    df(x, dx);
+    double dot = 0.0;
+    for (int i = 0; i < N; i++) {
+      check_close_i("reverse vs FD", i, dx[i], fd(f, x, i), TOL_FD);
+      v[i] = 0.5 + 0.25 * ((i * 7) % 5);
+      dot += dx[i] * v[i];
+    }
+    memcpy(dv, v, sizeof v);
+    double t = fwd(x, dv);
+    check_close("forward . v vs reverse . v", t, dot, TOL_AD);
+  }
+}
+
+#define CASE(F)                                                                \
+  static double grad_##F(double *x, double *dx) {                              \
+    return __enzyme_autodiff_d((void *)F, enzyme_dup, x, dx);                  \
+  }                                                                            \
+  static double fwd_##F(double *x, double *v) {                                \
+    return __enzyme_fwddiff_d((void *)F, enzyme_dup, x, v);                    \
+  }
+
+CASE(reduction)
+CASE(scatter)
+CASE(dynamic)
+CASE(guided)
+CASE(shared)
+CASE(critical)
+CASE(calls)
+CASE(matvec)
+CASE(threadsum)
+CASE(twoloops)
+CASE(privates)
+CASE(numthreads)
+
+int main(void) {
+  check_case("reduction", reduction, grad_reduction, fwd_reduction);
+  check_case("scatter", scatter, grad_scatter, fwd_scatter);
+  check_case("dynamic", dynamic, grad_dynamic, fwd_dynamic);
+  check_case("guided", guided, grad_guided, fwd_guided);
+  check_case("shared", shared, grad_shared, fwd_shared);
+  check_case("critical", critical, grad_critical, fwd_critical);
+  check_case("calls", calls, grad_calls, fwd_calls);
+  check_case("matvec", matvec, grad_matvec, fwd_matvec);
+  check_case("threadsum", threadsum, grad_threadsum, fwd_threadsum);
+  check_case("twoloops", twoloops, grad_twoloops, fwd_twoloops);
+  check_case("privates", privates, grad_privates, fwd_privates);
+  check_case("numthreads", numthreads, grad_numthreads, fwd_numthreads);
+  return check_report();
+}

@@ -1,0 +1,256 @@
+//! OpenMP parallel regions in derivatives. Clang's `-fopenmp` makes a
+//! `#pragma omp parallel` a call `__kmpc_fork_call(loc, argc, microtask,
+//! args...)`: the runtime runs `microtask(&gtid, &btid, args...)` on every
+//! thread of a new team. The derivative of a region is a region again:
+//!
+//! - Forward mode: the microtask's forward derivative is itself a
+//!   microtask (`&gtid, &btid`, then the arguments, each shadowed one
+//!   followed by its shadows), forked with the same location.
+//! - Reverse mode: the forward sweep forks a wrapper of the microtask's
+//!   augmented primal, which stores each thread's tape in a table at its
+//!   number in the team (slot 0: the team's size); the reverse sweep forks,
+//!   asking for a team of that size, a wrapper of the reverse function,
+//!   which runs the reverse of each tape whose number it takes (thread `t`
+//!   of `n` takes `t, t + n, ...`: its own when the runtime gives the team
+//!   the size asked for), then frees the table. Adjoints the threads add
+//!   to shadow memory they may share are added atomically
+//!   (`reverse/memory.rs`, [`runs_in_team`]).
+//!
+//! The fork passes its arguments as pointer-sized values; a microtask
+//! derivative with another parameter type (a float passed by value) is
+//! refused.
+
+use crate::analysis::calls::team_microtask;
+use crate::ir::{
+    add_internal_function, named_function, Builder, Function, Inst, LLVMIntPredicate, Ty, TyKind,
+    Value,
+};
+use crate::names::{
+    team_wrapper_name, GLOBAL_THREAD_NUM, MAX_THREADS, NUM_THREADS, PUSH_NUM_THREADS, THREAD_NUM,
+};
+
+/// Whether `f` is the microtask of an OpenMP fork somewhere in its module:
+/// its derivative runs on every thread of a team.
+pub(crate) fn runs_in_team(f: Function<'_>) -> bool {
+    f.users().into_iter().any(|u| team_microtask(u) == Some(f))
+}
+
+/// Whether type `t` may pass through the fork's variable arguments
+/// (pointer-sized: a pointer or a 64-bit integer).
+fn pointer_sized(t: Ty<'_>) -> bool {
+    t.kind() == TyKind::Pointer || t.int_width() == Some(64)
+}
+
+/// Checks that derivative `f` can be forked (directly, or by a wrapper
+/// when `wrapped`, which may take a returned tape): it takes `&gtid,
+/// &btid` and then pointer-sized values only, and returns nothing. The
+/// error says what cannot.
+pub(crate) fn check_microtask_derivative(f: Function<'_>, wrapped: bool) -> Result<(), String> {
+    let fty = f.function_type();
+    if !wrapped && !fty.return_type().is_void() {
+        return Err(format!(
+            "its derivative `{}` returns a value, which a parallel region cannot",
+            f.name()
+        ));
+    }
+    for (k, p) in f.params().iter().enumerate() {
+        if !pointer_sized(p.ty()) {
+            return Err(format!(
+                "argument {k} of its derivative `{}` is not pointer-sized (a float passed by value: firstprivate or a copied scalar); enz-rs forks pointers and 64-bit integers only: share the variable, or copy it inside the region",
+                f.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Forks `microtask` (a derivative taking `&gtid, &btid` first) at `b`
+/// with the location of `fork` (the primal's fork call) and `args` (the
+/// microtask's arguments after the first two).
+pub(crate) fn fork<'m>(
+    b: &Builder<'m>,
+    fork: Inst<'m>,
+    loc: Value<'m>,
+    microtask: Function<'m>,
+    args: &[Value<'m>],
+) -> Inst<'m> {
+    let callee = fork.called_value().expect("a fork call");
+    let mut all = vec![loc, b.i32(args.len() as i64), microtask.as_value()];
+    all.extend_from_slice(args);
+    b.call(fork.call_function_type(), callee, &all)
+}
+
+fn i32_call<'m>(b: &Builder<'m>, name: &str, args: &[Value<'m>]) -> Value<'m> {
+    let ctx = b.ctx();
+    let params: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+    let fty = Ty::function(Ty::int(ctx, 32), &params, false);
+    b.call_named(name, fty, args).as_value()
+}
+
+/// The forward sweep's fork of the augmented microtask `aug` (signature
+/// type `aug_ty`, its tape in field `tape_field` of what it returns, or
+/// its whole result when that is not a struct): allocates the table of
+/// tapes (one slot per thread the next team may have, after the size) and
+/// forks the wrapper. Returns the table.
+pub(crate) fn fork_augmented<'m>(
+    b: &Builder<'m>,
+    primal_fork: Inst<'m>,
+    loc: Value<'m>,
+    aug: Function<'m>,
+    tape_field: u32,
+    args: &[Value<'m>],
+) -> Value<'m> {
+    let ctx = b.ctx();
+    let i64t = Ty::int(ctx, 64);
+    let wrapper = augmented_wrapper(b, aug, tape_field);
+    let most = i32_call(b, MAX_THREADS, &[]);
+    let most = match pushed_team_size(primal_fork) {
+        // `num_threads(n)`: the team may be larger than the default.
+        Some(n) => {
+            let larger = b.icmp(LLVMIntPredicate::LLVMIntSGT, n, most);
+            b.select(larger, n, most)
+        }
+        None => most,
+    };
+    let slots = b.add(b.int_cast(most, i64t), b.const_int(i64t, 1));
+    let table = b.malloc(b.mul(slots, b.const_int(i64t, 8))).as_value();
+    let mut all = args.to_vec();
+    all.push(table);
+    fork(b, primal_fork, loc, wrapper, &all);
+    table
+}
+
+/// The team size a `__kmpc_push_num_threads(loc, gtid, n)` just before
+/// `fork` (in its block) asks for.
+fn pushed_team_size<'m>(fork: Inst<'m>) -> Option<Value<'m>> {
+    let insts = fork.parent_block().instructions();
+    let at = insts.iter().position(|i| *i == fork)?;
+    for i in insts[..at].iter().rev() {
+        if let Some(f) = i.called_function() {
+            if f.name() == PUSH_NUM_THREADS && i.call_num_args() == 3 {
+                return Some(i.operand(2));
+            }
+            if !f.name().starts_with("llvm.") {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// The reverse sweep's fork of reverse microtask `rev` (its tape last):
+/// asks for a team of the forward team's size, forks the wrapper with
+/// `args` (the reverse function's arguments after `&gtid, &btid` and
+/// before the tape) and the table, then frees the table.
+pub(crate) fn fork_reverse<'m>(
+    b: &Builder<'m>,
+    primal_fork: Inst<'m>,
+    loc: Value<'m>,
+    rev: Function<'m>,
+    args: &[Value<'m>],
+    table: Value<'m>,
+) {
+    let ctx = b.ctx();
+    let wrapper = reverse_wrapper(b, rev);
+    let size = b.load(Ty::int(ctx, 64), table);
+    let size = b.int_cast(size, Ty::int(ctx, 32));
+    let gtid = i32_call(b, GLOBAL_THREAD_NUM, &[loc]);
+    let fty = Ty::function(
+        Ty::void(ctx),
+        &[Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 32)],
+        false,
+    );
+    b.call_named(PUSH_NUM_THREADS, fty, &[loc, gtid, size]);
+    let mut all = args.to_vec();
+    all.push(table);
+    fork(b, primal_fork, loc, wrapper, &all);
+    b.free(table);
+}
+
+/// `aug.omp_team(&gtid, &btid, args..., table)`: runs `aug` and stores its
+/// tape at the thread's number + 1 in `table`; thread 0 stores the team's
+/// size in slot 0.
+fn augmented_wrapper<'m>(b: &Builder<'m>, aug: Function<'m>, tape_field: u32) -> Function<'m> {
+    let module = b.insert_block().parent().global_parent();
+    let name = team_wrapper_name(&aug.name());
+    if let Some(f) = named_function(module, &name) {
+        return f;
+    }
+    let ctx = b.ctx();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let aug_ty = aug.function_type();
+    let mut params: Vec<Ty> = aug.params().iter().map(|p| p.ty()).collect();
+    params.push(ptr);
+    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &params, false));
+    let ps = f.params();
+    let table = ps[ps.len() - 1];
+    let fb = Builder::new(ctx);
+    let entry = f.append_block("entry");
+    let first = f.append_block("first");
+    let done = f.append_block("done");
+    fb.position_at_end(entry);
+    let fwd_args: Vec<Value> = ps[..ps.len() - 1].to_vec();
+    let res = fb.call(aug_ty, aug.as_value(), &fwd_args).as_value();
+    let tape = if aug_ty.return_type().kind() == TyKind::Struct {
+        fb.extract_value(res, tape_field)
+    } else {
+        res
+    };
+    let t = i32_call(&fb, THREAD_NUM, &[]);
+    let slot = fb.add(fb.int_cast(t, i64t), fb.const_int(i64t, 1));
+    fb.store(tape, fb.gep(ptr, table, &[slot]));
+    let is_first = fb.icmp(LLVMIntPredicate::LLVMIntEQ, t, fb.i32(0));
+    fb.cond_br(is_first, first, done);
+    fb.position_at_end(first);
+    let n = i32_call(&fb, NUM_THREADS, &[]);
+    fb.store(fb.int_cast(n, i64t), table);
+    fb.br(done);
+    fb.position_at_end(done);
+    fb.ret(None);
+    f
+}
+
+/// `rev.omp_team(&gtid, &btid, args..., table)`: thread `t` of `n` runs
+/// `rev(&gtid, &btid, args..., table[1 + k])` for `k = t, t + n, ...`
+/// below the forward team's size.
+fn reverse_wrapper<'m>(b: &Builder<'m>, rev: Function<'m>) -> Function<'m> {
+    let module = b.insert_block().parent().global_parent();
+    let name = team_wrapper_name(&rev.name());
+    if let Some(f) = named_function(module, &name) {
+        return f;
+    }
+    let ctx = b.ctx();
+    let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+    let rev_ty = rev.function_type();
+    let params: Vec<Ty> = rev.params().iter().map(|p| p.ty()).collect();
+    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &params, false));
+    let ps = f.params();
+    let table = ps[ps.len() - 1];
+    let fb = Builder::new(ctx);
+    let entry = f.append_block("entry");
+    let check = f.append_block("check");
+    let body = f.append_block("body");
+    let done = f.append_block("done");
+    fb.position_at_end(entry);
+    let size = fb.int_cast(fb.load(Ty::int(ctx, 64), table), i32t);
+    let n = i32_call(&fb, NUM_THREADS, &[]);
+    let t0 = i32_call(&fb, THREAD_NUM, &[]);
+    fb.br(check);
+    fb.position_at_end(check);
+    let t = fb.phi(i32t, "tape_number");
+    let more = fb.icmp(LLVMIntPredicate::LLVMIntSLT, t.as_value(), size);
+    fb.cond_br(more, body, done);
+    fb.position_at_end(body);
+    let slot = fb.add(t.as_value(), fb.i32(1));
+    let tape = fb.load(ptr, fb.gep(ptr, table, &[slot]));
+    let mut args: Vec<Value> = ps[..ps.len() - 1].to_vec();
+    args.push(tape);
+    fb.call(rev_ty, rev.as_value(), &args);
+    let next = fb.add(t.as_value(), n);
+    fb.br(check);
+    t.add_incoming(t0, entry);
+    t.add_incoming(next, body);
+    fb.position_at_end(done);
+    fb.ret(None);
+    f
+}

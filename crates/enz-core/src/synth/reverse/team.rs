@@ -1,0 +1,154 @@
+//! Reverse mode of an OpenMP parallel region (`__kmpc_fork_call`): the
+//! forward sweep forks the microtask's augmented primal and keeps the
+//! table of the threads' tapes; the reverse sweep forks its reverse
+//! function over that table (`synth/openmp.rs`).
+
+use super::calls::{AugmentedCall, ReverseTarget};
+use super::Reverse;
+use crate::ir::{Builder, Function, Inst, TyKind, Value};
+use crate::names::OmpSync;
+use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
+use crate::synth::openmp;
+use crate::synth::registry::Registry;
+
+/// The fork's operand holding microtask parameter `k` (`k >= 2`: the
+/// fork passes `loc, argc, microtask` before them, the runtime `&gtid,
+/// &btid` to the microtask).
+fn fork_operand(k: usize) -> u32 {
+    k as u32 + 1
+}
+
+impl<'m, 'a> Reverse<'m, 'a> {
+    /// Forward sweep of fork `i` (copied as `gi`) of `microtask`: fork its
+    /// augmented primal instead, when any argument is shadowed.
+    pub(super) fn augment_team_call(
+        &mut self,
+        i: Inst<'m>,
+        gi: Inst<'m>,
+        microtask: Function<'m>,
+        registry: &mut Registry<'m>,
+    ) {
+        if self.req.width > 1 {
+            return self.unsupported(
+                i,
+                "a parallel region in vector reverse mode (enzyme_width): differentiate it with width 1",
+            );
+        }
+        let mut args = vec![ArgActivity::Const, ArgActivity::Const];
+        for k in 3..i.call_num_args() {
+            let a = i.operand(k);
+            if a.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(a) {
+                args.push(ArgActivity::Dup);
+            } else if a.ty().carries_float() && self.facts.act.is_active(a) {
+                return self.unsupported(
+                    i,
+                    "this parallel region receives an active floating-point value by value; enz-rs forks pointers only: make the variable shared",
+                );
+            } else {
+                args.push(ArgActivity::Const);
+            }
+        }
+        if args.iter().all(|a| *a == ArgActivity::Const) {
+            return;
+        }
+        if let Some(d) = crate::synth::check_integer_arguments(i, &self.facts.act, self.req.name) {
+            return self.diags.push(d);
+        }
+        let key = Request {
+            function: microtask,
+            args,
+            ret_active: false,
+            ret_shadowed: false,
+            mode: Mode::Split,
+        };
+        let fns = match registry.split(&key) {
+            Ok(f) => f,
+            Err(d) => return self.diags.push(d),
+        };
+        for (f, wrapped) in [(fns.forward, true), (fns.reverse, false)] {
+            if let Err(why) = openmp::check_microtask_derivative(f, wrapped) {
+                return self.unsupported(
+                    i,
+                    &format!("cannot fork this parallel region's derivative: {why}"),
+                );
+            }
+        }
+        let sig = key.signature(Kind::Augmented);
+        let call_args = sig.arguments(|p, t| match p {
+            Param::Primal(0 | 1) => Ok(t.null_constant()),
+            Param::Primal(k) => Ok(self.map.get(i.operand(fork_operand(k)))),
+            Param::Shadow { of, .. } => self.shadows.forward(i.operand(fork_operand(of))).ok_or(of),
+            Param::ReturnAdjoint | Param::Tape => {
+                unreachable!("not parameters of an augmented function")
+            }
+        });
+        let call_args = match call_args {
+            Ok(a) => a,
+            Err(k) => {
+                return self.unsupported(
+                    i,
+                    &format!(
+                    "argument {} of this parallel region needs a shadow that enz-rs cannot build",
+                    fork_operand(k)
+                ),
+                )
+            }
+        };
+        let fb = Builder::new(i.context());
+        fb.position_after(gi);
+        let tape_field = sig.field_index(Field::Tape).unwrap_or(0);
+        let loc = self.map.get(i.operand(0));
+        let table = openmp::fork_augmented(&fb, gi, loc, fns.forward, tape_field, &call_args[2..]);
+        gi.erase();
+        self.calls.augmented.insert(
+            i.as_value(),
+            AugmentedCall {
+                tape: Some(table),
+                reverse_sig: key.signature(Kind::Reverse),
+                reverse: ReverseTarget::Team(fns.reverse),
+            },
+        );
+    }
+
+    /// Reverse sweep of fork `i`: fork the reverse function over the table
+    /// of tapes `table`.
+    pub(super) fn reverse_team_call(
+        &mut self,
+        i: Inst<'m>,
+        aug: &AugmentedCall<'m>,
+        rev: Function<'m>,
+        table: Value<'m>,
+    ) {
+        let args = aug.reverse_sig.arguments(|p, t| match p {
+            Param::Primal(0 | 1) | Param::Tape => Ok(t.null_constant()),
+            Param::Primal(k) => Ok(self.primal(i.operand(fork_operand(k)))),
+            Param::Shadow { of, .. } => self.shadow_rev(i.operand(fork_operand(of))).ok_or(of),
+            Param::ReturnAdjoint => unreachable!("a microtask returns nothing"),
+        });
+        let args = match args {
+            Ok(a) => a,
+            Err(k) => {
+                return self.unsupported(
+                    i,
+                    &format!(
+                        "argument {} of this parallel region has no shadow in the reverse sweep",
+                        fork_operand(k)
+                    ),
+                )
+            }
+        };
+        let loc = self.primal(i.operand(0));
+        let n = args.len();
+        openmp::fork_reverse(&self.b, i, loc, rev, &args[2..n - 1], table);
+    }
+
+    /// An OpenMP synchronisation call: its mirror image, with the same
+    /// arguments (what came after a barrier is reversed before it; a
+    /// critical section's reverse runs under the same lock).
+    pub(super) fn reverse_omp_sync(&mut self, i: Inst<'m>, s: OmpSync) {
+        let args: Vec<Value> = (0..i.call_num_args())
+            .map(|k| self.primal(i.operand(k)))
+            .collect();
+        self.b.call_named(s.mirror(), i.call_function_type(), &args);
+    }
+}
