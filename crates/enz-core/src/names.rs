@@ -210,6 +210,7 @@ mod helpers;
 mod library;
 mod math;
 mod memory;
+mod mpi;
 mod openmp;
 
 pub(crate) use helpers::*;
@@ -217,6 +218,7 @@ pub(crate) use library::*;
 pub use math::function_like_spelling;
 pub(crate) use math::*;
 pub(crate) use memory::*;
+pub(crate) use mpi::*;
 pub(crate) use openmp::*;
 
 #[cfg(test)]

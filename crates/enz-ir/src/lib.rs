@@ -43,8 +43,8 @@ pub use function::Function;
 pub use global::Global;
 pub use inst::Inst;
 pub use module::{
-    add_internal_function, add_internal_global, add_to_compiler_used, functions, globals,
-    module_context, named_function, named_global, remove_from_used_lists, verify_module,
+    add_internal_function, add_internal_global, add_to_compiler_used, external_global, functions,
+    globals, module_context, named_function, named_global, remove_from_used_lists, verify_module,
     ScratchModule,
 };
 pub use passes::{run_function_passes, run_module_passes};

@@ -260,6 +260,19 @@ impl<'m> Value<'m> {
     }
 }
 
+/// The global `name`, declared (external, of type `ty`) if the module
+/// has none: the address of a library's predefined object.
+pub fn external_global<'m>(module: Module<'m>, name: &str, ty: Ty<'m>) -> Global<'m> {
+    if let Some(g) = named_global(module, name) {
+        return g;
+    }
+    let c = cstr(name);
+    // SAFETY: adds a declaration to a valid module.
+    Global(Value::wrap(unsafe {
+        LLVMAddGlobal(module.0, ty.0, c.as_ptr())
+    }))
+}
+
 /// A new internal global of type `ty` in the address space `space`,
 /// initialised with `init`, aligned to `align`.
 pub fn add_internal_global<'m>(

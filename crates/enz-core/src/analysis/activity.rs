@@ -15,6 +15,8 @@
 //! shadowed pointer loaded from memory shadows that memory, and a pointer
 //! stored into shadowed memory is shadowed (the shadow memory holds its
 //! shadow).
+//! An MPI call that moves floats shadows all its buffers when one of them
+//! is shadowed (what it receives carries what its peers sent).
 //! Integers, comparisons and calls to known-inactive functions are never
 //! active.
 
@@ -200,6 +202,20 @@ impl<'m> Activity<'m> {
                 if kind.is_inactive() {
                     return false;
                 }
+                if let CallKind::Mpi(f) = kind {
+                    // Data moves between the buffers of a call (and of
+                    // its peers' calls): one with a shadow shadows the
+                    // others, when the datatype is a float.
+                    let bufs = super::mpi::buffer_args(i, f);
+                    if super::mpi::moves_floats(i, f)
+                        && bufs.iter().any(|(_, b)| self.is_shadowed(*b))
+                    {
+                        for (_, b) in bufs {
+                            changed |= self.shadow(b);
+                        }
+                    }
+                    return changed;
+                }
                 let args = super::calls::data_arguments(i, kind);
                 let mem = kind.memory();
                 if mem.is_some_and(MemFn::transfers) {
@@ -281,7 +297,10 @@ impl<'m> Activity<'m> {
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
             Some(LLVMCall | LLVMInvoke) => {
                 let kind = kinds.get(i.into());
-                if kind.is_inactive() || kind.memory().is_some_and(MemFn::transfers) {
+                if kind.is_inactive()
+                    || kind.memory().is_some_and(MemFn::transfers)
+                    || matches!(kind, CallKind::Mpi(_))
+                {
                     return false;
                 }
                 let args = super::calls::data_arguments(i, kind);

@@ -17,19 +17,23 @@
 //! 5. a memory function (allocation, free, copy, set), by name, defined or
 //!    not, as LLVM's library info treats them;
 //! 6. a GPU barrier;
-//! 7. a known-inactive function (I/O, clocks, random numbers, markers);
-//! 8. a math function of the rule table (vector reductions included);
-//! 9. a masked vector load or store (`llvm.masked.load/store`);
-//! 10. a function that relinks a pointer structure of the C++ runtime
+//! 7. an MPI function ([`CallKind::Mpi`]: communication differentiated
+//!    by `synth/mpi.rs`; set-up, queries and clocks inactive; the barrier
+//!    mirrored; any other `MPI_*` refused when passed memory with a
+//!    shadow), by name, defined or not;
+//! 8. a known-inactive function (I/O, clocks, random numbers, markers);
+//! 9. a math function of the rule table (vector reductions included);
+//! 10. a masked vector load or store (`llvm.masked.load/store`);
+//! 11. a function that relinks a pointer structure of the C++ runtime
 //!     (repeated on the shadow structure);
-//! 11. any other intrinsic;
-//! 12. a function defined in the module (differentiated through its body);
-//! 13. a declaration without a rule.
+//! 12. any other intrinsic;
+//! 13. a function defined in the module (differentiated through its body);
+//! 14. a declaration without a rule.
 
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
     is_barrier, is_fork_call, is_iteration_count, is_known_inactive, is_openmp_bookkeeping,
-    is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, OmpSync, Written,
+    is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn, OmpSync, Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -104,6 +108,8 @@ pub(crate) enum CallKind<'m> {
     OmpRuntime,
     /// An OpenMP synchronisation call, mirrored by the reverse sweep.
     OmpSync(OmpSync),
+    /// An MPI function (`synth/mpi.rs`).
+    Mpi(MpiFn),
     /// A function known to carry no derivative.
     KnownInactive,
     /// A math function of the rule table.
@@ -136,6 +142,7 @@ impl<'m> CallKind<'m> {
                 | CallKind::Barrier
                 | CallKind::OmpRuntime
                 | CallKind::OmpSync(_)
+                | CallKind::Mpi(MpiFn::Inactive | MpiFn::Barrier)
         )
     }
 
@@ -287,6 +294,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if is_openmp_bookkeeping(&name) {
         return CallKind::OmpRuntime;
+    }
+    if let Some(m) = MpiFn::from_callee(&name) {
+        return CallKind::Mpi(m);
     }
     if is_known_inactive(&name) {
         return CallKind::KnownInactive;

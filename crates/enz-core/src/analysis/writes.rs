@@ -14,7 +14,7 @@
 use super::calls::{math_written_pointer, CallFacts, CallKind, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Block, Function, Inst, Value};
-use crate::names::{is_libm_without_side_effects, MemFn};
+use crate::names::{is_libm_without_side_effects, MemFn, MpiFn};
 use std::collections::{HashMap, HashSet};
 
 /// The loads whose memory nothing the function does after them may write.
@@ -119,6 +119,9 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                         .flat_map(roots)
                         .collect(),
                 ),
+                // What an MPI call receives into (a non-blocking
+                // receive's buffer is written by its wait: anything).
+                CallKind::Mpi(m) => mpi_written(i, m),
                 // frexp's exponent, modf's integer part.
                 CallKind::Math(f) => match math_written_pointer(i, f) {
                     Some((p, _)) => Written::Objects(roots(p)),
@@ -136,6 +139,35 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
             }
         }
         _ => Written::Nothing,
+    }
+}
+
+/// What MPI call `i` of `m` writes: its receive buffers and status (a
+/// wait, which completes non-blocking receives, and what enz-rs does not
+/// know may write anything).
+fn mpi_written<'m>(i: Inst<'m>, m: MpiFn) -> Written<'m> {
+    let status = match m {
+        MpiFn::Recv => Some(6),
+        MpiFn::Sendrecv => Some(11),
+        MpiFn::Isend | MpiFn::Irecv => Some(6),
+        _ => None,
+    };
+    match m {
+        MpiFn::Barrier | MpiFn::Send => Written::Nothing,
+        MpiFn::Wait | MpiFn::Waitall | MpiFn::Inactive | MpiFn::Other => Written::Anything,
+        _ => Written::Objects(
+            crate::analysis::mpi::buffer_args(i, m)
+                .into_iter()
+                .filter(|(b, _)| b.written && m != MpiFn::Irecv)
+                .map(|(_, v)| v)
+                .chain(
+                    status
+                        .filter(|k| *k < i.call_num_args())
+                        .map(|k| i.operand(k)),
+                )
+                .flat_map(roots)
+                .collect(),
+        ),
     }
 }
 

@@ -4,10 +4,10 @@
 //! the call's argument trees as seeds and a memo keyed by those seeds.
 
 use super::solve::{self, tbaa_access, Solver};
-use super::tree::{ConcreteType, TypeTree, MAX_OFFSET};
+use super::tree::{ConcreteType, FloatKind, TypeTree, MAX_OFFSET};
 use crate::analysis::calls::{classify_callee, math_written_pointer, CallKind, Direction};
 use crate::ir::{Function, Inst, Value};
-use crate::names::{MemFn, Written};
+use crate::names::{MemFn, MpiType, Written};
 use std::collections::{HashMap, HashSet};
 
 /// Callee analyses nest at most this deep (the top-level function is depth 1).
@@ -86,6 +86,18 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
             return s.access(call.into(), ptr, value);
         }
         CallKind::Intrinsic(_) | CallKind::Barrier => return,
+        // A buffer of MPI_DOUBLE or MPI_FLOAT holds floats.
+        CallKind::Mpi(m) => {
+            if let Ok(Some(t)) = super::super::mpi::float_type(call, m) {
+                let ct = match t {
+                    MpiType::Float => ConcreteType::Float(FloatKind::F32),
+                    _ => ConcreteType::Float(FloatKind::F64),
+                };
+                for (_, buf) in super::super::mpi::buffer_args(call, m) {
+                    s.update(buf, &TypeTree::from_path(&[0], ct));
+                }
+            }
+        }
         CallKind::Defined(f) if !f.blocks().is_empty() => {
             return interprocedural(s, call.into(), f, &args);
         }

@@ -2,7 +2,7 @@
 //!
 //! Calls are taken by their `CallKind` (`analysis/calls.rs`, classified
 //! once per derivative): math functions use their rule; memory functions
-//! are in `memory`; barriers are mirrored; known-inactive and user-inactive
+//! are in `memory`; MPI calls in `mpi`; barriers are mirrored; known-inactive and user-inactive
 //! calls are skipped. A call to another function of the module that carries
 //! derivatives (what preprocessing did not inline: recursion, everything
 //! under `--no-inline`) or to a function with a registered custom gradient
@@ -286,6 +286,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::OmpSync(s) => self.reverse_omp_sync(i, s),
+            CallKind::Mpi(f) => self.reverse_mpi_call(i, f),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),
             CallKind::Math(f) => self.reverse_math_call(i, f),

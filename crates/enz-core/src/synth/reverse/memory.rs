@@ -88,6 +88,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     self.augment_user_call(i, gi, f, registry);
                 } else if let CallKind::Team(f) = kind {
                     self.augment_team_call(i, gi, f, registry);
+                } else if let CallKind::Mpi(f) = kind {
+                    self.augment_mpi_call(i, gi, f);
                 } else if kind == CallKind::Indirect {
                     self.augment_indirect_call(i, gi);
                 }

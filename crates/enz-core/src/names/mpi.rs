@@ -1,0 +1,351 @@
+//! The MPI library (Open MPI and MPICH, whichever the user compiled
+//! with): the calls enz-rs differentiates, where their buffers, counts,
+//! datatypes, peers and communicators are among their arguments, the
+//! calls that carry no derivative, and the handles (datatypes, reduction
+//! operations, wildcards) of both ABIs: MPICH's are integer constants,
+//! Open MPI's the addresses of its predefined globals.
+
+/// An MPI function enz-rs knows.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum MpiFn {
+    /// `MPI_Send(buf, n, type, dest, tag, comm)` (also `MPI_Ssend`,
+    /// `MPI_Rsend`, `MPI_Bsend`: the same data movement).
+    Send,
+    /// `MPI_Recv(buf, n, type, src, tag, comm, status)`.
+    Recv,
+    /// `MPI_Isend(buf, n, type, dest, tag, comm, request)`.
+    Isend,
+    /// `MPI_Irecv(buf, n, type, src, tag, comm, request)`.
+    Irecv,
+    /// `MPI_Wait(request, status)`.
+    Wait,
+    /// `MPI_Waitall(n, requests, statuses)`.
+    Waitall,
+    /// `MPI_Sendrecv(sbuf, sn, stype, dest, stag, rbuf, rn, rtype, src,
+    /// rtag, comm, status)`.
+    Sendrecv,
+    /// `MPI_Bcast(buf, n, type, root, comm)`.
+    Bcast,
+    /// `MPI_Reduce(sbuf, rbuf, n, type, op, root, comm)`.
+    Reduce,
+    /// `MPI_Allreduce(sbuf, rbuf, n, type, op, comm)`.
+    Allreduce,
+    /// `MPI_Gather(sbuf, sn, stype, rbuf, rn, rtype, root, comm)`.
+    Gather,
+    /// `MPI_Scatter(sbuf, sn, stype, rbuf, rn, rtype, root, comm)`.
+    Scatter,
+    /// `MPI_Allgather(sbuf, sn, stype, rbuf, rn, rtype, comm)`.
+    Allgather,
+    /// `MPI_Barrier(comm)`: mirrored by the reverse sweep.
+    Barrier,
+    /// Set-up, queries and clocks (`MPI_Init`, `MPI_Comm_rank`,
+    /// `MPI_Wtime`, ...): no derivative; they may write integers through
+    /// their pointer arguments.
+    Inactive,
+    /// Any other `MPI_*` function: refused when it is passed memory that
+    /// holds derivatives.
+    Other,
+}
+
+/// Where one buffer of an MPI call is among its arguments.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) struct MpiBuffer {
+    /// The buffer.
+    pub(crate) buf: u32,
+    /// Its element count.
+    pub(crate) count: u32,
+    /// Its datatype.
+    pub(crate) datatype: u32,
+    /// Whether the call writes it (a receive buffer).
+    pub(crate) written: bool,
+}
+
+const fn buffer(buf: u32, count: u32, datatype: u32, written: bool) -> MpiBuffer {
+    MpiBuffer {
+        buf,
+        count,
+        datatype,
+        written,
+    }
+}
+
+impl MpiFn {
+    /// The MPI function `name` designates, if it is one.
+    pub(crate) fn from_callee(name: &str) -> Option<MpiFn> {
+        let f = match name {
+            "MPI_Send" | "MPI_Ssend" | "MPI_Rsend" | "MPI_Bsend" => MpiFn::Send,
+            "MPI_Recv" => MpiFn::Recv,
+            "MPI_Isend" => MpiFn::Isend,
+            "MPI_Irecv" => MpiFn::Irecv,
+            "MPI_Wait" => MpiFn::Wait,
+            "MPI_Waitall" => MpiFn::Waitall,
+            "MPI_Sendrecv" => MpiFn::Sendrecv,
+            "MPI_Bcast" => MpiFn::Bcast,
+            "MPI_Reduce" => MpiFn::Reduce,
+            "MPI_Allreduce" => MpiFn::Allreduce,
+            "MPI_Gather" => MpiFn::Gather,
+            "MPI_Scatter" => MpiFn::Scatter,
+            "MPI_Allgather" => MpiFn::Allgather,
+            "MPI_Barrier" => MpiFn::Barrier,
+            "MPI_Init"
+            | "MPI_Init_thread"
+            | "MPI_Finalize"
+            | "MPI_Initialized"
+            | "MPI_Finalized"
+            | "MPI_Comm_rank"
+            | "MPI_Comm_size"
+            | "MPI_Wtime"
+            | "MPI_Wtick"
+            | "MPI_Abort"
+            | "MPI_Get_processor_name"
+            | "MPI_Type_size"
+            | "MPI_Get_count" => MpiFn::Inactive,
+            _ if name.starts_with("MPI_") || name.starts_with("PMPI_") => MpiFn::Other,
+            _ => return None,
+        };
+        Some(f)
+    }
+
+    /// The buffers the call moves data between.
+    pub(crate) fn buffers(self) -> &'static [MpiBuffer] {
+        const SEND: [MpiBuffer; 1] = [buffer(0, 1, 2, false)];
+        const RECV: [MpiBuffer; 1] = [buffer(0, 1, 2, true)];
+        const SENDRECV: [MpiBuffer; 2] = [buffer(0, 1, 2, false), buffer(5, 6, 7, true)];
+        const BCAST: [MpiBuffer; 1] = [buffer(0, 1, 2, true)];
+        const REDUCE: [MpiBuffer; 2] = [buffer(0, 2, 3, false), buffer(1, 2, 3, true)];
+        const GATHER: [MpiBuffer; 2] = [buffer(0, 1, 2, false), buffer(3, 4, 5, true)];
+        match self {
+            MpiFn::Send | MpiFn::Isend => &SEND,
+            MpiFn::Recv | MpiFn::Irecv => &RECV,
+            MpiFn::Sendrecv => &SENDRECV,
+            MpiFn::Bcast => &BCAST,
+            MpiFn::Reduce | MpiFn::Allreduce => &REDUCE,
+            MpiFn::Gather | MpiFn::Scatter | MpiFn::Allgather => &GATHER,
+            _ => &[],
+        }
+    }
+
+    /// The reduction operation's argument.
+    pub(crate) fn op_arg(self) -> Option<u32> {
+        match self {
+            MpiFn::Reduce | MpiFn::Allreduce => Some(4),
+            _ => None,
+        }
+    }
+
+    /// The communicator's argument.
+    pub(crate) fn comm_arg(self) -> Option<u32> {
+        match self {
+            MpiFn::Send | MpiFn::Recv | MpiFn::Isend | MpiFn::Irecv => Some(5),
+            MpiFn::Sendrecv => Some(10),
+            MpiFn::Bcast => Some(4),
+            MpiFn::Reduce | MpiFn::Gather | MpiFn::Scatter => Some(6),
+            MpiFn::Allreduce | MpiFn::Allgather => Some(5),
+            MpiFn::Barrier => Some(0),
+            _ => None,
+        }
+    }
+
+    /// The arguments that name a peer rank to receive from (checked
+    /// against `MPI_ANY_SOURCE`: the reverse sweep sends back to it).
+    pub(crate) fn source_arg(self) -> Option<u32> {
+        match self {
+            MpiFn::Recv | MpiFn::Irecv => Some(3),
+            MpiFn::Sendrecv => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The argument holding a receive's tag (checked against
+    /// `MPI_ANY_TAG`).
+    pub(crate) fn receive_tag_arg(self) -> Option<u32> {
+        match self {
+            MpiFn::Recv | MpiFn::Irecv => Some(4),
+            MpiFn::Sendrecv => Some(9),
+            _ => None,
+        }
+    }
+
+    /// Whether the call moves data (has buffers).
+    pub(crate) fn communicates(self) -> bool {
+        !self.buffers().is_empty()
+    }
+
+    /// The function's name, for messages and for the calls derivatives
+    /// make.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            MpiFn::Send => SEND,
+            MpiFn::Recv => RECV,
+            MpiFn::Isend => ISEND,
+            MpiFn::Irecv => IRECV,
+            MpiFn::Wait => WAIT,
+            MpiFn::Waitall => "MPI_Waitall",
+            MpiFn::Sendrecv => SENDRECV,
+            MpiFn::Bcast => BCAST,
+            MpiFn::Reduce => REDUCE,
+            MpiFn::Allreduce => ALLREDUCE,
+            MpiFn::Gather => GATHER,
+            MpiFn::Scatter => SCATTER,
+            MpiFn::Allgather => "MPI_Allgather",
+            MpiFn::Barrier => "MPI_Barrier",
+            MpiFn::Inactive | MpiFn::Other => "MPI",
+        }
+    }
+}
+
+/// `MPI_Send`.
+pub(crate) const SEND: &str = "MPI_Send";
+/// `MPI_Recv`.
+pub(crate) const RECV: &str = "MPI_Recv";
+/// `MPI_Isend`.
+pub(crate) const ISEND: &str = "MPI_Isend";
+/// `MPI_Irecv`.
+pub(crate) const IRECV: &str = "MPI_Irecv";
+/// `MPI_Wait`.
+pub(crate) const WAIT: &str = "MPI_Wait";
+/// `MPI_Sendrecv`.
+pub(crate) const SENDRECV: &str = "MPI_Sendrecv";
+/// `MPI_Bcast`.
+pub(crate) const BCAST: &str = "MPI_Bcast";
+/// `MPI_Reduce`.
+pub(crate) const REDUCE: &str = "MPI_Reduce";
+/// `MPI_Allreduce`.
+pub(crate) const ALLREDUCE: &str = "MPI_Allreduce";
+/// `MPI_Gather`.
+pub(crate) const GATHER: &str = "MPI_Gather";
+/// `MPI_Scatter`.
+pub(crate) const SCATTER: &str = "MPI_Scatter";
+/// `MPI_Comm_rank`.
+pub(crate) const COMM_RANK: &str = "MPI_Comm_rank";
+/// `MPI_Comm_size`.
+pub(crate) const COMM_SIZE: &str = "MPI_Comm_size";
+
+/// What a datatype handle describes.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum MpiType {
+    /// `MPI_DOUBLE`.
+    Double,
+    /// `MPI_FLOAT`.
+    Float,
+    /// An integer, character or byte type: data without derivatives.
+    Integer,
+}
+
+impl MpiType {
+    /// Bytes per element of a float type.
+    pub(crate) fn size(self) -> u32 {
+        match self {
+            MpiType::Double => 8,
+            MpiType::Float => 4,
+            MpiType::Integer => 0,
+        }
+    }
+}
+
+/// MPICH's datatype handle of `MPI_DOUBLE`.
+const MPICH_DOUBLE: i64 = 0x4c00_080b;
+/// MPICH's datatype handle of `MPI_FLOAT`.
+const MPICH_FLOAT: i64 = 0x4c00_040a;
+/// MPICH's builtin datatypes are `0x4c00_ssnn` (`ss` the size in bytes).
+const MPICH_BUILTIN_MASK: i64 = 0x7fff_0000;
+const MPICH_BUILTIN: i64 = 0x4c00_0000;
+/// MPICH's builtin floating types other than float and double (long
+/// double, complex): `nn` of each.
+const MPICH_OTHER_FLOATS: &[i64] = &[0x0c, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x23];
+
+/// The datatype an MPICH handle (an integer constant) names, if enz-rs
+/// can read it.
+pub(crate) fn mpich_type(handle: i64) -> Option<MpiType> {
+    match handle {
+        MPICH_DOUBLE => Some(MpiType::Double),
+        MPICH_FLOAT => Some(MpiType::Float),
+        h if h & MPICH_BUILTIN_MASK == MPICH_BUILTIN
+            && !MPICH_OTHER_FLOATS.contains(&(h & 0xff)) =>
+        {
+            Some(MpiType::Integer)
+        }
+        _ => None,
+    }
+}
+
+/// The datatype an Open MPI handle (the address of global `name`) names,
+/// if enz-rs can read it.
+pub(crate) fn open_mpi_type(name: &str) -> Option<MpiType> {
+    const INTEGERS: &[&str] = &[
+        "ompi_mpi_char",
+        "ompi_mpi_signed_char",
+        "ompi_mpi_unsigned_char",
+        "ompi_mpi_byte",
+        "ompi_mpi_short",
+        "ompi_mpi_unsigned_short",
+        "ompi_mpi_int",
+        "ompi_mpi_unsigned",
+        "ompi_mpi_long",
+        "ompi_mpi_unsigned_long",
+        "ompi_mpi_long_long_int",
+        "ompi_mpi_unsigned_long_long",
+        "ompi_mpi_int8_t",
+        "ompi_mpi_uint8_t",
+        "ompi_mpi_int16_t",
+        "ompi_mpi_uint16_t",
+        "ompi_mpi_int32_t",
+        "ompi_mpi_uint32_t",
+        "ompi_mpi_int64_t",
+        "ompi_mpi_uint64_t",
+        "ompi_mpi_c_bool",
+    ];
+    match name {
+        "ompi_mpi_double" => Some(MpiType::Double),
+        "ompi_mpi_float" => Some(MpiType::Float),
+        n if INTEGERS.contains(&n) => Some(MpiType::Integer),
+        _ => None,
+    }
+}
+
+/// A reduction operation enz-rs can read.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum MpiOp {
+    /// `MPI_SUM`.
+    Sum,
+    /// Another predefined operation (`MPI_MAX`, `MPI_PROD`, ...).
+    Other(&'static str),
+}
+
+/// The operation an MPICH handle names.
+pub(crate) fn mpich_op(handle: i64) -> Option<MpiOp> {
+    match handle {
+        0x5800_0003 => Some(MpiOp::Sum),
+        0x5800_0001 => Some(MpiOp::Other("MPI_MAX")),
+        0x5800_0002 => Some(MpiOp::Other("MPI_MIN")),
+        0x5800_0004 => Some(MpiOp::Other("MPI_PROD")),
+        _ => None,
+    }
+}
+
+/// The operation an Open MPI handle (the address of global `name`) names.
+pub(crate) fn open_mpi_op(name: &str) -> Option<MpiOp> {
+    match name {
+        "ompi_mpi_op_sum" => Some(MpiOp::Sum),
+        "ompi_mpi_op_max" => Some(MpiOp::Other("MPI_MAX")),
+        "ompi_mpi_op_min" => Some(MpiOp::Other("MPI_MIN")),
+        "ompi_mpi_op_prod" => Some(MpiOp::Other("MPI_PROD")),
+        _ => None,
+    }
+}
+
+/// MPICH's handle of `MPI_SUM`.
+pub(crate) const MPICH_SUM: i64 = 0x5800_0003;
+/// Open MPI's global whose address is `MPI_SUM`.
+pub(crate) const OPEN_MPI_SUM: &str = "ompi_mpi_op_sum";
+/// `MPI_ANY_SOURCE` of MPICH.
+pub(crate) const MPICH_ANY_SOURCE: i64 = -2;
+/// `MPI_ANY_SOURCE` of Open MPI.
+pub(crate) const OPEN_MPI_ANY_SOURCE: i64 = -1;
+/// `MPI_ANY_TAG` (both).
+pub(crate) const ANY_TAG: i64 = -1;
+
+/// The table of pending non-blocking transfers (`synth/mpi.rs`).
+pub(crate) const MPI_TABLE: &str = "__enz_mpi_requests";
+/// The prefix of the helper functions MPI derivatives call.
+pub(crate) const MPI_HELPER_PREFIX: &str = "__enz_mpi_";
