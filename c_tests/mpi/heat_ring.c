@@ -66,7 +66,6 @@ int main(int argc, char **argv) {
   for (int k = 0; k < n; k++)
     check_close_i("d/dx vs FD", k, g[k],
                   mpi_size * fd_global(loss_global, x, k), TOL_FD);
-#ifndef NO_FWD
   /* forward: the tangent in direction dir is dir . gradient */
   double want = 0;
   for (int k = 0; k < n; k++)
@@ -75,7 +74,6 @@ int main(int argc, char **argv) {
                               enzyme_const, 0.2);
   check_at("heat ring forward, np=%d", mpi_size);
   check_close("tangent vs dir . gradient", t, want, TOL_AD * 100);
-#endif
   int rc = mpi_report();
   free(x), free(g), free(dir);
   MPI_Finalize();

@@ -29,8 +29,9 @@ static void global_input(double *x, int n, int seed) {
 }
 
 /* d loss / d x[g] by central differences, every rank in lockstep. */
-static double fd_global(double (*loss)(const double *), double *x, int g) {
-  double h = 1e-6 * (1 + fabs(x[g]));
+static double fd_global_h(double (*loss)(const double *), double *x, int g,
+                          double rel) {
+  double h = rel * (1 + fabs(x[g]));
   double old = x[g];
   x[g] = old + h;
   double p = loss(x);
@@ -38,6 +39,23 @@ static double fd_global(double (*loss)(const double *), double *x, int g) {
   double m = loss(x);
   x[g] = old;
   return (p - m) / (2 * h);
+}
+
+static double fd_global(double (*loss)(const double *), double *x, int g) {
+  return fd_global_h(loss, x, g, 1e-6);
+}
+
+/* The whole gradient: every rank's gradient of the whole input, summed. */
+static void sum_gradients(const double *mine, double *all, int n) {
+  MPI_Allreduce((void *)mine, all, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+
+/* dir . g */
+static double dot(const double *a, const double *b, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += a[i] * b[i];
+  return s;
 }
 
 /* The whole gradient from each rank's slice of n: gathered on all ranks. */

@@ -16,7 +16,8 @@
 //! stored into shadowed memory is shadowed (the shadow memory holds its
 //! shadow).
 //! An MPI call that moves floats shadows all its buffers when one of them
-//! is shadowed (what it receives carries what its peers sent).
+//! is shadowed, or when it receives in a function where anything is
+//! active (what it receives may carry what a peer's other call sent).
 //! Integers, comparisons and calls to known-inactive functions are never
 //! active.
 
@@ -206,9 +207,15 @@ impl<'m> Activity<'m> {
                     // Data moves between the buffers of a call (and of
                     // its peers' calls): one with a shadow shadows the
                     // others, when the datatype is a float.
+                    // What a receive gets may come from a peer's active
+                    // data, sent by another call: in a function with
+                    // anything active, receive buffers are shadowed.
                     let bufs = super::mpi::buffer_args(i, f);
+                    let anything = !self.varied.is_empty() || !self.shadowed_families.is_empty();
+                    let receives = bufs.iter().any(|(b, _)| b.written);
                     if super::mpi::moves_floats(i, f)
-                        && bufs.iter().any(|(_, b)| self.is_shadowed(*b))
+                        && (bufs.iter().any(|(_, b)| self.is_shadowed(*b))
+                            || (anything && receives))
                     {
                         for (_, b) in bufs {
                             changed |= self.shadow(b);

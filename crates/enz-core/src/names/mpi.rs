@@ -133,19 +133,6 @@ impl MpiFn {
         }
     }
 
-    /// The communicator's argument.
-    pub(crate) fn comm_arg(self) -> Option<u32> {
-        match self {
-            MpiFn::Send | MpiFn::Recv | MpiFn::Isend | MpiFn::Irecv => Some(5),
-            MpiFn::Sendrecv => Some(10),
-            MpiFn::Bcast => Some(4),
-            MpiFn::Reduce | MpiFn::Gather | MpiFn::Scatter => Some(6),
-            MpiFn::Allreduce | MpiFn::Allgather => Some(5),
-            MpiFn::Barrier => Some(0),
-            _ => None,
-        }
-    }
-
     /// The arguments that name a peer rank to receive from (checked
     /// against `MPI_ANY_SOURCE`: the reverse sweep sends back to it).
     pub(crate) fn source_arg(self) -> Option<u32> {

@@ -31,7 +31,7 @@ use crate::ir::{
     Block, Builder, Function, Ty, Value,
 };
 use crate::ir::{LLVMIntPredicate, Module};
-use crate::names::{MPICH_SUM, MPI_HELPER_PREFIX, MPI_TABLE, OPEN_MPI_SUM};
+use crate::names::{MpiFn, MPICH_SUM, MPI_HELPER_PREFIX, MPI_TABLE, OPEN_MPI_SUM};
 
 /// Bytes of one record of the table.
 const RECORD: i64 = 80;
@@ -146,6 +146,48 @@ pub(crate) fn request_abi<'m>(i: crate::ir::Inst<'m>) -> Option<Abi<'m>> {
         .filter_map(|n| named_function(module, n))
         .find_map(|f| f.function_type().param_types().get(2).copied())
         .map(Abi::of_type)
+}
+
+/// Whether the derivative of MPI call `i` of `f` is made: `Ok(Some(element
+/// size))` if so, `Ok(None)` when there is nothing to do, `Err` why it
+/// cannot be (a message naming the call). `shadowed`: whether one of its
+/// buffers has a shadow. A point-to-point call moving floats gets its
+/// derivative's transfer even without a shadow (its peer's may have one);
+/// a collective without any is left alone (every rank runs the same
+/// call).
+pub(crate) fn decide(
+    i: crate::ir::Inst<'_>,
+    f: MpiFn,
+    shadowed: bool,
+) -> Result<Option<u32>, String> {
+    let name = i
+        .called_function()
+        .map(|c| c.name())
+        .unwrap_or_else(|| "MPI".to_string());
+    if let Some(why) = crate::analysis::mpi::refusal(i, f) {
+        return match shadowed {
+            true => Err(format!("{name}: cannot differentiate this MPI call: {why}")),
+            false => Ok(None),
+        };
+    }
+    let Some(t) = crate::analysis::mpi::float_type(i, f).ok().flatten() else {
+        return Ok(None);
+    };
+    let point_to_point = matches!(
+        f,
+        MpiFn::Send | MpiFn::Recv | MpiFn::Isend | MpiFn::Irecv | MpiFn::Sendrecv
+    );
+    Ok((shadowed || point_to_point).then_some(t.size()))
+}
+
+/// The message refusing MPI call `i`, which is passed memory holding
+/// derivatives, for want of a rule.
+pub(crate) fn no_rule(i: crate::ir::Inst<'_>) -> String {
+    let name = i
+        .called_function()
+        .map(|c| c.name())
+        .unwrap_or_else(|| "MPI".to_string());
+    format!("{name}: enz-rs has no derivative for this MPI function, and it is passed memory that holds derivatives")
 }
 
 /// Calls MPI function `name` (declared with this ABI's types unless the

@@ -1,8 +1,8 @@
 //! Forward mode's calls: a call of a function with a forward derivative
 //! (the user's tangent function, or enz-rs's own, declared in the
 //! registry), through a function pointer (its shadow table's forward
-//! entry), of a memory function (mirrored on the shadows), or of a masked
-//! vector intrinsic.
+//! entry), of a memory function (mirrored on the shadows), of a masked
+//! vector intrinsic, or of MPI (`mpi.rs`).
 
 use super::Forward;
 use crate::analysis::calls::CallKind;
@@ -20,6 +20,9 @@ impl<'m, 'a> Forward<'m, 'a> {
         b.position_after(gi);
         if let Some(m) = kind.memory() {
             return self.memory_call(i, gi, m, &b);
+        }
+        if let CallKind::Mpi(f) = kind {
+            return self.mpi_call(i, gi, f, &b);
         }
         if kind.is_inactive() {
             return;

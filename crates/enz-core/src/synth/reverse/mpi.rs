@@ -23,7 +23,7 @@
 //! buffer is left alone (every rank runs the same call).
 
 use super::Reverse;
-use crate::analysis::mpi::{buffer_args, float_type, refusal};
+use crate::analysis::mpi::buffer_args;
 use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use crate::names::MpiFn;
 use crate::synth::mpi::{self as rt, Abi, Adjoint, Pending, WaitRule};
@@ -47,33 +47,21 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// says why not when it cannot be.
     fn mpi_rule(&mut self, i: Inst<'m>, f: MpiFn) -> Option<u32> {
         let shadowed = self.mpi_shadowed(i, f);
-        if let Some(why) = refusal(i, f) {
-            if shadowed {
+        match rt::decide(i, f, shadowed) {
+            Err(msg) => {
+                self.unsupported(i, &msg);
+                None
+            }
+            Ok(Some(_)) if self.req.width > 1 => {
                 let msg = format!(
-                    "{}: cannot differentiate this MPI call: {why}",
+                    "{}: MPI calls moving differentiable data are not supported with enzyme_width in reverse mode",
                     Self::mpi_name(i)
                 );
                 self.unsupported(i, &msg);
+                None
             }
-            return None;
+            Ok(rule) => rule,
         }
-        let t = float_type(i, f).ok().flatten()?;
-        let point_to_point = matches!(
-            f,
-            MpiFn::Send | MpiFn::Recv | MpiFn::Isend | MpiFn::Irecv | MpiFn::Sendrecv
-        );
-        if !shadowed && !point_to_point {
-            return None;
-        }
-        if self.req.width > 1 {
-            let msg = format!(
-                "{}: MPI calls moving differentiable data are not supported with enzyme_width in reverse mode",
-                Self::mpi_name(i)
-            );
-            self.unsupported(i, &msg);
-            return None;
-        }
-        Some(t.size())
     }
 
     /// The forward sweep's part of an MPI call (`gi` its copy): a
@@ -124,11 +112,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     a.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(a)
                 });
                 if shadowed {
-                    let msg = format!(
-                        "{}: enz-rs has no derivative for this MPI function, and it is passed memory that holds derivatives",
-                        Self::mpi_name(i)
-                    );
-                    self.unsupported(i, &msg);
+                    self.unsupported(i, &rt::no_rule(i));
                 }
             }
             MpiFn::Wait | MpiFn::Waitall => {
@@ -158,7 +142,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         };
         let es = self.b.i32(esize as i64);
         let null = self.b.zero(Ty::ptr(i.context()));
-        let mut shadow = |me: &mut Self, k: u32| -> Value<'m> {
+        let shadow = |me: &mut Self, k: u32| -> Value<'m> {
             let p = i.operand(k);
             if me.facts.act.is_shadowed(p) {
                 me.shadow_rev(p).unwrap_or(null)
