@@ -12,6 +12,12 @@
 //! forward mode with the reverse gradient; `c_tests/mpi/mpi_check.h`).
 //! A missing `mpirun` or MPI library fails the trial (scripts/setup.sh
 //! installs them). Set `ENZ_KEEP_TMP=1` to keep a failing trial's files.
+//!
+//! The programs in `c_tests/mpi/refused/` pass differentiable data to an
+//! MPI call enz-rs refuses (`MPI_MAX`, a wildcard source, a datatype it
+//! cannot read, a call without a rule): at -O0 and -O2 with each
+//! library, `enz-rs` must exit 1 with the diagnostic of the fixture's
+//! `enz-expect:` line (`refused::any_source::O2::mpich`).
 
 mod common;
 
@@ -101,7 +107,70 @@ fn main() {
             }
         }
     }
+    let refused_dir = dir.join("refused");
+    let mut refused: Vec<PathBuf> = std::fs::read_dir(&refused_dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", refused_dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|ext| ext == "c"))
+        .collect();
+    refused.sort();
+    assert!(
+        !refused.is_empty(),
+        "no fixtures in {}",
+        refused_dir.display()
+    );
+    for fixture in &refused {
+        let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
+        for level in ["O0", "O2"] {
+            for mpi in LIBRARIES {
+                let (t, f) = (tools.clone(), fixture.clone());
+                let name = format!("refused::{stem}::{level}::{}", mpi.name);
+                trials.push(Trial::test(name, move || refused_case(&t, &f, level, mpi)));
+            }
+        }
+    }
     libtest_mimic::run(&args, trials).exit();
+}
+
+/// A refused program: enz-rs exits 1 with the expected diagnostic.
+fn refused_case(tools: &Tools, fixture: &Path, level: &str, mpi: Mpi) -> Result<(), Failed> {
+    let source = std::fs::read_to_string(fixture)
+        .map_err(|e| format!("cannot read {}: {e}", fixture.display()))?;
+    let expect = source
+        .lines()
+        .find_map(|l| {
+            l.split_once("enz-expect: ")
+                .map(|(_, e)| e.trim().trim_end_matches("*/").trim().to_string())
+        })
+        .ok_or("the fixture has no enz-expect: line")?;
+    let dir = tempfile::Builder::new()
+        .prefix("enz-mpi-test-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let (inb, outb) = (dir.path().join("in.bc"), dir.path().join("out.bc"));
+    let mut cc = Command::new(&tools.clang);
+    cc.arg(format!("-{level}"))
+        .args(["-c", "-emit-llvm", "-I"])
+        .arg(mpi.include)
+        .arg(fixture)
+        .arg("-o")
+        .arg(&inb);
+    run(&mut cc, "compile to bitcode")?;
+    let out = Command::new(&tools.enz_rs)
+        .arg(&inb)
+        .arg("-o")
+        .arg(&outb)
+        .output()
+        .map_err(|e| format!("cannot run enz-rs: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() != Some(1) || !stderr.contains(&expect) {
+        return Err(format!(
+            "enz-rs should refuse with `{expect}` (exit 1); exit {:?}, stderr:\n{stderr}",
+            out.status.code()
+        )
+        .into());
+    }
+    Ok(())
 }
 
 fn run_case(
