@@ -336,3 +336,44 @@ pub(crate) const ANY_TAG: i64 = -1;
 pub(crate) const MPI_TABLE: &str = "__enz_mpi_requests";
 /// The prefix of the helper functions MPI derivatives call.
 pub(crate) const MPI_HELPER_PREFIX: &str = "__enz_mpi_";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_of_both_abis() {
+        assert_eq!(mpich_type(0x4c00_080b), Some(MpiType::Double));
+        assert_eq!(mpich_type(0x4c00_040a), Some(MpiType::Float));
+        assert_eq!(mpich_type(0x4c00_0405), Some(MpiType::Integer)); // MPI_INT
+        assert_eq!(mpich_type(0x4c00_100c), None); // MPI_LONG_DOUBLE
+        assert_eq!(mpich_type(0x1234), None);
+        assert_eq!(open_mpi_type("ompi_mpi_double"), Some(MpiType::Double));
+        assert_eq!(open_mpi_type("ompi_mpi_float"), Some(MpiType::Float));
+        assert_eq!(open_mpi_type("ompi_mpi_int"), Some(MpiType::Integer));
+        assert_eq!(open_mpi_type("ompi_mpi_long_double"), None);
+        assert_eq!(mpich_op(MPICH_SUM), Some(MpiOp::Sum));
+        assert_eq!(mpich_op(0x5800_0001), Some(MpiOp::Other("MPI_MAX")));
+        assert_eq!(open_mpi_op(OPEN_MPI_SUM), Some(MpiOp::Sum));
+        assert_eq!(
+            open_mpi_op("ompi_mpi_op_min"),
+            Some(MpiOp::Other("MPI_MIN"))
+        );
+    }
+
+    #[test]
+    fn functions_and_their_buffers() {
+        assert_eq!(MpiFn::from_callee("MPI_Sendrecv"), Some(MpiFn::Sendrecv));
+        assert_eq!(MpiFn::from_callee("MPI_Comm_rank"), Some(MpiFn::Inactive));
+        assert_eq!(MpiFn::from_callee("MPI_Alltoall"), Some(MpiFn::Other));
+        assert_eq!(MpiFn::from_callee("mpi_send"), None);
+        let sr = MpiFn::Sendrecv.buffers();
+        assert_eq!((sr[0].buf, sr[0].written), (0, false));
+        assert_eq!(
+            (sr[1].buf, sr[1].count, sr[1].datatype, sr[1].written),
+            (5, 6, 7, true)
+        );
+        assert_eq!(MpiFn::Allreduce.op_arg(), Some(4));
+        assert!(MpiFn::Wait.buffers().is_empty());
+    }
+}
