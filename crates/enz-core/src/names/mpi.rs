@@ -329,6 +329,10 @@ pub(crate) const OPEN_MPI_SUM: &str = "ompi_mpi_op_sum";
 pub(crate) const MPICH_ANY_SOURCE: i64 = -2;
 /// `MPI_ANY_SOURCE` of Open MPI.
 pub(crate) const OPEN_MPI_ANY_SOURCE: i64 = -1;
+/// `MPI_PROC_NULL` of MPICH.
+pub(crate) const MPICH_PROC_NULL: i64 = -1;
+/// `MPI_PROC_NULL` of Open MPI.
+pub(crate) const OPEN_MPI_PROC_NULL: i64 = -2;
 /// `MPI_ANY_TAG` (both).
 pub(crate) const ANY_TAG: i64 = -1;
 

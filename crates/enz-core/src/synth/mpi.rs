@@ -125,6 +125,14 @@ impl<'m> Abi<'m> {
         Ty::function(i, &params, false)
     }
 
+    /// `MPI_PROC_NULL` of this ABI.
+    fn proc_null(self) -> i64 {
+        match self.abi {
+            MpiAbi::Mpich => crate::names::MPICH_PROC_NULL,
+            MpiAbi::OpenMpi => crate::names::OPEN_MPI_PROC_NULL,
+        }
+    }
+
     /// `MPI_SUM` of this ABI.
     fn sum(self, b: &Builder<'m>, module: Module<'m>) -> Value<'m> {
         match self.abi {
@@ -279,6 +287,13 @@ impl<'m> Helper<'m> {
     fn bytes(&self, n: Value<'m>, esize: Value<'m>) -> Value<'m> {
         let i64t = Ty::int(self.b.ctx(), 64);
         self.b.mul(self.b.sext(n, i64t), self.b.sext(esize, i64t))
+    }
+
+    /// `bytes`, or 0 when `peer` is `MPI_PROC_NULL` (a receive from it
+    /// leaves the buffer, and so its adjoint, as it was).
+    fn received(&self, abi: Abi<'m>, peer: Value<'m>, bytes: Value<'m>) -> Value<'m> {
+        let null = self.eq(peer, abi.proc_null());
+        self.b.select(null, self.i64(0), bytes)
     }
 
     /// `calloc`: `malloc` then zeroed (at least one byte).
@@ -602,7 +617,8 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
         Adjoint::Send => {
             let (shadow, n, dt, peer, tag, comm, es) = (x(0), x(1), x(2), x(3), x(4), x(5), x(6));
             let bytes = h.bytes(n, es);
-            let tmp = h.malloc(bytes);
+            // Zeroed: a receive from MPI_PROC_NULL leaves it as it is.
+            let tmp = h.zeroed(bytes);
             mpi_call(
                 &h.b,
                 abi,
@@ -618,14 +634,14 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
             let z = h.zeroed(bytes);
             let s = h.b.select(h.is_null(shadow), z, shadow);
             mpi_call(&h.b, abi, "MPI_Send", &[s, n, dt, peer, tag, comm]);
-            h.b.memset_zero(s, bytes);
+            h.b.memset_zero(s, h.received(abi, peer, bytes));
             h.b.free(z);
         }
         Adjoint::Sendrecv => {
             let (ss, sn, sdt, dest, stag) = (x(0), x(1), x(2), x(3), x(4));
             let (rs, rn, rdt, src, rtag, comm, es) = (x(5), x(6), x(7), x(8), x(9), x(10), x(11));
             let (sbytes, rbytes) = (h.bytes(sn, es), h.bytes(rn, es));
-            let tmp = h.malloc(sbytes);
+            let tmp = h.zeroed(sbytes);
             let z = h.zeroed(rbytes);
             let r = h.b.select(h.is_null(rs), z, rs);
             mpi_call(
@@ -636,7 +652,7 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
                     r, rn, rdt, src, rtag, tmp, sn, sdt, dest, stag, comm, status,
                 ],
             );
-            h.b.memset_zero(r, rbytes);
+            h.b.memset_zero(r, h.received(abi, src, rbytes));
             h.accumulate(ss, tmp, sbytes, es);
             h.b.free(tmp);
             h.b.free(z);
@@ -860,7 +876,8 @@ fn build_wait<'m>(h: Helper<'m>, abi: Abi<'m>, rule: WaitRule) -> Function<'m> {
                         });
                         h.when(h.eq(kind, Pending::Recv as i64), |h| {
                             let s = h.b.select(h.is_null(shadow), tmp, shadow);
-                            h.b.memset_zero(s, bytes);
+                            let peer = h.field(rec, PEER, i32t);
+                            h.b.memset_zero(s, h.received(abi, peer, bytes));
                         });
                     });
                     h.b.free(h.field(rec, TMP, p));
