@@ -33,6 +33,7 @@ use crate::ir::{
 use crate::ir::{LLVMIntPredicate, Module};
 use crate::names::{MpiFn, MPICH_SUM, MPI_HELPER_PREFIX, OPEN_MPI_SUM};
 
+/// The types of one MPI ABI, for declaring and calling MPI functions.
 #[derive(Copy, Clone)]
 pub(crate) struct Abi<'m> {
     /// Which library.

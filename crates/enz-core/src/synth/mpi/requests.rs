@@ -46,8 +46,6 @@ pub(crate) enum Pending {
     Tangent = 3,
 }
 
-/// The types of one MPI ABI, for declaring and calling MPI functions.
-
 /// The table of pending transfers: `{ptr records, i64 len, i64 cap}`.
 fn table<'m>(b: &Builder<'m>, module: Module<'m>) -> Value<'m> {
     if let Some(g) = named_global(module, MPI_TABLE) {
