@@ -56,8 +56,9 @@ int main(int argc, char **argv) {
   gather_slices(du, g, N);
   check_at("chain with MPI_PROC_NULL reverse, np=%d", mpi_size);
   for (int k = 0; k < n; k++)
-    check_close_i("d/dx vs FD", k, g[k],
-                  mpi_size * fd_global(loss_global, x, k), TOL_FD);
+    if (fd_checked(k, n))
+      check_close_i("d/dx vs FD", k, g[k],
+                    mpi_size * fd_global(loss_global, x, k), TOL_FD);
   double t = __enzyme_fwddiff((void *)chain, enzyme_dup, x + mpi_rank * N,
                               dir + mpi_rank * N);
   check_at("chain with MPI_PROC_NULL forward, np=%d", mpi_size);

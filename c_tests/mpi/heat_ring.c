@@ -67,8 +67,9 @@ int main(int argc, char **argv) {
   gather_slices(du, g, N);
   check_at("heat ring reverse, np=%d", mpi_size);
   for (int k = 0; k < n; k++)
-    check_close_i("d/dx vs FD", k, g[k],
-                  mpi_size * fd_global(loss_global, x, k), TOL_FD);
+    if (fd_checked(k, n))
+      check_close_i("d/dx vs FD", k, g[k],
+                    mpi_size * fd_global(loss_global, x, k), TOL_FD);
   /* split: the non-blocking transfers' records outlive the augmented call */
   double ds[N] = {0};
   void *tape = __enzyme_augmentfwd((void *)heat, enzyme_dup, u, ds,

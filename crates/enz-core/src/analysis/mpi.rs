@@ -97,9 +97,18 @@ pub(crate) fn buffer_args<'m>(i: Inst<'m>, f: MpiFn) -> Vec<(MpiBuffer, Value<'m
         .collect()
 }
 
+/// Whether call `i` of `f` is an `MPI_Allreduce` with `MPI_MAX` or
+/// `MPI_MIN` (its adjoint goes to the rank holding the extremum).
+pub(crate) fn extremum(i: Inst<'_>, f: MpiFn) -> bool {
+    f == MpiFn::Allreduce
+        && i.call_num_args() > 4
+        && matches!(operation(i.operand(4)), Ok(MpiOp::Max | MpiOp::Min))
+}
+
 /// What enz-rs cannot differentiate about call `i` of `f`, which moves
 /// floats: a wildcard source or tag (the reverse sweep sends back to the
-/// source), `MPI_IN_PLACE`, a reduction other than `MPI_SUM`.
+/// source), `MPI_IN_PLACE`, a reduction other than `MPI_SUM` (and, in
+/// `MPI_Allreduce`, `MPI_MAX` and `MPI_MIN`).
 pub(crate) fn refusal(i: Inst<'_>, f: MpiFn) -> Option<String> {
     if let Err(e) = float_type(i, f) {
         return Some(e);
@@ -129,6 +138,10 @@ pub(crate) fn refusal(i: Inst<'_>, f: MpiFn) -> Option<String> {
     if let Some(k) = f.op_arg() {
         match operation(i.operand(k)) {
             Ok(MpiOp::Sum) => {}
+            Ok(MpiOp::Max | MpiOp::Min) if f == MpiFn::Allreduce => {}
+            Ok(MpiOp::Max | MpiOp::Min) => {
+                return Some("the reduction is MPI_MAX or MPI_MIN; enz-rs differentiates those in MPI_Allreduce only".to_string())
+            }
             Ok(MpiOp::Other(name)) => {
                 return Some(format!(
                     "the reduction is {name}; enz-rs differentiates MPI_SUM reductions only"

@@ -38,6 +38,10 @@ pub(crate) enum MpiFn {
     Allgather,
     /// `MPI_Barrier(comm)`: mirrored by the reverse sweep.
     Barrier,
+    /// Another way to complete or drop requests (`MPI_Test`,
+    /// `MPI_Waitany`, `MPI_Request_free`, ...): refused where
+    /// non-blocking transfers carry derivatives.
+    Completion,
     /// Set-up, queries and clocks (`MPI_Init`, `MPI_Comm_rank`,
     /// `MPI_Wtime`, ...): no derivative; they may write integers through
     /// their pointer arguments.
@@ -87,6 +91,8 @@ impl MpiFn {
             "MPI_Scatter" => MpiFn::Scatter,
             "MPI_Allgather" => MpiFn::Allgather,
             "MPI_Barrier" => MpiFn::Barrier,
+            "MPI_Test" | "MPI_Testall" | "MPI_Testany" | "MPI_Testsome" | "MPI_Waitany"
+            | "MPI_Waitsome" | "MPI_Request_free" | "MPI_Cancel" => MpiFn::Completion,
             "MPI_Init"
             | "MPI_Init_thread"
             | "MPI_Finalize"
@@ -176,7 +182,7 @@ impl MpiFn {
             MpiFn::Scatter => SCATTER,
             MpiFn::Allgather => "MPI_Allgather",
             MpiFn::Barrier => "MPI_Barrier",
-            MpiFn::Inactive | MpiFn::Other => "MPI",
+            MpiFn::Inactive | MpiFn::Other | MpiFn::Completion => "MPI",
         }
     }
 }
@@ -231,7 +237,7 @@ impl MpiType {
 }
 
 /// MPICH's datatype handle of `MPI_DOUBLE`.
-const MPICH_DOUBLE: i64 = 0x4c00_080b;
+pub(crate) const MPICH_DOUBLE: i64 = 0x4c00_080b;
 /// MPICH's datatype handle of `MPI_FLOAT`.
 const MPICH_FLOAT: i64 = 0x4c00_040a;
 /// MPICH's builtin datatypes are `0x4c00_ssnn` (`ss` the size in bytes).
@@ -295,6 +301,10 @@ pub(crate) fn open_mpi_type(name: &str) -> Option<MpiType> {
 pub(crate) enum MpiOp {
     /// `MPI_SUM`.
     Sum,
+    /// `MPI_MAX`.
+    Max,
+    /// `MPI_MIN`.
+    Min,
     /// Another predefined operation (`MPI_MAX`, `MPI_PROD`, ...).
     Other(&'static str),
 }
@@ -303,8 +313,8 @@ pub(crate) enum MpiOp {
 pub(crate) fn mpich_op(handle: i64) -> Option<MpiOp> {
     match handle {
         0x5800_0003 => Some(MpiOp::Sum),
-        0x5800_0001 => Some(MpiOp::Other("MPI_MAX")),
-        0x5800_0002 => Some(MpiOp::Other("MPI_MIN")),
+        0x5800_0001 => Some(MpiOp::Max),
+        0x5800_0002 => Some(MpiOp::Min),
         0x5800_0004 => Some(MpiOp::Other("MPI_PROD")),
         _ => None,
     }
@@ -314,8 +324,8 @@ pub(crate) fn mpich_op(handle: i64) -> Option<MpiOp> {
 pub(crate) fn open_mpi_op(name: &str) -> Option<MpiOp> {
     match name {
         "ompi_mpi_op_sum" => Some(MpiOp::Sum),
-        "ompi_mpi_op_max" => Some(MpiOp::Other("MPI_MAX")),
-        "ompi_mpi_op_min" => Some(MpiOp::Other("MPI_MIN")),
+        "ompi_mpi_op_max" => Some(MpiOp::Max),
+        "ompi_mpi_op_min" => Some(MpiOp::Min),
         "ompi_mpi_op_prod" => Some(MpiOp::Other("MPI_PROD")),
         _ => None,
     }
@@ -323,6 +333,8 @@ pub(crate) fn open_mpi_op(name: &str) -> Option<MpiOp> {
 
 /// MPICH's handle of `MPI_SUM`.
 pub(crate) const MPICH_SUM: i64 = 0x5800_0003;
+/// Open MPI's global whose address is `MPI_DOUBLE`.
+pub(crate) const OPEN_MPI_DOUBLE: &str = "ompi_mpi_double";
 /// Open MPI's global whose address is `MPI_SUM`.
 pub(crate) const OPEN_MPI_SUM: &str = "ompi_mpi_op_sum";
 /// `MPI_ANY_SOURCE` of MPICH.
@@ -357,11 +369,13 @@ mod tests {
         assert_eq!(open_mpi_type("ompi_mpi_int"), Some(MpiType::Integer));
         assert_eq!(open_mpi_type("ompi_mpi_long_double"), None);
         assert_eq!(mpich_op(MPICH_SUM), Some(MpiOp::Sum));
-        assert_eq!(mpich_op(0x5800_0001), Some(MpiOp::Other("MPI_MAX")));
+        assert_eq!(mpich_op(0x5800_0001), Some(MpiOp::Max));
+        assert_eq!(mpich_op(0x5800_0004), Some(MpiOp::Other("MPI_PROD")));
         assert_eq!(open_mpi_op(OPEN_MPI_SUM), Some(MpiOp::Sum));
+        assert_eq!(open_mpi_op("ompi_mpi_op_min"), Some(MpiOp::Min));
         assert_eq!(
-            open_mpi_op("ompi_mpi_op_min"),
-            Some(MpiOp::Other("MPI_MIN"))
+            open_mpi_op("ompi_mpi_op_prod"),
+            Some(MpiOp::Other("MPI_PROD"))
         );
     }
 

@@ -2,7 +2,8 @@
 //! of MPI calls (`reverse/mpi.rs`, `forward/mpi.rs`) call, emitted into
 //! the module (internal, once per module and ABI), and the table of
 //! pending non-blocking transfers (`mpi/requests.rs`); the blocking calls'
-//! adjoints are in `mpi/collective.rs`.
+//! adjoints are in `mpi/collective.rs`, `MPI_MAX`/`MPI_MIN` all-reductions'
+//! in `mpi/extremum.rs`.
 //!
 //! The helpers call MPI with the ABI of the user's calls (Open MPI's
 //! handles are pointers, MPICH's `int`s; the functions' own declarations
@@ -87,6 +88,17 @@ impl<'m> Abi<'m> {
         Ty::function(i, &params, false)
     }
 
+    /// `MPI_DOUBLE` of this ABI.
+    fn double(self, b: &Builder<'m>, module: Module<'m>) -> Value<'m> {
+        match self.abi {
+            MpiAbi::Mpich => b.const_int(self.handle, crate::names::MPICH_DOUBLE),
+            MpiAbi::OpenMpi => {
+                external_global(module, crate::names::OPEN_MPI_DOUBLE, Ty::int(b.ctx(), 8))
+                    .as_value()
+            }
+        }
+    }
+
     /// `MPI_PROC_NULL` of this ABI.
     fn proc_null(self) -> i64 {
         match self.abi {
@@ -158,6 +170,28 @@ pub(crate) fn no_rule(i: crate::ir::Inst<'_>) -> String {
         .map(|c| c.name())
         .unwrap_or_else(|| "MPI".to_string());
     format!("{name}: enz-rs has no derivative for this MPI function, and it is passed memory that holds derivatives")
+}
+
+/// The message refusing completion call `i` (`MPI_Test`, `MPI_Waitany`,
+/// ...) when its function makes non-blocking transfers of floats: their
+/// derivatives' transfers are started and finished only by `MPI_Wait`
+/// and `MPI_Waitall`. `None` when there are none.
+pub(crate) fn completion_refusal(i: crate::ir::Inst<'_>) -> Option<String> {
+    let func = i.parent_block().parent();
+    let nonblocking = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|c| c.called_value().is_some())
+        .any(|c| {
+            let f = c
+                .called_function()
+                .and_then(|f| MpiFn::from_callee(&f.name()));
+            matches!(f, Some(MpiFn::Isend | MpiFn::Irecv))
+                && crate::analysis::mpi::moves_floats(c, f.expect("matched"))
+        });
+    let name = i.called_function().map(|c| c.name()).unwrap_or_default();
+    nonblocking.then(|| format!("{name}: the non-blocking transfers of this function carry derivatives, whose own transfers enz-rs completes in MPI_Wait and MPI_Waitall only (use one of them)"))
 }
 
 /// Calls MPI function `name` (declared with this ABI's types unless the
@@ -315,6 +349,52 @@ impl<'m> Helper<'m> {
         });
     }
 
+    /// Element `k` of `p` (elements of `esize` bytes: doubles or floats),
+    /// as a double.
+    fn elem(&self, p: Value<'m>, k: Value<'m>, esize: Value<'m>) -> Value<'m> {
+        let ctx = self.b.ctx();
+        let (dbl, flt) = (Ty::double(ctx), Ty::float(ctx));
+        let (d, f, next) = (
+            self.f.append_block("f64"),
+            self.f.append_block("f32"),
+            self.f.append_block("loaded"),
+        );
+        self.b.cond_br(self.eq(esize, 8), d, f);
+        self.b.position_at_end(d);
+        let vd = self.b.load(dbl, self.b.gep(dbl, p, &[k]));
+        self.b.br(next);
+        self.b.position_at_end(f);
+        let vf = self
+            .b
+            .fp_cast(self.b.load(flt, self.b.gep(flt, p, &[k])), dbl);
+        self.b.br(next);
+        self.b.position_at_end(next);
+        let v = self.b.phi(dbl, "elem");
+        v.add_incoming(vd, d);
+        v.add_incoming(vf, f);
+        v.into()
+    }
+
+    /// Stores double `v` as element `k` of `p` (see [`Helper::elem`]).
+    fn set_elem(&self, p: Value<'m>, k: Value<'m>, esize: Value<'m>, v: Value<'m>) {
+        let ctx = self.b.ctx();
+        let (dbl, flt) = (Ty::double(ctx), Ty::float(ctx));
+        let (d, f, next) = (
+            self.f.append_block("f64"),
+            self.f.append_block("f32"),
+            self.f.append_block("stored"),
+        );
+        self.b.cond_br(self.eq(esize, 8), d, f);
+        self.b.position_at_end(d);
+        self.b.store(v, self.b.gep(dbl, p, &[k]));
+        self.b.br(next);
+        self.b.position_at_end(f);
+        self.b
+            .store(self.b.fp_cast(v, flt), self.b.gep(flt, p, &[k]));
+        self.b.br(next);
+        self.b.position_at_end(next);
+    }
+
     fn finish(self) -> Function<'m> {
         self.b.ret(None);
         self.f
@@ -329,7 +409,9 @@ fn helper_name(what: &str, abi: Option<Abi<'_>>) -> String {
 }
 
 mod collective;
+mod extremum;
 mod requests;
 
 pub(crate) use collective::{adjoint, Adjoint};
+pub(crate) use extremum::{extremum, Extremum};
 pub(crate) use requests::{record, record_request, record_temporary, wait_rule, Pending, WaitRule};

@@ -1,7 +1,9 @@
 //! MPI calls in forward mode: tangents travel with the same communication
 //! on the shadow buffers. Every rule here is the primal call again, right
 //! after it, with each buffer replaced by its shadow (MPI's transfers and
-//! `MPI_SUM` reductions are linear), per lane:
+//! `MPI_SUM` reductions are linear), per lane (`MPI_MAX`/`MPI_MIN`
+//! all-reductions: the all-reduced sum of the tangents of the rank(s)
+//! holding the extremum, `synth/mpi/extremum.rs`):
 //!
 //! - a blocking call: the call's copy on the shadows (a point-to-point
 //!   call's buffer without a shadow gets a zeroed scratch buffer, so that
@@ -10,13 +12,15 @@
 //!   a record kept by the request's address (`synth/mpi.rs`);
 //!   `MPI_Wait`/`MPI_Waitall` then wait for the records' requests too;
 //! - set-up, queries, clocks and barriers: nothing; any other MPI call
-//!   passed memory with a shadow is refused by name.
+//!   passed memory with a shadow is refused by name, and so are other
+//!   completion calls (`MPI_Test`, ...) beside non-blocking transfers of
+//!   floats.
 
 use super::Forward;
 use crate::analysis::mpi::buffer_args;
 use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use crate::names::MpiFn;
-use crate::synth::mpi::{self as rt, Pending, WaitRule};
+use crate::synth::mpi::{self as rt, Extremum, Pending, WaitRule};
 
 impl<'m, 'a> Forward<'m, 'a> {
     /// MPI call `i` (`gi` its copy, `b` just after it).
@@ -30,6 +34,11 @@ impl<'m, 'a> Forward<'m, 'a> {
                 });
                 if shadowed {
                     self.unsupported(i, &rt::no_rule(i));
+                }
+            }
+            MpiFn::Completion => {
+                if let Some(msg) = rt::completion_refusal(i) {
+                    self.unsupported(i, &msg);
                 }
             }
             MpiFn::Wait | MpiFn::Waitall => {
@@ -68,6 +77,25 @@ impl<'m, 'a> Forward<'m, 'a> {
         }
         let ctx = i.context();
         let i64t = Ty::int(ctx, 64);
+        if crate::analysis::mpi::extremum(i, f) {
+            // The tangent of whoever holds the extremum, all-reduced.
+            let arg = |k: u32| self.map.get(i.operand(k));
+            let abi = rt::Abi::of(arg(3));
+            let es = b.i32(esize as i64);
+            let null = b.zero(Ty::ptr(ctx));
+            for lane in 0..self.lanes() {
+                let args = [arg(0), arg(1), arg(2), arg(5), es];
+                let w = rt::extremum(b, abi, Extremum::Weights, &args);
+                let shadow = |p: Value<'m>| match self.shadows[lane].forward(p) {
+                    Some(s) if self.act.is_shadowed(p) => s,
+                    _ => null,
+                };
+                let (ss, rs) = (shadow(i.operand(0)), shadow(i.operand(1)));
+                let args = [w, ss, rs, arg(2), arg(3), arg(5), es];
+                rt::extremum(b, abi, Extremum::Tangent, &args);
+            }
+            return;
+        }
         for lane in 0..self.lanes() {
             // Shadows of the buffers, and scratch where a buffer has none.
             let mut operands: Vec<(u32, Value<'m>)> = Vec::new();

@@ -69,6 +69,9 @@ pub(super) struct CallBook<'m> {
     /// as they are in the forward sweep and differentiated lane by lane in
     /// the reverse sweeps.
     pub(super) by_lane: HashMap<Value<'m>, LaneCall<'m>>,
+    /// `MPI_Allreduce` with `MPI_MAX`/`MPI_MIN`: the weights the forward
+    /// sweep computed after it (`synth/mpi/extremum.rs`).
+    pub(super) extremum_weights: HashMap<Value<'m>, Value<'m>>,
     /// The augmented calls whose reverse function the reverse sweep calls
     /// (each must be among them: [`Reverse::check_reversed_calls`]).
     pub(super) reversed: HashSet<Value<'m>>,

@@ -12,6 +12,8 @@
 //!   it and accumulates.
 //! - `MPI_Bcast` ↔ sum-reduce to the root; `MPI_Reduce`/`MPI_Allreduce`
 //!   with `MPI_SUM` ↔ broadcast / all-reduce the result's adjoint;
+//!   `MPI_Allreduce` with `MPI_MAX`/`MPI_MIN` ↔ all-reduce it to the
+//!   rank(s) holding the extremum (weights computed in the forward sweep);
 //!   `MPI_Gather` ↔ scatter, `MPI_Scatter` ↔ gather, `MPI_Allgather` ↔
 //!   all-reduce and keep this rank's block.
 //! - `MPI_Barrier` is mirrored; set-up, queries and clocks are inactive;
@@ -26,7 +28,7 @@ use super::Reverse;
 use crate::analysis::mpi::buffer_args;
 use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use crate::names::MpiFn;
-use crate::synth::mpi::{self as rt, Abi, Adjoint, Pending, WaitRule};
+use crate::synth::mpi::{self as rt, Abi, Adjoint, Extremum, Pending, WaitRule};
 
 impl<'m, 'a> Reverse<'m, 'a> {
     /// The MPI call's name, for messages.
@@ -67,6 +69,19 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// The forward sweep's part of an MPI call (`gi` its copy): a
     /// non-blocking transfer is recorded for its wait's reverse.
     pub(super) fn augment_mpi_call(&mut self, i: Inst<'m>, gi: Inst<'m>, f: MpiFn) {
+        if crate::analysis::mpi::extremum(i, f) {
+            // Who holds the extremum, while the buffers hold the primal.
+            if let Ok(Some(es)) = rt::decide(i, f, self.mpi_shadowed(i, f)) {
+                let fb = Builder::new(i.context());
+                fb.position_after(gi);
+                let arg = |k: u32| self.map.get(i.operand(k));
+                let abi = Abi::of(arg(3));
+                let args = [arg(0), arg(1), arg(2), arg(5), fb.i32(es as i64)];
+                let w = rt::extremum(&fb, abi, Extremum::Weights, &args);
+                self.calls.extremum_weights.insert(i.as_value(), w);
+            }
+            return;
+        }
         if !matches!(f, MpiFn::Isend | MpiFn::Irecv) || i.call_num_args() < 7 {
             return;
         }
@@ -113,6 +128,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 });
                 if shadowed {
                     self.unsupported(i, &rt::no_rule(i));
+                }
+            }
+            MpiFn::Completion => {
+                if let Some(msg) = rt::completion_refusal(i) {
+                    self.unsupported(i, &msg);
                 }
             }
             MpiFn::Wait | MpiFn::Waitall => {
@@ -182,6 +202,22 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 // count, type, root, comm (the operation is MPI_SUM).
                 a.extend([2, 3, 5, 6].map(|k| self.primal(i.operand(k))));
                 (Adjoint::Reduce, a)
+            }
+            MpiFn::Allreduce if crate::analysis::mpi::extremum(i, f) => {
+                let Some(w) = self.calls.extremum_weights.get(&i.as_value()).copied() else {
+                    return self.unsupported(
+                        i,
+                        "the forward sweep did not record who holds this reduction's extremum (this is a bug in enz-rs)",
+                    );
+                };
+                let w = self.cached_forward(w, i.parent_block());
+                let (ss, rs) = (shadow(self, 0), shadow(self, 1));
+                let mut a = vec![w, ss, rs];
+                a.extend([2, 3, 5].map(|k| self.primal(i.operand(k))));
+                a.push(es);
+                let abi = Abi::of(i.operand(3));
+                rt::extremum(&self.b, abi, Extremum::Adjoint, &a);
+                return;
             }
             MpiFn::Allreduce => {
                 let (ss, rs) = (shadow(self, 0), shadow(self, 1));
