@@ -1,6 +1,6 @@
 /* A receive from MPI_ANY_SOURCE: the reverse sweep cannot tell where to
  * send the adjoint; refused, naming the call.
- * enz-expect: MPI_Recv: cannot differentiate this MPI call: the source is MPI_ANY_SOURCE */
+ * enz-expect: MPI_Recv: cannot differentiate this MPI call: the source is MPI_ANY_SOURCE and the status is ignored */
 #include <mpi.h>
 double __enzyme_fwddiff(void *, ...);
 double __enzyme_autodiff(void *, ...);

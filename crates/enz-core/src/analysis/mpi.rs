@@ -97,6 +97,36 @@ pub(crate) fn buffer_args<'m>(i: Inst<'m>, f: MpiFn) -> Vec<(MpiBuffer, Value<'m
         .collect()
 }
 
+/// `MPI_ANY_SOURCE` of `abi`.
+fn any_source(abi: MpiAbi) -> i64 {
+    match abi {
+        MpiAbi::OpenMpi => crate::names::OPEN_MPI_ANY_SOURCE,
+        MpiAbi::Mpich => crate::names::MPICH_ANY_SOURCE,
+    }
+}
+
+/// Whether blocking receive `i` of `f` takes its actual source and tag
+/// from its status (a source or tag that is not a constant, or a
+/// wildcard, and a status that is not ignored): the byte offsets of
+/// `MPI_SOURCE` and `MPI_TAG` in the status, and the status argument.
+pub(crate) fn source_from_status(i: Inst<'_>, f: MpiFn) -> Option<(u32, (u64, u64))> {
+    let (s, src, tag) = (f.status_arg()?, f.source_arg()?, f.receive_tag_arg()?);
+    if s >= i.call_num_args() || i.operand(s).is_constant() {
+        return None;
+    }
+    let b = f.buffers().first()?;
+    let abi = MpiAbi::of_handle(i.operand(b.datatype));
+    let known = |k: u32, wild: i64| i.operand(k).const_int_sext().is_some_and(|c| c != wild);
+    if known(src, any_source(abi)) && known(tag, crate::names::ANY_TAG) {
+        return None;
+    }
+    let offsets = match abi {
+        MpiAbi::OpenMpi => crate::names::OPEN_MPI_STATUS_SOURCE_TAG,
+        MpiAbi::Mpich => crate::names::MPICH_STATUS_SOURCE_TAG,
+    };
+    Some((s, offsets))
+}
+
 /// Whether call `i` of `f` is an `MPI_Allreduce` with `MPI_MAX` or
 /// `MPI_MIN` (its adjoint goes to the rank holding the extremum).
 pub(crate) fn extremum(i: Inst<'_>, f: MpiFn) -> bool {
@@ -106,8 +136,8 @@ pub(crate) fn extremum(i: Inst<'_>, f: MpiFn) -> bool {
 }
 
 /// What enz-rs cannot differentiate about call `i` of `f`, which moves
-/// floats: a wildcard source or tag (the reverse sweep sends back to the
-/// source), `MPI_IN_PLACE`, a reduction other than `MPI_SUM` (and, in
+/// floats: a wildcard source or tag with the status ignored (the reverse
+/// sweep sends back to the source), `MPI_IN_PLACE`, a reduction other than `MPI_SUM` (and, in
 /// `MPI_Allreduce`, `MPI_MAX` and `MPI_MIN`).
 pub(crate) fn refusal(i: Inst<'_>, f: MpiFn) -> Option<String> {
     if let Err(e) = float_type(i, f) {
@@ -117,22 +147,17 @@ pub(crate) fn refusal(i: Inst<'_>, f: MpiFn) -> Option<String> {
         .buffers()
         .first()
         .map(|b| MpiAbi::of_handle(i.operand(b.datatype)))?;
+    let ignored = f
+        .status_arg()
+        .is_none_or(|k| k >= i.call_num_args() || i.operand(k).is_constant());
     if let Some(k) = f.source_arg() {
-        let any = match abi {
-            MpiAbi::OpenMpi => crate::names::OPEN_MPI_ANY_SOURCE,
-            MpiAbi::Mpich => crate::names::MPICH_ANY_SOURCE,
-        };
-        match i.operand(k).const_int_sext() {
-            Some(s) if s == any => {
-                return Some("the source is MPI_ANY_SOURCE (the reverse sweep sends the adjoint back to the source: name it explicitly)".to_string())
-            }
-            Some(_) => {}
-            None => {}
+        if ignored && i.operand(k).const_int_sext() == Some(any_source(abi)) {
+            return Some("the source is MPI_ANY_SOURCE and the status is ignored (the reverse sweep sends the adjoint back to the source: name it, or pass a status, from which enz-rs reads it)".to_string());
         }
     }
     if let Some(k) = f.receive_tag_arg() {
-        if i.operand(k).const_int_sext() == Some(crate::names::ANY_TAG) {
-            return Some("the tag is MPI_ANY_TAG (the reverse sweep sends the adjoint back with the same tag: name it explicitly)".to_string());
+        if ignored && i.operand(k).const_int_sext() == Some(crate::names::ANY_TAG) {
+            return Some("the tag is MPI_ANY_TAG and the status is ignored (the reverse sweep sends the adjoint back with the same tag: name it, or pass a status, from which enz-rs reads it)".to_string());
         }
     }
     if let Some(k) = f.op_arg() {

@@ -149,6 +149,15 @@ impl MpiFn {
         }
     }
 
+    /// The argument holding a blocking receive's status.
+    pub(crate) fn status_arg(self) -> Option<u32> {
+        match self {
+            MpiFn::Recv => Some(6),
+            MpiFn::Sendrecv => Some(11),
+            _ => None,
+        }
+    }
+
     /// The argument holding a receive's tag (checked against
     /// `MPI_ANY_TAG`).
     pub(crate) fn receive_tag_arg(self) -> Option<u32> {
@@ -345,6 +354,10 @@ pub(crate) const OPEN_MPI_ANY_SOURCE: i64 = -1;
 pub(crate) const MPICH_PROC_NULL: i64 = -1;
 /// `MPI_PROC_NULL` of Open MPI.
 pub(crate) const OPEN_MPI_PROC_NULL: i64 = -2;
+/// Byte offsets of `MPI_SOURCE` and `MPI_TAG` in MPICH's `MPI_Status`.
+pub(crate) const MPICH_STATUS_SOURCE_TAG: (u64, u64) = (8, 12);
+/// Byte offsets of `MPI_SOURCE` and `MPI_TAG` in Open MPI's `MPI_Status`.
+pub(crate) const OPEN_MPI_STATUS_SOURCE_TAG: (u64, u64) = (0, 4);
 /// `MPI_ANY_TAG` (both).
 pub(crate) const ANY_TAG: i64 = -1;
 

@@ -141,8 +141,19 @@ impl<'m, 'a> Forward<'m, 'a> {
                 }
                 request = Some(rt::record_request(b, rec));
             }
+            // A wildcard source or tag: the primal's actual ones.
+            let actual = crate::analysis::mpi::source_from_status(i, f).map(|(st, (s, t))| {
+                let status = self.map.get(i.operand(st));
+                let i32t = Ty::int(ctx, 32);
+                let src = b.load(i32t, b.byte_gep(status, s));
+                (src, b.load(i32t, b.byte_gep(status, t)))
+            });
             let copy = gi.clone_instruction();
             b.insert(copy);
+            if let (Some((src, tag)), Some(k)) = (actual, f.source_arg()) {
+                copy.set_operand(k, src);
+                copy.set_operand(k + 1, tag);
+            }
             for (k, s) in operands {
                 copy.set_operand(k, s);
             }

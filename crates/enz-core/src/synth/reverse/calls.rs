@@ -72,6 +72,9 @@ pub(super) struct CallBook<'m> {
     /// `MPI_Allreduce` with `MPI_MAX`/`MPI_MIN`: the weights the forward
     /// sweep computed after it (`synth/mpi/extremum.rs`).
     pub(super) extremum_weights: HashMap<Value<'m>, Value<'m>>,
+    /// Blocking MPI receives whose source or tag may be a wildcard: the
+    /// actual source and tag, read from the status by the forward sweep.
+    pub(super) mpi_sources: HashMap<Value<'m>, (Value<'m>, Value<'m>)>,
     /// The augmented calls whose reverse function the reverse sweep calls
     /// (each must be among them: [`Reverse::check_reversed_calls`]).
     pub(super) reversed: HashSet<Value<'m>>,

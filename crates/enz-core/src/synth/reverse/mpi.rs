@@ -4,7 +4,9 @@
 //! its buffers' shadows, null where a buffer has none).
 //!
 //! - `MPI_Send` ↔ receive the adjoint from the destination and add it;
-//!   `MPI_Recv` ↔ send the shadow back to the source and zero it;
+//!   `MPI_Recv` ↔ send the shadow back to the source and zero it (the
+//!   source and tag read from the status by the forward sweep where they
+//!   may be wildcards);
 //!   `MPI_Sendrecv` both at once.
 //! - `MPI_Isend`/`MPI_Irecv`: the forward sweep records the transfer (by
 //!   its request's address); the reverse of the wait starts the opposite
@@ -80,6 +82,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let w = rt::extremum(&fb, abi, Extremum::Weights, &args);
                 self.calls.extremum_weights.insert(i.as_value(), w);
             }
+            return;
+        }
+        if let Some((st, (src_at, tag_at))) = crate::analysis::mpi::source_from_status(i, f) {
+            // Where the message came from, for the adjoint to go back.
+            let fb = Builder::new(i.context());
+            fb.position_after(gi);
+            let status = self.map.get(i.operand(st));
+            let i32t = Ty::int(i.context(), 32);
+            let src = fb.load(i32t, fb.byte_gep(status, src_at));
+            let tag = fb.load(i32t, fb.byte_gep(status, tag_at));
+            self.calls.mpi_sources.insert(i.as_value(), (src, tag));
             return;
         }
         if !matches!(f, MpiFn::Isend | MpiFn::Irecv) || i.call_num_args() < 7 {
@@ -242,6 +255,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
             _ => return,
         };
         let mut args = args;
+        if let Some((src, tag)) = self.calls.mpi_sources.get(&i.as_value()).copied() {
+            // The actual source and tag (the helper's arguments are the
+            // call's, shifted by the buffers they replace).
+            let blk = i.parent_block();
+            let at = f.source_arg().expect("a receive") as usize;
+            args[at] = self.cached_forward(src, blk);
+            args[at + 1] = self.cached_forward(tag, blk);
+        }
         args.push(es);
         let dtype = buffer_args(i, f)
             .first()
