@@ -4,7 +4,9 @@
 //! through the CLI (`clang -c -emit-llvm` → `enz-rs` → `clang out.bc
 //! -l<mpi>`) and through the plugin (`clang -fplugin=libenz_plugin.so`),
 //! and run with 1, 2 and 4 ranks. One trial per (fixture, level,
-//! library, route), named like `heat_ring::O2::mpich::plugin`.
+//! library, route), named like `heat_ring::O2::mpich::plugin`; at -O0
+//! `heat_ring` also goes through `enz-rs --no-inline` (its halo exchange
+//! a callee differentiated as a call: `heat_ring::O0::mpich::no-inline`).
 //!
 //! A run passes when `mpirun` exits 0 and every rank printed its line
 //! `rank R: N checks, 0 failed` with N > 0 (the fixtures compare reverse
@@ -59,6 +61,27 @@ const LIBRARIES: [Mpi; 2] = [
     },
 ];
 
+/// How a fixture is differentiated.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// `enz-rs in.bc -o out.bc`.
+    Cli,
+    /// `enz-rs --no-inline in.bc -o out.bc`: callees stay calls.
+    NoInline,
+    /// `clang -fplugin=libenz_plugin.so`.
+    Plugin,
+}
+
+impl Route {
+    fn name(self) -> &'static str {
+        match self {
+            Route::Cli => "cli",
+            Route::NoInline => "no-inline",
+            Route::Plugin => "plugin",
+        }
+    }
+}
+
 #[derive(Clone)]
 struct Tools {
     clang: PathBuf,
@@ -96,12 +119,20 @@ fn main() {
         let stem = fixture.file_stem().unwrap().to_string_lossy().into_owned();
         for level in OPT_LEVELS {
             for mpi in LIBRARIES {
-                for plugin in [false, true] {
-                    let route = if plugin { "plugin" } else { "cli" };
+                for route in [Route::Cli, Route::Plugin] {
                     let (t, f) = (tools.clone(), fixture.clone());
-                    let name = format!("{stem}::{level}::{}::{route}", mpi.name);
+                    let name = format!("{stem}::{level}::{}::{}", mpi.name, route.name());
                     trials.push(Trial::test(name, move || {
-                        run_case(&t, &f, level, mpi, plugin)
+                        run_case(&t, &f, level, mpi, route)
+                    }));
+                }
+                // MPI calls in a callee differentiated as a call (the
+                // halo exchange is a function of its own at -O0).
+                if stem == "heat_ring" && level == "O0" {
+                    let (t, f) = (tools.clone(), fixture.clone());
+                    let name = format!("{stem}::{level}::{}::no-inline", mpi.name);
+                    trials.push(Trial::test(name, move || {
+                        run_case(&t, &f, level, mpi, Route::NoInline)
                     }));
                 }
             }
@@ -178,13 +209,13 @@ fn run_case(
     fixture: &Path,
     level: &str,
     mpi: Mpi,
-    plugin: bool,
+    route: Route,
 ) -> Result<(), Failed> {
     let dir = tempfile::Builder::new()
         .prefix("enz-mpi-test-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    match steps(tools, fixture, level, mpi, plugin, dir.path()) {
+    match steps(tools, fixture, level, mpi, route, dir.path()) {
         Ok(()) => Ok(()),
         Err(msg) if std::env::var_os("ENZ_KEEP_TMP").is_some() => {
             let kept = dir.keep();
@@ -206,11 +237,11 @@ fn steps(
     fixture: &Path,
     level: &str,
     mpi: Mpi,
-    plugin: bool,
+    route: Route,
     dir: &Path,
 ) -> Result<(), String> {
     let exe = dir.join("exe");
-    if plugin {
+    if route == Route::Plugin {
         let mut cc = Command::new(&tools.clang);
         cc.arg(format!("-{level}"))
             .arg(format!("-fplugin={}", tools.plugin.display()))
@@ -234,6 +265,9 @@ fn steps(
             .arg(&inb);
         run(&mut cc, "compile to bitcode")?;
         let mut enz = Command::new(&tools.enz_rs);
+        if route == Route::NoInline {
+            enz.arg("--no-inline");
+        }
         enz.arg(&inb).arg("-o").arg(&outb);
         run(&mut enz, "differentiate")?;
         let mut ld = Command::new(&tools.clang);
