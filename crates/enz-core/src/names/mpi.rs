@@ -177,51 +177,53 @@ impl MpiFn {
     /// make.
     pub(crate) fn name(self) -> &'static str {
         match self {
-            MpiFn::Send => SEND,
-            MpiFn::Recv => RECV,
-            MpiFn::Isend => ISEND,
-            MpiFn::Irecv => IRECV,
-            MpiFn::Wait => WAIT,
+            MpiFn::Send => MPI_SEND,
+            MpiFn::Recv => MPI_RECV,
+            MpiFn::Isend => MPI_ISEND,
+            MpiFn::Irecv => MPI_IRECV,
+            MpiFn::Wait => MPI_WAIT,
             MpiFn::Waitall => "MPI_Waitall",
-            MpiFn::Sendrecv => SENDRECV,
-            MpiFn::Bcast => BCAST,
-            MpiFn::Reduce => REDUCE,
-            MpiFn::Allreduce => ALLREDUCE,
-            MpiFn::Gather => GATHER,
-            MpiFn::Scatter => SCATTER,
+            MpiFn::Sendrecv => MPI_SENDRECV,
+            MpiFn::Bcast => MPI_BCAST,
+            MpiFn::Reduce => MPI_REDUCE,
+            MpiFn::Allreduce => MPI_ALLREDUCE,
+            MpiFn::Gather => MPI_GATHER,
+            MpiFn::Scatter => MPI_SCATTER,
             MpiFn::Allgather => "MPI_Allgather",
-            MpiFn::Barrier => "MPI_Barrier",
+            MpiFn::Barrier => MPI_BARRIER,
             MpiFn::Inactive | MpiFn::Other | MpiFn::Completion => "MPI",
         }
     }
 }
 
 /// `MPI_Send`.
-pub(crate) const SEND: &str = "MPI_Send";
+pub(crate) const MPI_SEND: &str = "MPI_Send";
 /// `MPI_Recv`.
-pub(crate) const RECV: &str = "MPI_Recv";
+pub(crate) const MPI_RECV: &str = "MPI_Recv";
 /// `MPI_Isend`.
-pub(crate) const ISEND: &str = "MPI_Isend";
+pub(crate) const MPI_ISEND: &str = "MPI_Isend";
 /// `MPI_Irecv`.
-pub(crate) const IRECV: &str = "MPI_Irecv";
+pub(crate) const MPI_IRECV: &str = "MPI_Irecv";
 /// `MPI_Wait`.
-pub(crate) const WAIT: &str = "MPI_Wait";
+pub(crate) const MPI_WAIT: &str = "MPI_Wait";
 /// `MPI_Sendrecv`.
-pub(crate) const SENDRECV: &str = "MPI_Sendrecv";
+pub(crate) const MPI_SENDRECV: &str = "MPI_Sendrecv";
 /// `MPI_Bcast`.
-pub(crate) const BCAST: &str = "MPI_Bcast";
+pub(crate) const MPI_BCAST: &str = "MPI_Bcast";
 /// `MPI_Reduce`.
-pub(crate) const REDUCE: &str = "MPI_Reduce";
+pub(crate) const MPI_REDUCE: &str = "MPI_Reduce";
 /// `MPI_Allreduce`.
-pub(crate) const ALLREDUCE: &str = "MPI_Allreduce";
+pub(crate) const MPI_ALLREDUCE: &str = "MPI_Allreduce";
 /// `MPI_Gather`.
-pub(crate) const GATHER: &str = "MPI_Gather";
+pub(crate) const MPI_GATHER: &str = "MPI_Gather";
 /// `MPI_Scatter`.
-pub(crate) const SCATTER: &str = "MPI_Scatter";
+pub(crate) const MPI_SCATTER: &str = "MPI_Scatter";
+/// `MPI_Barrier`.
+pub(crate) const MPI_BARRIER: &str = "MPI_Barrier";
 /// `MPI_Comm_rank`.
-pub(crate) const COMM_RANK: &str = "MPI_Comm_rank";
+pub(crate) const MPI_COMM_RANK: &str = "MPI_Comm_rank";
 /// `MPI_Comm_size`.
-pub(crate) const COMM_SIZE: &str = "MPI_Comm_size";
+pub(crate) const MPI_COMM_SIZE: &str = "MPI_Comm_size";
 
 /// What a datatype handle describes.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -74,15 +74,17 @@ impl<'m> Abi<'m> {
         let ctx = self.handle.context();
         let (p, i, h) = (Ty::ptr(ctx), Ty::int(ctx, 32), self.handle);
         let params: Vec<Ty<'m>> = match name {
-            "MPI_Send" => vec![p, i, h, i, i, h],
-            "MPI_Recv" | "MPI_Isend" | "MPI_Irecv" => vec![p, i, h, i, i, h, p],
-            "MPI_Wait" => vec![p, p],
-            "MPI_Sendrecv" => vec![p, i, h, i, i, p, i, h, i, i, h, p],
-            "MPI_Bcast" => vec![p, i, h, i, h],
-            "MPI_Reduce" => vec![p, p, i, h, h, i, h],
-            "MPI_Allreduce" => vec![p, p, i, h, h, h],
-            "MPI_Gather" | "MPI_Scatter" => vec![p, i, h, p, i, h, i, h],
-            "MPI_Comm_rank" | "MPI_Comm_size" => vec![h, p],
+            crate::names::MPI_SEND => vec![p, i, h, i, i, h],
+            crate::names::MPI_RECV | crate::names::MPI_ISEND | crate::names::MPI_IRECV => {
+                vec![p, i, h, i, i, h, p]
+            }
+            crate::names::MPI_WAIT => vec![p, p],
+            crate::names::MPI_SENDRECV => vec![p, i, h, i, i, p, i, h, i, i, h, p],
+            crate::names::MPI_BCAST => vec![p, i, h, i, h],
+            crate::names::MPI_REDUCE => vec![p, p, i, h, h, i, h],
+            crate::names::MPI_ALLREDUCE => vec![p, p, i, h, h, h],
+            crate::names::MPI_GATHER | crate::names::MPI_SCATTER => vec![p, i, h, p, i, h, i, h],
+            crate::names::MPI_COMM_RANK | crate::names::MPI_COMM_SIZE => vec![h, p],
             _ => vec![h],
         };
         Ty::function(i, &params, false)
@@ -123,7 +125,7 @@ impl<'m> Abi<'m> {
 /// module has neither (then no request can be one enz-rs recorded).
 pub(crate) fn request_abi<'m>(i: crate::ir::Inst<'m>) -> Option<Abi<'m>> {
     let module = i.parent_block().parent().global_parent();
-    [crate::names::ISEND, crate::names::IRECV]
+    [crate::names::MPI_ISEND, crate::names::MPI_IRECV]
         .iter()
         .filter_map(|n| named_function(module, n))
         .find_map(|f| f.function_type().param_types().get(2).copied())

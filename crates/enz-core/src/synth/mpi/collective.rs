@@ -89,7 +89,7 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
             mpi_call(
                 &h.b,
                 abi,
-                "MPI_Recv",
+                crate::names::MPI_RECV,
                 &[tmp, n, dt, peer, tag, comm, status],
             );
             h.accumulate(shadow, tmp, bytes, es);
@@ -100,7 +100,12 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
             let bytes = h.bytes(n, es);
             let z = h.zeroed(bytes);
             let s = h.b.select(h.is_null(shadow), z, shadow);
-            mpi_call(&h.b, abi, "MPI_Send", &[s, n, dt, peer, tag, comm]);
+            mpi_call(
+                &h.b,
+                abi,
+                crate::names::MPI_SEND,
+                &[s, n, dt, peer, tag, comm],
+            );
             h.b.memset_zero(s, h.received(abi, peer, bytes));
             h.b.free(z);
         }
@@ -114,7 +119,7 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
             mpi_call(
                 &h.b,
                 abi,
-                "MPI_Sendrecv",
+                crate::names::MPI_SENDRECV,
                 &[
                     r, rn, rdt, src, rtag, tmp, sn, sdt, dest, stag, comm, status,
                 ],
@@ -127,11 +132,16 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
         Adjoint::Bcast => {
             let (shadow, n, dt, root, comm, es) = (x(0), x(1), x(2), x(3), x(4), x(5));
             let bytes = h.bytes(n, es);
-            let rank = h.rank(abi, comm, crate::names::COMM_RANK);
+            let rank = h.rank(abi, comm, crate::names::MPI_COMM_RANK);
             let z = h.zeroed(bytes);
             let s = h.b.select(h.is_null(shadow), z, shadow);
             let tmp = h.zeroed(bytes);
-            mpi_call(&h.b, abi, "MPI_Reduce", &[s, tmp, n, dt, sum, root, comm]);
+            mpi_call(
+                &h.b,
+                abi,
+                crate::names::MPI_REDUCE,
+                &[s, tmp, n, dt, sum, root, comm],
+            );
             h.b.memset_zero(s, bytes);
             let is_root = h.b.icmp(LLVMIntPredicate::LLVMIntEQ, rank, root);
             h.when(is_root, |h| h.accumulate(shadow, tmp, bytes, es));
@@ -141,7 +151,7 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
         Adjoint::Reduce => {
             let (ss, rs, n, dt, root, comm, es) = (x(0), x(1), x(2), x(3), x(4), x(5), x(6));
             let bytes = h.bytes(n, es);
-            let rank = h.rank(abi, comm, crate::names::COMM_RANK);
+            let rank = h.rank(abi, comm, crate::names::MPI_COMM_RANK);
             let tmp = h.zeroed(bytes);
             let is_root = h.b.icmp(LLVMIntPredicate::LLVMIntEQ, rank, root);
             let has = h.b.icmp(LLVMIntPredicate::LLVMIntNE, rs, h.null());
@@ -149,7 +159,12 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
                 h.b.memcpy(tmp, rs, bytes);
                 h.b.memset_zero(rs, bytes);
             });
-            mpi_call(&h.b, abi, "MPI_Bcast", &[tmp, n, dt, root, comm]);
+            mpi_call(
+                &h.b,
+                abi,
+                crate::names::MPI_BCAST,
+                &[tmp, n, dt, root, comm],
+            );
             h.accumulate(ss, tmp, bytes, es);
             h.b.free(tmp);
         }
@@ -159,7 +174,12 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
             let z = h.zeroed(bytes);
             let r = h.b.select(h.is_null(rs), z, rs);
             let tmp = h.malloc(bytes);
-            mpi_call(&h.b, abi, "MPI_Allreduce", &[r, tmp, n, dt, sum, comm]);
+            mpi_call(
+                &h.b,
+                abi,
+                crate::names::MPI_ALLREDUCE,
+                &[r, tmp, n, dt, sum, comm],
+            );
             h.b.memset_zero(r, bytes);
             h.accumulate(ss, tmp, bytes, es);
             h.b.free(tmp);
@@ -171,8 +191,8 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
                 Adjoint::Allgather => (None, x(6), x(7)),
                 _ => (Some(x(6)), x(7), x(8)),
             };
-            let rank = h.rank(abi, comm, crate::names::COMM_RANK);
-            let size = h.rank(abi, comm, crate::names::COMM_SIZE);
+            let rank = h.rank(abi, comm, crate::names::MPI_COMM_RANK);
+            let size = h.rank(abi, comm, crate::names::MPI_COMM_SIZE);
             let is_root = match root {
                 Some(r) => h.b.icmp(LLVMIntPredicate::LLVMIntEQ, rank, r),
                 None => h.b.const_int(Ty::int(h.b.ctx(), 1), 1),
@@ -192,7 +212,7 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
                     mpi_call(
                         &h.b,
                         abi,
-                        "MPI_Scatter",
+                        crate::names::MPI_SCATTER,
                         &[r, rn, rdt, tmp, sn, sdt, root, comm],
                     );
                     h.b.memset_zero(r, rbytes);
@@ -211,7 +231,7 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
                     mpi_call(
                         &h.b,
                         abi,
-                        "MPI_Gather",
+                        crate::names::MPI_GATHER,
                         &[r, rn, rdt, tmp, sn, sdt, root, comm],
                     );
                     h.b.memset_zero(r, rbytes);
@@ -226,7 +246,12 @@ fn build_adjoint<'m>(h: Helper<'m>, abi: Abi<'m>, a: Adjoint) -> Function<'m> {
                     let z = h.zeroed(rbytes);
                     let r = h.b.select(h.is_null(rs), z, rs);
                     let tmp = h.malloc(rbytes);
-                    mpi_call(&h.b, abi, "MPI_Allreduce", &[r, tmp, total, rdt, sum, comm]);
+                    mpi_call(
+                        &h.b,
+                        abi,
+                        crate::names::MPI_ALLREDUCE,
+                        &[r, tmp, total, rdt, sum, comm],
+                    );
                     h.b.memset_zero(r, rbytes);
                     let mine = h.b.gep(
                         Ty::int(h.b.ctx(), 8),

@@ -74,7 +74,7 @@ fn build<'m>(h: Helper<'m>, abi: Abi<'m>, e: Extremum) -> Function<'m> {
             mpi_call(
                 &h.b,
                 abi,
-                "MPI_Allreduce",
+                crate::names::MPI_ALLREDUCE,
                 &[w, count, n, double, sum, comm],
             );
             h.each(nn, |h, k| {
@@ -96,7 +96,12 @@ fn build<'m>(h: Helper<'m>, abi: Abi<'m>, e: Extremum) -> Function<'m> {
             let tmp = h.zeroed(bytes);
             if e == Extremum::Adjoint {
                 let r = h.b.select(h.is_null(rs), z, rs);
-                mpi_call(&h.b, abi, "MPI_Allreduce", &[r, tmp, n, dt, sum, comm]);
+                mpi_call(
+                    &h.b,
+                    abi,
+                    crate::names::MPI_ALLREDUCE,
+                    &[r, tmp, n, dt, sum, comm],
+                );
                 h.b.memset_zero(r, bytes);
                 let has = h.b.icmp(LLVMIntPredicate::LLVMIntNE, ss, h.null());
                 h.when(has, |h| {
@@ -113,7 +118,12 @@ fn build<'m>(h: Helper<'m>, abi: Abi<'m>, e: Extremum) -> Function<'m> {
                     h.set_elem(tmp, k, es, h.b.fmul(wk, h.elem(s, k, es)));
                 });
                 let r = h.b.select(h.is_null(rs), z, rs);
-                mpi_call(&h.b, abi, "MPI_Allreduce", &[tmp, r, n, dt, sum, comm]);
+                mpi_call(
+                    &h.b,
+                    abi,
+                    crate::names::MPI_ALLREDUCE,
+                    &[tmp, r, n, dt, sum, comm],
+                );
             }
             h.b.free(tmp);
             h.b.free(z);

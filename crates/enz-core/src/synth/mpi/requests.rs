@@ -290,7 +290,7 @@ fn build_wait<'m>(h: Helper<'m>, abi: Abi<'m>, rule: WaitRule) -> Function<'m> {
                             mpi_call(
                                 &h.b,
                                 abi,
-                                "MPI_Irecv",
+                                crate::names::MPI_IRECV,
                                 &[tmp, count, dt, peer, tag, comm, adj],
                             );
                         });
@@ -299,7 +299,7 @@ fn build_wait<'m>(h: Helper<'m>, abi: Abi<'m>, rule: WaitRule) -> Function<'m> {
                             mpi_call(
                                 &h.b,
                                 abi,
-                                "MPI_Isend",
+                                crate::names::MPI_ISEND,
                                 &[s, count, dt, peer, tag, comm, adj],
                             );
                         });
@@ -308,7 +308,7 @@ fn build_wait<'m>(h: Helper<'m>, abi: Abi<'m>, rule: WaitRule) -> Function<'m> {
                 }
                 WaitRule::FinishAdjoint => {
                     h.when(h.eq(state, 1), |h| {
-                        mpi_call(&h.b, abi, "MPI_Wait", &[adj, status]);
+                        mpi_call(&h.b, abi, crate::names::MPI_WAIT, &[adj, status]);
                         let shadow = h.field(rec, SHADOW, p);
                         let tmp = h.field(rec, TMP, p);
                         let count = h.field(rec, COUNT, i32t);
@@ -328,7 +328,7 @@ fn build_wait<'m>(h: Helper<'m>, abi: Abi<'m>, rule: WaitRule) -> Function<'m> {
                 }
                 WaitRule::Tangent => {
                     h.when(h.eq(kind, Pending::Tangent as i64), |h| {
-                        mpi_call(&h.b, abi, "MPI_Wait", &[adj, status]);
+                        mpi_call(&h.b, abi, crate::names::MPI_WAIT, &[adj, status]);
                     });
                     h.b.free(h.field(rec, TMP, p));
                     retire(&h.b, rec);

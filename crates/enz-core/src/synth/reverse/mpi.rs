@@ -132,7 +132,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             MpiFn::Barrier => {
                 let comm = self.primal(i.operand(0));
                 let abi = Abi::of(comm);
-                rt::mpi_call(&self.b, abi, "MPI_Barrier", &[comm]);
+                rt::mpi_call(&self.b, abi, crate::names::MPI_BARRIER, &[comm]);
             }
             MpiFn::Other => {
                 let shadowed = (0..i.call_num_args()).any(|k| {
