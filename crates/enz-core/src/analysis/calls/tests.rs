@@ -17,6 +17,10 @@ declare double @mystery(double)
 declare double @__enzyme_autodiff(ptr, ...)
 declare double @llvm.vector.reduce.fadd.v4f64(double, <4 x double>)
 declare <4 x double> @llvm.masked.load.v4f64.p0(ptr, <4 x i1>, <4 x double>)
+declare i32 @MPI_Send(ptr, i32, i32, i32, i32, i32)
+declare i32 @MPI_Comm_rank(i32, ptr)
+declare i32 @MPI_Barrier(i32)
+declare i32 @MPI_Alltoall(ptr, i32, i32, ptr, i32, i32, i32)
 
 define double @helper(double %x) {
   ret double %x
@@ -35,6 +39,10 @@ define double @calls(double %x, ptr %fp) {
   %i = call double (ptr, ...) @__enzyme_autodiff(ptr @helper, double %x)
   %j = call double @llvm.vector.reduce.fadd.v4f64(double -0.0, <4 x double> zeroinitializer)
   %k = call <4 x double> @llvm.masked.load.v4f64.p0(ptr %fp, <4 x i1> zeroinitializer, <4 x double> poison)
+  %l = call i32 @MPI_Send(ptr %fp, i32 1, i32 1275070475, i32 0, i32 0, i32 1140850688)
+  %m = call i32 @MPI_Comm_rank(i32 1140850688, ptr %fp)
+  %n = call i32 @MPI_Barrier(i32 1140850688)
+  %o = call i32 @MPI_Alltoall(ptr %fp, i32 1, i32 1275070475, ptr %fp, i32 1, i32 1275070475, i32 1140850688)
   ret double %a
 }
 "#;
@@ -107,6 +115,10 @@ fn every_kind_in_one_precedence() {
                 "EntryPoint(Autodiff)",
                 "Math(ReduceFAdd)",
                 "Masked(Load)",
+                "Mpi(Send)",
+                "Mpi(Inactive)",
+                "Mpi(Barrier)",
+                "Mpi(Other)",
             ]
         );
     });
@@ -142,6 +154,23 @@ fn a_registered_derivative_beats_the_rule_table_in_its_direction_only() {
             (k[6].as_str(), k[7].as_str()),
             ("custom mystery", "custom helper")
         );
+    });
+}
+
+#[test]
+fn the_users_declarations_beat_the_mpi_table() {
+    with_module(|get| {
+        let k = kinds(
+            get,
+            &["MPI_Barrier"],
+            &[("MPI_Send", true, false)],
+            Direction::Reverse,
+        );
+        assert_eq!(
+            (k[12].as_str(), k[14].as_str()),
+            ("custom MPI_Send", "UserInactive")
+        );
+        assert_eq!(kinds(get, &[], &[], Direction::Forward)[12], "Mpi(Send)");
     });
 }
 
