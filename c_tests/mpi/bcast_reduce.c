@@ -2,7 +2,8 @@
  * rank computes from them with its own weights, the results are
  * sum-reduced to the last rank, which computes the loss and broadcasts
  * it. Non-root inputs are overwritten by the broadcast: their gradient is
- * zero. Reverse vs FD, forward vs reverse. */
+ * zero. Reverse vs FD, forward (also two tangents at once, enzyme_width
+ * 2) vs reverse. */
 #include "mpi_check.h"
 #include <stdlib.h>
 
@@ -10,6 +11,11 @@
 
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
+typedef struct {
+  double lane[2];
+} tangents2;
+extern int enzyme_width;
+tangents2 __enzyme_fwddiff_w2(void *, ...);
 
 __attribute__((noinline)) double bcast_reduce(const double *x) {
   double a[M], y[M], s[M] = {0}, t = 0;
@@ -52,6 +58,17 @@ int main(int argc, char **argv) {
   check_at("bcast+reduce forward, np=%d", mpi_size);
   check_close("tangent vs dir . gradient", t, dot(dir, g, n) / mpi_size,
               TOL_AD * 100);
+  double *dir2 = malloc(n * sizeof(double));
+  global_input(dir2, n, 9);
+  tangents2 t2 = __enzyme_fwddiff_w2((void *)bcast_reduce, enzyme_width, 2,
+                                     enzyme_dup, x + mpi_rank * M,
+                                     dir + mpi_rank * M, dir2 + mpi_rank * M);
+  check_at("bcast+reduce vector forward, np=%d", mpi_size);
+  check_close("lane 0 vs dir . gradient", t2.lane[0],
+              dot(dir, g, n) / mpi_size, TOL_AD * 100);
+  check_close("lane 1 vs dir2 . gradient", t2.lane[1],
+              dot(dir2, g, n) / mpi_size, TOL_AD * 100);
+  free(dir2);
   int rc = mpi_report();
   free(x), free(g), free(dir);
   MPI_Finalize();

@@ -2,7 +2,7 @@
 //! `c_tests/mpi/`, each compiled at -O0..-O3 against Open MPI and against
 //! MPICH (its own include directory and library, no `mpicc` wrapper),
 //! through the CLI (`clang -c -emit-llvm` → `enz-rs` → `clang out.bc
-//! -l<mpi>`) and through the plugin (`clang -fplugin=libenz_plugin.so`),
+//! -l<mpi>`, with `-g` at -O1 and -O3) and through the plugin (`clang -fplugin=libenz_plugin.so`),
 //! and run with 1, 2 and 4 ranks. One trial per (fixture, level,
 //! library, route), named like `heat_ring::O2::mpich::plugin`; at -O0
 //! `heat_ring` also goes through `enz-rs --no-inline` (its halo exchange
@@ -255,8 +255,12 @@ fn steps(
     } else {
         let (inb, outb) = (dir.join("in.bc"), dir.join("out.bc"));
         let mut cc = Command::new(&tools.clang);
-        cc.arg(format!("-{level}"))
-            .args(["-c", "-emit-llvm", "-I"])
+        cc.arg(format!("-{level}"));
+        // Debug information at two levels (as c_tests does).
+        if matches!(level, "O1" | "O3") {
+            cc.arg("-g");
+        }
+        cc.args(["-c", "-emit-llvm", "-I"])
             .arg(&tools.runtime_include)
             .arg("-I")
             .arg(mpi.include)
