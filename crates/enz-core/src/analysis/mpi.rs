@@ -127,10 +127,11 @@ pub(crate) fn source_from_status(i: Inst<'_>, f: MpiFn) -> Option<(u32, (u64, u6
     Some((s, offsets))
 }
 
-/// Whether call `i` of `f` is an `MPI_Allreduce` with `MPI_MAX` or
-/// `MPI_MIN` (its adjoint goes to the rank holding the extremum).
+/// Whether call `i` of `f` is an `MPI_Allreduce` or `MPI_Reduce` with
+/// `MPI_MAX` or `MPI_MIN` (its adjoint goes to the rank holding the
+/// extremum).
 pub(crate) fn extremum(i: Inst<'_>, f: MpiFn) -> bool {
-    f == MpiFn::Allreduce
+    matches!(f, MpiFn::Allreduce | MpiFn::Reduce)
         && i.call_num_args() > 4
         && matches!(operation(i.operand(4)), Ok(MpiOp::Max | MpiOp::Min))
 }
@@ -163,10 +164,7 @@ pub(crate) fn refusal(i: Inst<'_>, f: MpiFn) -> Option<String> {
     if let Some(k) = f.op_arg() {
         match operation(i.operand(k)) {
             Ok(MpiOp::Sum) => {}
-            Ok(MpiOp::Max | MpiOp::Min) if f == MpiFn::Allreduce => {}
-            Ok(MpiOp::Max | MpiOp::Min) => {
-                return Some("the reduction is MPI_MAX or MPI_MIN; enz-rs differentiates those in MPI_Allreduce only".to_string())
-            }
+            Ok(MpiOp::Max | MpiOp::Min) => {}
             Ok(MpiOp::Other(name)) => {
                 return Some(format!(
                     "the reduction is {name}; enz-rs differentiates MPI_SUM reductions only"

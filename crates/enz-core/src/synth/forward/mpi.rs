@@ -2,8 +2,8 @@
 //! on the shadow buffers. Every rule here is the primal call again, right
 //! after it, with each buffer replaced by its shadow (MPI's transfers and
 //! `MPI_SUM` reductions are linear), per lane (`MPI_MAX`/`MPI_MIN`
-//! all-reductions: the all-reduced sum of the tangents of the rank(s)
-//! holding the extremum, `synth/mpi/extremum.rs`):
+//! reductions: the sum of the tangents of the rank(s) holding the
+//! extremum, `synth/mpi/extremum.rs`):
 //!
 //! - a blocking call: the call's copy on the shadows (a point-to-point
 //!   call's buffer without a shadow gets a zeroed scratch buffer, so that
@@ -83,15 +83,19 @@ impl<'m, 'a> Forward<'m, 'a> {
             let abi = rt::Abi::of(arg(3));
             let es = b.i32(esize as i64);
             let null = b.zero(Ty::ptr(ctx));
+            let (root, comm) = match f {
+                MpiFn::Reduce => (arg(5), arg(6)),
+                _ => (b.i32(-1), arg(5)),
+            };
             for lane in 0..self.lanes() {
-                let args = [arg(0), arg(1), arg(2), arg(5), es];
+                let args = [arg(0), arg(1), arg(2), arg(3), comm, es, root];
                 let w = rt::extremum(b, abi, Extremum::Weights, &args);
                 let shadow = |p: Value<'m>| match self.shadows[lane].forward(p) {
                     Some(s) if self.act.is_shadowed(p) => s,
                     _ => null,
                 };
                 let (ss, rs) = (shadow(i.operand(0)), shadow(i.operand(1)));
-                let args = [w, ss, rs, arg(2), arg(3), arg(5), es];
+                let args = [w, ss, rs, arg(2), arg(3), comm, es, root];
                 rt::extremum(b, abi, Extremum::Tangent, &args);
             }
             return;

@@ -14,8 +14,9 @@
 //!   it and accumulates.
 //! - `MPI_Bcast` ↔ sum-reduce to the root; `MPI_Reduce`/`MPI_Allreduce`
 //!   with `MPI_SUM` ↔ broadcast / all-reduce the result's adjoint;
-//!   `MPI_Allreduce` with `MPI_MAX`/`MPI_MIN` ↔ all-reduce it to the
-//!   rank(s) holding the extremum (weights computed in the forward sweep);
+//!   `MPI_Allreduce`/`MPI_Reduce` with `MPI_MAX`/`MPI_MIN` ↔ all-reduce
+//!   (broadcast) it to the rank(s) holding the extremum (weights computed
+//!   in the forward sweep);
 //!   `MPI_Gather` ↔ scatter, `MPI_Scatter` ↔ gather, `MPI_Allgather` ↔
 //!   all-reduce and keep this rank's block.
 //! - `MPI_Barrier` is mirrored; set-up, queries and clocks are inactive;
@@ -78,7 +79,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 fb.position_after(gi);
                 let arg = |k: u32| self.map.get(i.operand(k));
                 let abi = Abi::of(arg(3));
-                let args = [arg(0), arg(1), arg(2), arg(5), fb.i32(es as i64)];
+                let (root, comm) = match f {
+                    MpiFn::Reduce => (arg(5), arg(6)),
+                    _ => (fb.i32(-1), arg(5)),
+                };
+                let es = fb.i32(es as i64);
+                let args = [arg(0), arg(1), arg(2), arg(3), comm, es, root];
                 let w = rt::extremum(&fb, abi, Extremum::Weights, &args);
                 self.calls.extremum_weights.insert(i.as_value(), w);
             }
@@ -184,6 +190,31 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         };
         let (rule, args): (Adjoint, Vec<Value<'m>>) = match f {
+            MpiFn::Allreduce | MpiFn::Reduce if crate::analysis::mpi::extremum(i, f) => {
+                let Some(w) = self.calls.extremum_weights.get(&i.as_value()).copied() else {
+                    return self.unsupported(
+                        i,
+                        "the forward sweep did not record who holds this reduction's extremum (this is a bug in enz-rs)",
+                    );
+                };
+                let w = self.cached_forward(w, i.parent_block());
+                let (ss, rs) = (shadow(self, 0), shadow(self, 1));
+                let mut a = vec![w, ss, rs];
+                let (root, comm) = match f {
+                    MpiFn::Reduce => (self.primal(i.operand(5)), self.primal(i.operand(6))),
+                    _ => (self.b.i32(-1), self.primal(i.operand(5))),
+                };
+                a.extend([
+                    self.primal(i.operand(2)),
+                    self.primal(i.operand(3)),
+                    comm,
+                    es,
+                    root,
+                ]);
+                let abi = Abi::of(i.operand(3));
+                rt::extremum(&self.b, abi, Extremum::Adjoint, &a);
+                return;
+            }
             MpiFn::Send | MpiFn::Recv => {
                 let s = shadow(self, 0);
                 let mut a = vec![s];
@@ -215,22 +246,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 // count, type, root, comm (the operation is MPI_SUM).
                 a.extend([2, 3, 5, 6].map(|k| self.primal(i.operand(k))));
                 (Adjoint::Reduce, a)
-            }
-            MpiFn::Allreduce if crate::analysis::mpi::extremum(i, f) => {
-                let Some(w) = self.calls.extremum_weights.get(&i.as_value()).copied() else {
-                    return self.unsupported(
-                        i,
-                        "the forward sweep did not record who holds this reduction's extremum (this is a bug in enz-rs)",
-                    );
-                };
-                let w = self.cached_forward(w, i.parent_block());
-                let (ss, rs) = (shadow(self, 0), shadow(self, 1));
-                let mut a = vec![w, ss, rs];
-                a.extend([2, 3, 5].map(|k| self.primal(i.operand(k))));
-                a.push(es);
-                let abi = Abi::of(i.operand(3));
-                rt::extremum(&self.b, abi, Extremum::Adjoint, &a);
-                return;
             }
             MpiFn::Allreduce => {
                 let (ss, rs) = (shadow(self, 0), shadow(self, 1));

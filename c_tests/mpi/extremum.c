@@ -1,7 +1,8 @@
-/* MPI_Allreduce with MPI_MAX and MPI_MIN (doubles, and floats for MAX):
- * each rank's values differ (no ties), the result's derivative is that
- * of the rank holding the extremum; the loss adds an MPI_SUM of the
- * results. Reverse vs FD, forward vs reverse. */
+/* MPI_Allreduce with MPI_MAX and MPI_MIN (doubles, and floats for MAX),
+ * and MPI_Reduce with MPI_MAX and MPI_MIN to the last rank: each rank's
+ * values differ (no ties), the result's derivative is that of the rank
+ * holding the extremum; the loss adds an MPI_SUM of the results. Reverse
+ * vs FD, forward vs reverse. */
 #include "mpi_check.h"
 #include <stdlib.h>
 
@@ -11,7 +12,9 @@ double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 
 __attribute__((noinline)) double extremum(const double *x) {
-  double y[K], mx[K], mn[K], local = 0, global = 0;
+  double y[K], mx[K], mn[K], rmx[K] = {0}, rmn[K] = {0};
+  double local = 0, global = 0;
+  int last = mpi_size - 1;
   float yf[K], mf[K];
   for (int i = 0; i < K; i++) {
     y[i] = sin(x[i] * (1 + 0.37 * mpi_rank)) + 0.1 * mpi_rank * x[i];
@@ -20,6 +23,11 @@ __attribute__((noinline)) double extremum(const double *x) {
   MPI_Allreduce(y, mx, K, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   MPI_Allreduce(y, mn, K, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(yf, mf, K, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Reduce(y, rmx, K, MPI_DOUBLE, MPI_MAX, last, MPI_COMM_WORLD);
+  MPI_Reduce(y, rmn, K, MPI_DOUBLE, MPI_MIN, last, MPI_COMM_WORLD);
+  if (mpi_rank == last)
+    for (int i = 0; i < K; i++)
+      local += rmx[i] * rmn[i] * (1 + 0.3 * i);
   for (int i = 0; i < K; i++)
     local += (mx[i] * mx[i] - 2 * mn[i] + 0.5 * (double)mf[i] * (i + 1)) *
              (mpi_rank == 0);
