@@ -16,6 +16,11 @@
  *               what other threads wrote in the first (implicit barrier)
  *   private     private scratch array and a firstprivate integer
  *   numthreads  num_threads(3) on the region
+ *   extrema     reduction(max:hi) reduction(min:lo): the adjoint reaches
+ *               the element that is the extremum
+ *   product     reduction(*:p)
+ *   forloop     #pragma omp for reduction(+:s) inside a parallel region
+ *               (the blocking reduction: the team waits at its end)
  */
 // enz-cflags: -fopenmp
 #include <math.h>
@@ -186,6 +191,40 @@ double numthreads(double *x) {
   return s;
 }
 
+double extrema(double *x) {
+  double hi = -1e300, lo = 1e300;
+#pragma omp parallel for reduction(max : hi) reduction(min : lo)
+  for (int i = 0; i < N; i++) {
+    double v = sin(3.0 * x[i]) + 0.01 * i;
+    if (v > hi)
+      hi = v;
+    if (v < lo)
+      lo = v;
+  }
+  return hi * hi - 2.0 * lo;
+}
+
+double product(double *x) {
+  double p = 1.0;
+#pragma omp parallel for reduction(* : p)
+  for (int i = 0; i < N; i++)
+    p *= 1.0 + 0.1 * x[i] * x[i];
+  return p;
+}
+
+double forloop(double *x) {
+  double s = 0.0, q = 1.0;
+#pragma omp parallel
+  {
+#pragma omp for reduction(+ : s) reduction(* : q)
+    for (int i = 0; i < N; i++) {
+      s += x[i] * x[i] * x[(i + 3) % N];
+      q *= 1.0 + 0.01 * x[i];
+    }
+  }
+  return s * q;
+}
+
 typedef double (*objective)(double *);
 
 /* d f / d x[i] by central differences, the primal running in parallel. */
@@ -241,6 +280,9 @@ CASE(threadsum)
 CASE(twoloops)
 CASE(privates)
 CASE(numthreads)
+CASE(extrema)
+CASE(product)
+CASE(forloop)
 
 int main(void) {
   check_case("reduction", reduction, grad_reduction, fwd_reduction);
@@ -255,5 +297,8 @@ int main(void) {
   check_case("twoloops", twoloops, grad_twoloops, fwd_twoloops);
   check_case("privates", privates, grad_privates, fwd_privates);
   check_case("numthreads", numthreads, grad_numthreads, fwd_numthreads);
+  check_case("extrema", extrema, grad_extrema, fwd_extrema);
+  check_case("product", product, grad_product, fwd_product);
+  check_case("forloop", forloop, grad_forloop, fwd_forloop);
   return check_report();
 }
