@@ -97,7 +97,7 @@ struct Access<'m> {
 
 /// `p` as `base + stride * index`: a GEP with one index, or with leading
 /// zero indices into an array; otherwise `(p, None)`.
-fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<(Value<'m>, u64)>) {
+pub(crate) fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<(Value<'m>, u64)>) {
     if p.opcode() != Some(LLVMOpcode::LLVMGetElementPtr) {
         return (p, None);
     }

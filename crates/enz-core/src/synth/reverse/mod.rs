@@ -144,6 +144,9 @@ pub(crate) fn synthesize<'m>(
         .in_function(req.name)]);
     }
     let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &inputs);
+    let team_accesses = req
+        .team
+        .then(|| crate::analysis::team::TeamAccesses::of(req.prep));
     let facts = Facts {
         math_calls: math_calls::PrimalMathCalls::new(req.prep, &call_kinds),
         cfg,
@@ -152,6 +155,7 @@ pub(crate) fn synthesize<'m>(
         loops,
         call_kinds,
         gpu_accesses,
+        team_accesses,
         plan,
         rereadable: inputs.rereadable,
         deferrable_frees: inputs.frees,
@@ -229,6 +233,9 @@ pub(super) struct Facts<'m> {
     /// GPU: the accesses of every object, for choosing how adjoints are
     /// accumulated (None on the CPU).
     gpu_accesses: Option<GpuAccesses<'m>>,
+    /// An OpenMP microtask: the accesses of every shared object, for
+    /// choosing plain or atomic accumulation (None elsewhere).
+    team_accesses: Option<crate::analysis::team::TeamAccesses<'m>>,
     /// How each primal value reaches the reverse sweep.
     plan: plan::Plan<'m>,
     /// The primal's math calls, for reuse in adjoints.

@@ -1,0 +1,315 @@
+//! OpenMP microtasks: which adjoints a thread may add to shadow memory
+//! with a plain load-add-store, because no other thread of the team
+//! touches that element, and which need an atomic addition.
+//!
+//! An element is the thread's own when its object is indexed only by one
+//! worksharing loop's induction variable plus one constant: a worksharing
+//! loop (`#pragma omp for`, static, dynamic or guided) gives each
+//! iteration to one thread, and its induction variable starts at the lower
+//! bound the runtime wrote for this thread's chunk (`__kmpc_for_static_init_*`'s
+//! or `__kmpc_dispatch_next_*`'s `plower`). The object must be the same
+//! pointer in every thread (an argument or global, or a pointer loaded
+//! from one that the function never writes), never passed elsewhere, and
+//! every load, store and atomic of it must index it with that same
+//! variable and constant, no wider than an element. Like the GPU's
+//! thread-private class (`analysis/gpu.rs`), distinct shared pointers are
+//! taken not to overlap. Stack objects are the thread's own. Everything
+//! else is atomic.
+
+use super::gpu::{base_and_index, root_object, Accumulate};
+use crate::ir::{Function, Inst, LLVMOpcode, TyKind, Value};
+use std::collections::{HashMap, HashSet};
+
+/// The object a shared pointer designates, the same in every thread: an
+/// argument or global, or the pointer loaded from one.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+enum Object<'m> {
+    Direct(Value<'m>),
+    LoadedFrom(Value<'m>),
+}
+
+/// How an object of the microtask is indexed: `Some(lb)` while every
+/// access so far is an element of the thread's own chunk of the
+/// worksharing loop whose lower bound lives in `lb`; `None` once one is
+/// not.
+type Indexing<'m> = Option<Value<'m>>;
+
+/// The accesses of one microtask, by object.
+pub(crate) struct TeamAccesses<'m> {
+    by_object: HashMap<Object<'m>, Indexing<'m>>,
+}
+
+impl<'m> TeamAccesses<'m> {
+    /// Indexes the accesses of microtask `func` (one pass).
+    pub(crate) fn of(func: Function<'m>) -> TeamAccesses<'m> {
+        let module = func.global_parent();
+        let written = written_roots(func);
+        let worksharing = worksharing_variables(func);
+        let mut by_object: HashMap<Object, Indexing> = HashMap::new();
+        let mut note =
+            |p: Value<'m>, width: u64, by_object: &mut HashMap<Object<'m>, Indexing<'m>>| {
+                let (base, index) = base_and_index(p);
+                let Some(obj) = object_of(root_object(base), &written) else {
+                    return;
+                };
+                let form = index
+                    .filter(|(_, stride)| root_object(base) == base && width <= *stride)
+                    .and_then(|(i, _)| own_chunk(i, &worksharing));
+                by_object
+                    .entry(obj)
+                    .and_modify(|e| {
+                        if *e != form {
+                            *e = None;
+                        }
+                    })
+                    .or_insert(form);
+            };
+        for b in func.blocks() {
+            for i in b.instructions() {
+                let address = match i.opcode() {
+                    Some(LLVMOpcode::LLVMLoad) => Some((0, i.ty())),
+                    Some(LLVMOpcode::LLVMStore) => Some((1, i.operand(0).ty())),
+                    Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
+                        Some((0, i.operand(1).ty()))
+                    }
+                    Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) => continue,
+                    _ => None,
+                };
+                if let Some((k, ty)) = address {
+                    note(i.operand(k), ty.alloc_size(module), &mut by_object);
+                }
+                // Any other pointer operand lets the object escape.
+                for (k, o) in i.operands().into_iter().enumerate() {
+                    if address.is_some_and(|(a, _)| a == k as u32)
+                        || o.ty().kind() != TyKind::Pointer
+                    {
+                        continue;
+                    }
+                    if let Some(obj) = object_of(root_object(o), &written) {
+                        by_object.insert(obj, None);
+                    }
+                }
+            }
+        }
+        TeamAccesses { by_object }
+    }
+
+    /// How an adjoint reaches the shadow of `p` (a primal pointer of the
+    /// microtask): see the module documentation.
+    pub(crate) fn classify(&self, p: Value<'m>) -> Accumulate {
+        let (base, _) = base_and_index(p);
+        let root = root_object(base);
+        if root.opcode() == Some(LLVMOpcode::LLVMAlloca) {
+            return Accumulate::Plain;
+        }
+        let written = HashSet::new();
+        let private = object_of(root, &written)
+            .and_then(|o| self.by_object.get(&o))
+            .is_some_and(|f| f.is_some());
+        if private {
+            Accumulate::Plain
+        } else {
+            Accumulate::Atomic
+        }
+    }
+}
+
+/// The shared object `root` designates, unless it is not the same pointer
+/// in every thread (a pointer loaded from memory the function writes,
+/// computed, or a phi).
+fn object_of<'m>(root: Value<'m>, written: &HashSet<Value<'m>>) -> Option<Object<'m>> {
+    if root.is_argument() || root.is_global_variable() {
+        return Some(Object::Direct(root));
+    }
+    if root.opcode() == Some(LLVMOpcode::LLVMLoad) {
+        let from = root_object(root.operand(0));
+        if (from.is_argument() || from.is_global_variable()) && !written.contains(&from) {
+            return Some(Object::LoadedFrom(from));
+        }
+    }
+    None
+}
+
+/// The roots of everything `func` stores to or passes to a call.
+fn written_roots<'m>(func: Function<'m>) -> HashSet<Value<'m>> {
+    let mut out = HashSet::new();
+    for b in func.blocks() {
+        for i in b.instructions() {
+            match i.opcode() {
+                Some(LLVMOpcode::LLVMStore) => {
+                    out.insert(root_object(i.operand(1)));
+                }
+                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
+                    for k in 0..i.call_num_args() {
+                        out.insert(root_object(i.operand(k)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// `v` as `iv + c` (through integer extensions and additions of
+/// constants): the variable and the constant.
+fn variable_plus_constant(v: Value<'_>) -> Option<(Value<'_>, i64)> {
+    let mut v = v;
+    let mut c = 0i64;
+    for _ in 0..8 {
+        match v.opcode() {
+            Some(LLVMOpcode::LLVMSExt | LLVMOpcode::LLVMZExt) => v = v.operand(0),
+            Some(LLVMOpcode::LLVMAdd) => {
+                match (v.operand(0).const_int_sext(), v.operand(1).const_int_sext()) {
+                    (_, Some(k)) => {
+                        c = c.checked_add(k)?;
+                        v = v.operand(0);
+                    }
+                    (Some(k), _) => {
+                        c = c.checked_add(k)?;
+                        v = v.operand(1);
+                    }
+                    _ => return Some((v, c)),
+                }
+            }
+            _ => return Some((v, c)),
+        }
+    }
+    Some((v, c))
+}
+
+/// A worksharing loop's induction variable: the lower bound's slot of
+/// its chunk and its step.
+#[derive(Copy, Clone)]
+struct Worksharing<'m> {
+    lower_bound: Value<'m>,
+    step: i64,
+}
+
+/// Whether index `i` is an element of the thread's own chunk of a
+/// worksharing loop: the lower bound itself, or a worksharing variable
+/// stepping by `S` plus `c` with `0 <= c < S` (an unrolled loop's
+/// elements); the slot of that loop's lower bound.
+fn own_chunk<'m>(
+    i: Value<'m>,
+    worksharing: &HashMap<Value<'m>, Worksharing<'m>>,
+) -> Option<Value<'m>> {
+    let (w, c) = variable_plus_constant(i)?;
+    if let Some(ws) = worksharing.get(&w) {
+        return (0 <= c && c < ws.step).then_some(ws.lower_bound);
+    }
+    if c == 0 && w.opcode() == Some(LLVMOpcode::LLVMLoad) {
+        let slot = root_object(w.operand(0));
+        if worksharing.values().any(|ws| ws.lower_bound == slot) {
+            return Some(slot);
+        }
+    }
+    None
+}
+
+/// The induction variables of `func`'s worksharing loops: loop phis
+/// stepping by a positive constant whose every other incoming value
+/// derives from the lower bound a worksharing call wrote for the thread's
+/// chunk (`__kmpc_for_static_init_*`'s or `__kmpc_dispatch_next_*`'s
+/// `plower`), through constants and phis of such values.
+fn worksharing_variables<'m>(func: Function<'m>) -> HashMap<Value<'m>, Worksharing<'m>> {
+    let mut lower_bounds: HashSet<Value<'m>> = HashSet::new();
+    for b in func.blocks() {
+        for i in b.instructions() {
+            let Some(name) = i.called_function().map(|f| f.name()) else {
+                continue;
+            };
+            let k = if name.starts_with("__kmpc_for_static_init_") {
+                4
+            } else if name.starts_with("__kmpc_dispatch_next_") {
+                3
+            } else {
+                continue;
+            };
+            if k < i.call_num_args() {
+                lower_bounds.insert(root_object(i.operand(k)));
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for b in func.blocks() {
+        for i in b.instructions() {
+            if i.opcode() != Some(LLVMOpcode::LLVMPHI) || !i.ty().is_integer() {
+                continue;
+            }
+            if let Some(ws) = worksharing_phi(i, &lower_bounds) {
+                out.insert(i.as_value(), ws);
+            }
+        }
+    }
+    out
+}
+
+/// `phi` as a worksharing variable: each incoming value is `phi + S`
+/// (one positive `S`) or derives from one lower bound's slot.
+fn worksharing_phi<'m>(
+    phi: Inst<'m>,
+    lower_bounds: &HashSet<Value<'m>>,
+) -> Option<Worksharing<'m>> {
+    let mut step = None;
+    let mut slot = None;
+    for (v, _) in phi.incoming() {
+        match variable_plus_constant(v) {
+            Some((w, s)) if w == phi.as_value() && s > 0 && step.is_none_or(|t| t == s) => {
+                step = Some(s)
+            }
+            _ => {
+                let from = lower_bound_of(v, phi.as_value(), lower_bounds, 0)?;
+                if slot.is_some_and(|f| f != from) {
+                    return None;
+                }
+                slot = Some(from);
+            }
+        }
+    }
+    Some(Worksharing {
+        lower_bound: slot?,
+        step: step?,
+    })
+}
+
+/// The lower bound's slot `v` derives from (a load of it plus constants,
+/// or a phi of such values or of `within`'s steps), if any.
+fn lower_bound_of<'m>(
+    v: Value<'m>,
+    within: Value<'m>,
+    lower_bounds: &HashSet<Value<'m>>,
+    depth: u32,
+) -> Option<Value<'m>> {
+    if depth > 4 {
+        return None;
+    }
+    let (w, _) = variable_plus_constant(v)?;
+    match w.opcode() {
+        Some(LLVMOpcode::LLVMLoad) => {
+            let slot = root_object(w.operand(0));
+            lower_bounds.contains(&slot).then_some(slot)
+        }
+        // A phi merging bounds (an unrolled loop's prologue), not a loop's
+        // own variable (a loop nested in an iteration, whose values reach
+        // past the chunk).
+        Some(LLVMOpcode::LLVMPHI) if w != within => {
+            let mut slot = None;
+            for (x, _) in w.as_inst()?.incoming() {
+                if variable_plus_constant(x).is_some_and(|(y, _)| y == w) {
+                    return None;
+                }
+                let from = lower_bound_of(x, within, lower_bounds, depth + 1)?;
+                if slot.is_some_and(|f| f != from) {
+                    return None;
+                }
+                slot = Some(from);
+            }
+            slot
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
