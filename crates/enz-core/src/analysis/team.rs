@@ -46,24 +46,23 @@ impl<'m> TeamAccesses<'m> {
         let written = written_roots(func);
         let worksharing = worksharing_variables(func);
         let mut by_object: HashMap<Object, Indexing> = HashMap::new();
-        let mut note =
-            |p: Value<'m>, width: u64, by_object: &mut HashMap<Object<'m>, Indexing<'m>>| {
-                let (base, index) = base_and_index(p);
-                let Some(obj) = object_of(root_object(base), &written) else {
-                    return;
-                };
-                let form = index
-                    .filter(|(_, stride)| root_object(base) == base && width <= *stride)
-                    .and_then(|(i, _)| own_chunk(i, &worksharing));
-                by_object
-                    .entry(obj)
-                    .and_modify(|e| {
-                        if *e != form {
-                            *e = None;
-                        }
-                    })
-                    .or_insert(form);
+        let note = |p: Value<'m>, width: u64, by_object: &mut HashMap<Object<'m>, Indexing<'m>>| {
+            let (base, index) = base_and_index(p);
+            let Some(obj) = object_of(root_object(base), &written) else {
+                return;
             };
+            let form = index
+                .filter(|(_, stride)| root_object(base) == base && width <= *stride)
+                .and_then(|(i, _)| own_chunk(i, &worksharing));
+            by_object
+                .entry(obj)
+                .and_modify(|e| {
+                    if *e != form {
+                        *e = None;
+                    }
+                })
+                .or_insert(form);
+        };
         for b in func.blocks() {
             for i in b.instructions() {
                 let address = match i.opcode() {
