@@ -1,7 +1,9 @@
 /* omp_regions.c: OpenMP parallel regions (clang -fopenmp, libomp), their
- * gradients (reverse mode: the reverse sweep is a parallel region too) and
- * forward derivatives, at 1, 2 and 4 threads, each against central
- * differences of the whole parallel primal:
+ * gradients (reverse mode: the reverse sweep is a parallel region too),
+ * split mode (__enzyme_augmentfwd then __enzyme_reverse, the regions in
+ * the augmented part), forward derivatives and vector forward derivatives
+ * (enzyme_width 2), at 1, 2 and 4 threads, the gradient against central
+ * differences of the whole parallel primal, the other modes against it:
  *   reduction   parallel for reduction(+:s)
  *   scatter     #pragma omp atomic updates of shared bins that collide
  *   dynamic     schedule(dynamic) with a data-dependent inner trip count
@@ -31,6 +33,12 @@
 
 double __enzyme_autodiff_d(void *, ...);
 double __enzyme_fwddiff_d(void *, ...);
+void *__enzyme_augmentfwd(void *, ...);
+void __enzyme_reverse_v(void *, ...);
+typedef struct {
+  double d[2];
+} tan2;
+tan2 __enzyme_fwddiff_w2(void *, ...);
 
 #define N 24
 #define NB 5
@@ -239,8 +247,9 @@ static double fd(objective f, const double *x, int i) {
 }
 
 static void check_case(const char *name, objective f, double df(double *, double *),
-                       double fwd(double *, double *)) {
-  double x[N], dx[N], v[N], dv[N];
+                       double fwd(double *, double *), void split(double *, double *),
+                       tan2 fwd2(double *, double *, double *)) {
+  double x[N], dx[N], v[N], dv[N], w[N], dw[N], ds[N];
   for (int i = 0; i < N; i++)
     x[i] = 0.3 + 0.05 * i - 0.002 * i * i;
   for (int threads = 1; threads <= 4; threads *= 2) {
@@ -257,6 +266,22 @@ static void check_case(const char *name, objective f, double df(double *, double
     memcpy(dv, v, sizeof v);
     double t = fwd(x, dv);
     check_close("forward . v vs reverse . v", t, dot, TOL_AD);
+    /* split mode: the same gradient */
+    memset(ds, 0, sizeof ds);
+    split(x, ds);
+    for (int i = 0; i < N; i++)
+      check_close_i("split vs combined", i, ds[i], dx[i], TOL_AD);
+    /* width 2: v and w at once */
+    double dot_w = 0.0;
+    for (int i = 0; i < N; i++) {
+      w[i] = 1.0 - 0.03 * i;
+      dot_w += dx[i] * w[i];
+    }
+    memcpy(dv, v, sizeof v);
+    memcpy(dw, w, sizeof w);
+    tan2 t2 = fwd2(x, dv, dw);
+    check_close("width 2, lane 0 vs reverse . v", t2.d[0], dot, TOL_AD);
+    check_close("width 2, lane 1 vs reverse . w", t2.d[1], dot_w, TOL_AD);
   }
 }
 
@@ -266,6 +291,18 @@ static void check_case(const char *name, objective f, double df(double *, double
   }                                                                            \
   static double fwd_##F(double *x, double *v) {                                \
     return __enzyme_fwddiff_d((void *)F, enzyme_dup, x, v);                    \
+  }                                                                            \
+  static void out_##F(double *x, double *out) { *out = F(x); }                 \
+  static void split_##F(double *x, double *dx) {                               \
+    double out, dout = 0.0;                                                    \
+    void *tape = __enzyme_augmentfwd((void *)out_##F, enzyme_dup, x, dx,       \
+                                     enzyme_dup, &out, &dout);                 \
+    dout = 1.0;                                                                \
+    __enzyme_reverse_v((void *)out_##F, enzyme_dup, x, dx, enzyme_dup, &out,   \
+                       &dout, tape);                                           \
+  }                                                                            \
+  static tan2 fwd2_##F(double *x, double *v, double *w) {                      \
+    return __enzyme_fwddiff_w2((void *)F, enzyme_width, 2, x, v, w);           \
   }
 
 CASE(reduction)
@@ -284,21 +321,23 @@ CASE(extrema)
 CASE(product)
 CASE(forloop)
 
+#define RUN(F) check_case(#F, F, grad_##F, fwd_##F, split_##F, fwd2_##F)
+
 int main(void) {
-  check_case("reduction", reduction, grad_reduction, fwd_reduction);
-  check_case("scatter", scatter, grad_scatter, fwd_scatter);
-  check_case("dynamic", dynamic, grad_dynamic, fwd_dynamic);
-  check_case("guided", guided, grad_guided, fwd_guided);
-  check_case("shared", shared, grad_shared, fwd_shared);
-  check_case("critical", critical, grad_critical, fwd_critical);
-  check_case("calls", calls, grad_calls, fwd_calls);
-  check_case("matvec", matvec, grad_matvec, fwd_matvec);
-  check_case("threadsum", threadsum, grad_threadsum, fwd_threadsum);
-  check_case("twoloops", twoloops, grad_twoloops, fwd_twoloops);
-  check_case("privates", privates, grad_privates, fwd_privates);
-  check_case("numthreads", numthreads, grad_numthreads, fwd_numthreads);
-  check_case("extrema", extrema, grad_extrema, fwd_extrema);
-  check_case("product", product, grad_product, fwd_product);
-  check_case("forloop", forloop, grad_forloop, fwd_forloop);
+  RUN(reduction);
+  RUN(scatter);
+  RUN(dynamic);
+  RUN(guided);
+  RUN(shared);
+  RUN(critical);
+  RUN(calls);
+  RUN(matvec);
+  RUN(threadsum);
+  RUN(twoloops);
+  RUN(privates);
+  RUN(numthreads);
+  RUN(extrema);
+  RUN(product);
+  RUN(forloop);
   return check_report();
 }
