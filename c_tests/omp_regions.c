@@ -17,6 +17,8 @@
  *   twoloops    two worksharing loops in one region, the second reading
  *               what other threads wrote in the first (implicit barrier)
  *   private     private scratch array and a firstprivate integer
+ *   byvalue     a firstprivate double (passed by value, its bits in an
+ *               integer), active, changed inside each thread
  *   numthreads  num_threads(3) on the region
  *   extrema     reduction(max:hi) reduction(min:lo): the adjoint reaches
  *               the element that is the extremum
@@ -191,6 +193,16 @@ double privates(double *x) {
   return s;
 }
 
+double byvalue(double *x) {
+  double a = x[1] * x[2], s = 0.0;
+#pragma omp parallel for firstprivate(a) reduction(+ : s)
+  for (int i = 0; i < N; i++) {
+    s += a * x[i];
+    a = a * 0.5 + x[i] * 0.1;
+  }
+  return s;
+}
+
 double numthreads(double *x) {
   double s = 0.0;
 #pragma omp parallel for num_threads(3) reduction(+ : s)
@@ -317,6 +329,7 @@ CASE(threadsum)
 CASE(twoloops)
 CASE(privates)
 CASE(numthreads)
+CASE(byvalue)
 CASE(extrema)
 CASE(product)
 CASE(forloop)
@@ -336,6 +349,7 @@ int main(void) {
   RUN(twoloops);
   RUN(privates);
   RUN(numthreads);
+  RUN(byvalue);
   RUN(extrema);
   RUN(product);
   RUN(forloop);

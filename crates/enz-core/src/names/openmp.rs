@@ -132,3 +132,9 @@ pub(crate) const BARRIER: &str = "__kmpc_barrier";
 pub(crate) fn team_wrapper_name(f: &str) -> String {
     format!("{f}.omp_team")
 }
+
+/// The name of the microtask taking `f`'s floats passed by value
+/// (`firstprivate`) through pointers instead (`preprocess/openmp.rs`).
+pub(crate) fn by_reference_name(f: &str) -> String {
+    format!("{f}.floats_by_reference")
+}

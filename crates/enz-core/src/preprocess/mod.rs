@@ -88,6 +88,7 @@ pub(crate) fn preprocess<'m>(
     known_asm::replace_known_asm(clone);
     sort::rewrite_qsort_calls(clone);
     openmp::reductions_in_thread_code(clone);
+    openmp::floats_by_reference(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

@@ -20,9 +20,19 @@
 //!
 //! The blocking form's end (`__kmpc_end_reduce`), where the team also
 //! waits, becomes a barrier.
+//!
+//! Also, in the function that forks a region: a float the fork passes by
+//! value (a `firstprivate` double, bits in an `i64`) is passed through a
+//! pointer to a slot of the forking function instead, to a microtask
+//! that loads it there and calls the original
+//! ([`floats_by_reference`]): the fork's arguments are then pointers, whose
+//! shadows carry the float's adjoint (every thread's adds to the slot's
+//! shadow, atomically), and no float travels inside an integer.
 
+use crate::analysis::calls::team_microtask;
+use crate::ir::{add_internal_function, named_function, TyKind, Value};
 use crate::ir::{Block, Builder, Function, Inst, LLVMIntPredicate, LLVMOpcode, Ty};
-use crate::names::{OmpReduce, BARRIER, NUM_THREADS, THREAD_NUM};
+use crate::names::{by_reference_name, OmpReduce, BARRIER, NUM_THREADS, THREAD_NUM};
 
 /// Rewrites every reduction of `func` (see the module documentation);
 /// returns whether there was one.
@@ -198,4 +208,146 @@ fn in_thread_order<'m>(
         b.call_named(BARRIER, barrier_type(ctx), &[loc, gtid]);
     }
     true
+}
+
+/// Rewrites every fork of `func` that passes a float by value (`bitcast
+/// double %v to i64`) to pass a pointer to a slot holding `%v`, to the
+/// microtask [`by_reference_name`] (see the module documentation);
+/// returns whether there was one.
+pub(crate) fn floats_by_reference(func: Function<'_>) -> bool {
+    let forks: Vec<Inst> = func
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| team_microtask(i.as_value()).is_some())
+        .collect();
+    let mut changed = false;
+    for fork in forks {
+        let by_value: Vec<u32> = (3..fork.call_num_args())
+            .filter(|k| float_bits(fork, fork.operand(*k)).is_some())
+            .collect();
+        if by_value.is_empty() {
+            continue;
+        }
+        let microtask = team_microtask(fork.as_value()).expect("a fork");
+        let Some(wrapper) = by_reference_microtask(microtask, &by_value) else {
+            continue;
+        };
+        let b = Builder::new(func.context());
+        for k in &by_value {
+            let slot = match float_bits(fork, fork.operand(*k)).expect("checked") {
+                FloatBits::Slot(p) => p,
+                FloatBits::Value(float) => {
+                    b.position_before(func.entry_block().first_instruction().expect("an entry"));
+                    let slot = b.alloca(float.ty(), "firstprivate");
+                    b.position_before(fork);
+                    b.store(float, slot);
+                    slot
+                }
+            };
+            fork.set_operand(*k, slot);
+        }
+        fork.set_operand(2, wrapper.as_value());
+        changed = true;
+    }
+    changed
+}
+
+/// Where the bits of a double passed as an `i64` come from.
+enum FloatBits<'m> {
+    /// `bitcast double %f to i64`: the double.
+    Value(Value<'m>),
+    /// `load i64, ptr %p` of a stack slot a double was stored to, just
+    /// before the fork (-O0): the slot.
+    Slot(Value<'m>),
+}
+
+/// The double whose bits `v`, an argument of `fork`, is, if it is.
+fn float_bits<'m>(fork: Inst<'m>, v: Value<'m>) -> Option<FloatBits<'m>> {
+    if v.ty().int_width() != Some(64) {
+        return None;
+    }
+    match v.opcode()? {
+        LLVMOpcode::LLVMBitCast => {
+            let f = v.operand(0);
+            (f.ty().kind() == TyKind::Double).then_some(FloatBits::Value(f))
+        }
+        LLVMOpcode::LLVMLoad => {
+            let slot = v.operand(0);
+            let load = v.as_inst()?;
+            let holds_double = slot.opcode() == Some(LLVMOpcode::LLVMAlloca)
+                && slot.users().into_iter().any(|u| {
+                    u.opcode() == Some(LLVMOpcode::LLVMStore)
+                        && u.operand(1) == slot
+                        && u.operand(0).ty().kind() == TyKind::Double
+                });
+            // Nothing between the load and the fork may change the slot.
+            let insts = fork.parent_block().instructions();
+            let (at, from) = (
+                insts.iter().position(|i| *i == fork)?,
+                insts.iter().position(|i| *i == load)?,
+            );
+            let untouched = insts[from + 1..at].iter().all(|i| {
+                !matches!(
+                    i.opcode(),
+                    Some(LLVMOpcode::LLVMStore | LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+                )
+            });
+            (holds_double && untouched).then_some(FloatBits::Slot(slot))
+        }
+        _ => None,
+    }
+}
+
+/// `m.floats_by_reference(&gtid, &btid, ...)`: `microtask` with the
+/// parameters at fork operands `by_value` (parameter = operand - 1) taken
+/// as pointers to the float whose bits they were.
+fn by_reference_microtask<'m>(microtask: Function<'m>, by_value: &[u32]) -> Option<Function<'m>> {
+    let module = microtask.global_parent();
+    let suffix: Vec<String> = by_value.iter().map(|k| (k - 1).to_string()).collect();
+    let name = by_reference_name(&format!("{}.{}", microtask.name(), suffix.join("_")));
+    if let Some(f) = named_function(module, &name) {
+        return Some(f);
+    }
+    let ctx = microtask.context();
+    let fty = microtask.function_type();
+    let params = microtask.params();
+    let by_reference = |k: usize| by_value.contains(&(k as u32 + 1));
+    let mut types = Vec::new();
+    for (k, p) in params.iter().enumerate() {
+        if by_reference(k) {
+            if p.ty().int_width() != Some(64) {
+                return None;
+            }
+            types.push(Ty::ptr(ctx));
+        } else {
+            types.push(p.ty());
+        }
+    }
+    if !fty.return_type().is_void() {
+        return None;
+    }
+    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &types, false));
+    let b = Builder::new(ctx);
+    b.position_at_end(f.append_block("entry"));
+    let args: Vec<Value> = f
+        .params()
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            if by_reference(k) {
+                let double = Ty::double(ctx);
+                b.bit_cast(b.load(double, *p), params[k].ty())
+            } else {
+                *p
+            }
+        })
+        .collect();
+    b.call(fty, microtask.as_value(), &args);
+    b.ret(None);
+    debug_assert!(f
+        .params()
+        .iter()
+        .all(|p| p.ty().kind() == TyKind::Pointer || p.ty().is_integer()));
+    Some(f)
 }
