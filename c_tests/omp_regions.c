@@ -17,6 +17,8 @@
  *   twoloops    two worksharing loops in one region, the second reading
  *               what other threads wrote in the first (implicit barrier)
  *   private     private scratch array and a firstprivate integer
+ *   single      #pragma omp single computes a shared value every thread
+ *               then reads (the single's implicit barrier mirrored)
  *   byvalue     a firstprivate double (passed by value, its bits in an
  *               integer), active, changed inside each thread
  *   numthreads  num_threads(3) on the region
@@ -193,6 +195,22 @@ double privates(double *x) {
   return s;
 }
 
+double single(double *x) {
+  double c = 0.0, y[N];
+#pragma omp parallel shared(c, y)
+  {
+#pragma omp single
+    c = sin(x[0]) + x[3] * x[4];
+#pragma omp for
+    for (int i = 0; i < N; i++)
+      y[i] = c * x[i] + c * c;
+  }
+  double s = 0.0;
+  for (int i = 0; i < N; i++)
+    s += y[i] * y[i];
+  return s;
+}
+
 double byvalue(double *x) {
   double a = x[1] * x[2], s = 0.0;
 #pragma omp parallel for firstprivate(a) reduction(+ : s)
@@ -329,6 +347,7 @@ CASE(threadsum)
 CASE(twoloops)
 CASE(privates)
 CASE(numthreads)
+CASE(single)
 CASE(byvalue)
 CASE(extrema)
 CASE(product)
@@ -349,6 +368,7 @@ int main(void) {
   RUN(twoloops);
   RUN(privates);
   RUN(numthreads);
+  RUN(single);
   RUN(byvalue);
   RUN(extrema);
   RUN(product);

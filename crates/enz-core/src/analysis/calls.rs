@@ -29,7 +29,8 @@
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
     is_barrier, is_fork_call, is_iteration_count, is_known_inactive, is_openmp_bookkeeping,
-    is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, OmpSync, Written,
+    is_openmp_ordering, is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, OmpSync,
+    Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -104,6 +105,9 @@ pub(crate) enum CallKind<'m> {
     OmpRuntime,
     /// An OpenMP synchronisation call, mirrored by the reverse sweep.
     OmpSync(OmpSync),
+    /// An OpenMP call ordering iterations (`ordered`): refused in reverse
+    /// mode, run as is in forward mode.
+    OmpOrdering,
     /// A function known to carry no derivative.
     KnownInactive,
     /// A math function of the rule table.
@@ -136,6 +140,7 @@ impl<'m> CallKind<'m> {
                 | CallKind::Barrier
                 | CallKind::OmpRuntime
                 | CallKind::OmpSync(_)
+                | CallKind::OmpOrdering
         )
     }
 
@@ -287,6 +292,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if is_openmp_bookkeeping(&name) {
         return CallKind::OmpRuntime;
+    }
+    if is_openmp_ordering(&name) {
+        return CallKind::OmpOrdering;
     }
     if is_known_inactive(&name) {
         return CallKind::KnownInactive;

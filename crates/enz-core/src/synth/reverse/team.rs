@@ -146,9 +146,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// arguments (what came after a barrier is reversed before it; a
     /// critical section's reverse runs under the same lock).
     pub(super) fn reverse_omp_sync(&mut self, i: Inst<'m>, s: OmpSync) {
-        let args: Vec<Value> = (0..i.call_num_args())
-            .map(|k| self.primal(i.operand(k)))
-            .collect();
-        self.b.call_named(s.mirror(), i.call_function_type(), &args);
+        let n = s.mirror_arity().min(i.call_num_args());
+        let args: Vec<Value> = (0..n).map(|k| self.primal(i.operand(k))).collect();
+        let types: Vec<crate::ir::Ty> = args.iter().map(|a| a.ty()).collect();
+        let fty = crate::ir::Ty::function(crate::ir::Ty::void(i.context()), &types, false);
+        self.b.call_named(s.mirror(), fty, &args);
     }
 }
