@@ -795,3 +795,22 @@ fn openmp_ordered_region_in_reverse_mode() {
         ],
     );
 }
+
+/// A critical section that multiplies shared memory, in reverse mode:
+/// refused at the store (the threads' reverses would need the opposite
+/// lock order).
+#[test]
+fn openmp_critical_product_in_reverse_mode() {
+    let dir = tmpdir();
+    let input = assemble("omp_critical_product.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    expect_error(
+        &input,
+        &out,
+        &[
+            &["critical section"],
+            &["crit.omp_outlined"],
+            &["store double"],
+        ],
+    );
+}

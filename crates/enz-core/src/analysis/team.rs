@@ -310,5 +310,89 @@ fn lower_bound_of<'m>(
     }
 }
 
+/// Whether every float the critical section starting at `critical` (a
+/// `__kmpc_critical` call) stores to memory outside the thread's stack is
+/// an addition to what is there (`*p = *p + v`, `*p = *p - v`, with `v`
+/// not read from `*p`): the sections' reverses then give the same adjoints
+/// in any order, as the mirrored lock runs them. Otherwise the store that
+/// is not (a product, an assignment: their adjoints depend on the order the
+/// threads took the lock in).
+pub(crate) fn critical_section_adds_only<'m>(critical: Inst<'m>) -> Result<(), Inst<'m>> {
+    let mut seen: HashSet<crate::ir::Block<'m>> = HashSet::new();
+    let mut work: Vec<(crate::ir::Block<'m>, bool)> = vec![(critical.parent_block(), false)];
+    while let Some((b, from_top)) = work.pop() {
+        if from_top && !seen.insert(b) {
+            continue;
+        }
+        let insts = b.instructions();
+        let start = if from_top {
+            0
+        } else {
+            insts
+                .iter()
+                .position(|i| *i == critical)
+                .map_or(0, |k| k + 1)
+        };
+        let mut ended = false;
+        for i in &insts[start..] {
+            let ends = i.called_function().is_some_and(|f| {
+                crate::names::OmpSync::from_callee(&f.name())
+                    == Some(crate::names::OmpSync::EndCritical)
+            });
+            if ends {
+                ended = true;
+                break;
+            }
+            if i.opcode() == Some(LLVMOpcode::LLVMStore) && i.operand(0).ty().carries_float() {
+                let p = i.operand(1);
+                if root_object(p).opcode() != Some(LLVMOpcode::LLVMAlloca)
+                    && !adds_to(i.operand(0), p)
+                {
+                    return Err(*i);
+                }
+            }
+        }
+        if !ended {
+            work.extend(b.successors().into_iter().map(|s| (s, true)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `v` is `*p + w`, `w + *p` or `*p - w` with `w` not read from
+/// the load of `*p`.
+fn adds_to<'m>(v: Value<'m>, p: Value<'m>) -> bool {
+    let is_load_of_p = |x: Value<'m>| x.opcode() == Some(LLVMOpcode::LLVMLoad) && x.operand(0) == p;
+    let (a, b) = match v.opcode() {
+        Some(LLVMOpcode::LLVMFAdd) => (v.operand(0), v.operand(1)),
+        Some(LLVMOpcode::LLVMFSub) => (v.operand(0), v.operand(1)),
+        _ => return false,
+    };
+    let (load, w) = if is_load_of_p(a) {
+        (a, b)
+    } else if v.opcode() == Some(LLVMOpcode::LLVMFAdd) && is_load_of_p(b) {
+        (b, a)
+    } else {
+        return false;
+    };
+    !uses(w, load, 16)
+}
+
+/// Whether `v` is computed from `x` (within `depth` operands).
+fn uses<'m>(v: Value<'m>, x: Value<'m>, depth: u32) -> bool {
+    if v == x {
+        return true;
+    }
+    if depth == 0 {
+        return true;
+    }
+    // (A phi, a loop's variable, is not followed: the load inside the
+    // section reaches no phi before the store.)
+    if !v.is_instruction() || v.opcode() == Some(LLVMOpcode::LLVMPHI) {
+        return false;
+    }
+    v.operands().into_iter().any(|o| uses(o, x, depth - 1))
+}
+
 #[cfg(test)]
 mod tests;

@@ -146,6 +146,14 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// arguments (what came after a barrier is reversed before it; a
     /// critical section's reverse runs under the same lock).
     pub(super) fn reverse_omp_sync(&mut self, i: Inst<'m>, s: OmpSync) {
+        if s == OmpSync::Critical {
+            if let Err(store) = crate::analysis::team::critical_section_adds_only(i) {
+                return self.unsupported(
+                    store,
+                    "a critical section that does more than add to shared memory (here a store of something other than *p + v): the threads' reverse sweeps would have to take its lock in the opposite order, which enz-rs does not do; make the update an addition, or use a reduction clause (reduction(*:p), max, min are supported)",
+                );
+            }
+        }
         let n = s.mirror_arity().min(i.call_num_args());
         let args: Vec<Value> = (0..n).map(|k| self.primal(i.operand(k))).collect();
         let types: Vec<crate::ir::Ty> = args.iter().map(|a| a.ty()).collect();
