@@ -360,9 +360,18 @@ pub(crate) fn critical_section_adds_only<'m>(critical: Inst<'m>) -> Result<(), I
 }
 
 /// Whether `v` is `*p + w`, `w + *p` or `*p - w` with `w` not read from
-/// the load of `*p`.
+/// the load of `*p` (in a wider type and rounded back, `float s += double
+/// t`, too: its adjoint with respect to `*p` is 1 all the same).
 fn adds_to<'m>(v: Value<'m>, p: Value<'m>) -> bool {
-    let is_load_of_p = |x: Value<'m>| x.opcode() == Some(LLVMOpcode::LLVMLoad) && x.operand(0) == p;
+    let unwiden = |x: Value<'m>| match x.opcode() {
+        Some(LLVMOpcode::LLVMFPExt | LLVMOpcode::LLVMFPTrunc) => x.operand(0),
+        _ => x,
+    };
+    let v = unwiden(v);
+    let is_load_of_p = |x: Value<'m>| {
+        let x = unwiden(x);
+        x.opcode() == Some(LLVMOpcode::LLVMLoad) && x.operand(0) == p
+    };
     let (a, b) = match v.opcode() {
         Some(LLVMOpcode::LLVMFAdd) => (v.operand(0), v.operand(1)),
         Some(LLVMOpcode::LLVMFSub) => (v.operand(0), v.operand(1)),
@@ -375,7 +384,7 @@ fn adds_to<'m>(v: Value<'m>, p: Value<'m>) -> bool {
     } else {
         return false;
     };
-    !uses(w, load, 16)
+    !uses(w, unwiden(load), 16)
 }
 
 /// Whether `v` is computed from `x` (within `depth` operands).
