@@ -5,7 +5,9 @@
 //! Precedence, first match wins ([`CallFacts::classify`]):
 //!
 //! 1. no callee (through a pointer, or through a function type other than
-//!    the callee's): [`CallKind::Indirect`];
+//!    the callee's): [`CallKind::Indirect`]; an OpenMP fork
+//!    (`__kmpc_fork_call`) of a microtask of the module:
+//!    [`CallKind::Team`];
 //! 2. an `__enzyme_*` entry point (nested differentiation, lowered first);
 //! 3. a function the user declared inactive (wins over everything the
 //!    user or the tables say about it);
@@ -16,7 +18,9 @@
 //!    from here on;
 //! 5. a memory function (allocation, free, copy, set), by name, defined or
 //!    not, as LLVM's library info treats them;
-//! 6. a GPU barrier;
+//! 6. a GPU barrier; an OpenMP synchronisation call (barrier, critical
+//!    section), bookkeeping call (worksharing bounds, thread queries) or
+//!    ordering call (`ordered`);
 //! 7. a known-inactive function (I/O, clocks, random numbers, markers);
 //! 8. a math function of the rule table (vector reductions included);
 //! 9. a masked vector load or store (`llvm.masked.load/store`);

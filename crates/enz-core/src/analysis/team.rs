@@ -218,11 +218,7 @@ fn worksharing_variables<'m>(func: Function<'m>) -> HashMap<Value<'m>, Workshari
             let Some(name) = i.called_function().map(|f| f.name()) else {
                 continue;
             };
-            let k = if name.starts_with("__kmpc_for_static_init_") {
-                4
-            } else if name.starts_with("__kmpc_dispatch_next_") {
-                3
-            } else {
+            let Some(k) = crate::names::lower_bound_argument(&name) else {
                 continue;
             };
             if k < i.call_num_args() {

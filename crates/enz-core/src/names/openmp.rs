@@ -158,3 +158,16 @@ pub(crate) fn team_wrapper_name(f: &str) -> String {
 pub(crate) fn by_reference_name(f: &str) -> String {
     format!("{f}.floats_by_reference")
 }
+
+/// The argument through which a worksharing call writes the lower bound
+/// of the calling thread's chunk: `plower` of `__kmpc_for_static_init_*`
+/// (argument 4) and of `__kmpc_dispatch_next_*` (argument 3).
+pub(crate) fn lower_bound_argument(name: &str) -> Option<u32> {
+    if name.starts_with("__kmpc_for_static_init_") {
+        Some(4)
+    } else if name.starts_with("__kmpc_dispatch_next_") {
+        Some(3)
+    } else {
+        None
+    }
+}
