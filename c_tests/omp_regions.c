@@ -19,6 +19,12 @@
  *   private     private scratch array and a firstprivate integer
  *   single      #pragma omp single computes a shared value every thread
  *               then reads (the single's implicit barrier mirrored)
+ *   lastpriv    lastprivate(t): the last iteration's value, from whichever
+ *               thread ran it
+ *   chunked     schedule(static, 3)
+ *   collapsed   collapse(2) (one linearised variable; every x atomic)
+ *   arrayred    reduction(+ : a[:4]) over an array section
+ *   nested      a parallel loop inside a parallel loop
  *   byvalue     a firstprivate double (passed by value, its bits in an
  *               integer), active, changed inside each thread
  *   numthreads  num_threads(3) on the region
@@ -211,6 +217,54 @@ double single(double *x) {
   return s;
 }
 
+double lastpriv(double *x) {
+  double t = 0.0, s = 0.0;
+#pragma omp parallel for lastprivate(t) reduction(+ : s)
+  for (int i = 0; i < N; i++) {
+    t = x[i] * x[i];
+    s += t;
+  }
+  return s + 3.0 * t;
+}
+
+double chunked(double *x) {
+  double s = 0.0;
+#pragma omp parallel for schedule(static, 3) reduction(+ : s)
+  for (int i = 0; i < N; i++)
+    s += sin(x[i]) * x[(i + 1) % N];
+  return s;
+}
+
+double collapsed(double *x) {
+  double s = 0.0;
+#pragma omp parallel for collapse(2) reduction(+ : s)
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 6; j++)
+      s += x[i * 6 + j] * x[j * 4 + i];
+  return s;
+}
+
+double arrayred(double *x) {
+  double a[4] = {0, 0, 0, 0};
+#pragma omp parallel for reduction(+ : a[:4])
+  for (int i = 0; i < N; i++)
+    a[i % 4] += x[i] * x[i];
+  return a[0] * a[1] + a[2] * a[3];
+}
+
+double nested(double *x) {
+  double s = 0.0;
+#pragma omp parallel for reduction(+ : s)
+  for (int i = 0; i < 4; i++) {
+    double t = 0.0;
+#pragma omp parallel for reduction(+ : t)
+    for (int j = 0; j < 6; j++)
+      t += x[i * 6 + j] * (j + 1);
+    s += t * t;
+  }
+  return s;
+}
+
 double byvalue(double *x) {
   double a = x[1] * x[2], s = 0.0;
 #pragma omp parallel for firstprivate(a) reduction(+ : s)
@@ -348,6 +402,11 @@ CASE(twoloops)
 CASE(privates)
 CASE(numthreads)
 CASE(single)
+CASE(lastpriv)
+CASE(chunked)
+CASE(collapsed)
+CASE(arrayred)
+CASE(nested)
 CASE(byvalue)
 CASE(extrema)
 CASE(product)
@@ -369,6 +428,11 @@ int main(void) {
   RUN(privates);
   RUN(numthreads);
   RUN(single);
+  RUN(lastpriv);
+  RUN(chunked);
+  RUN(collapsed);
+  RUN(arrayred);
+  RUN(nested);
   RUN(byvalue);
   RUN(extrema);
   RUN(product);
