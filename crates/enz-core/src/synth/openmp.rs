@@ -171,17 +171,14 @@ pub(crate) fn fork_reverse<'m>(
 /// tape at the thread's number + 1 in `table`; thread 0 stores the team's
 /// size in slot 0.
 fn augmented_wrapper<'m>(b: &Builder<'m>, aug: Function<'m>, tape_field: u32) -> Function<'m> {
-    let module = b.insert_block().parent().global_parent();
-    let name = team_wrapper_name(&aug.name());
-    if let Some(f) = named_function(module, &name) {
-        return f;
-    }
     let ctx = b.ctx();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    // aug's parameters, then the table.
+    let f = match wrapper(b, aug, true) {
+        Wrapper::Existing(f) => return f,
+        Wrapper::New(f) => f,
+    };
     let aug_ty = aug.function_type();
-    let mut params: Vec<Ty> = aug.params().iter().map(|p| p.ty()).collect();
-    params.push(ptr);
-    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &params, false));
     let ps = f.params();
     let table = ps[ps.len() - 1];
     let fb = Builder::new(ctx);
@@ -210,20 +207,44 @@ fn augmented_wrapper<'m>(b: &Builder<'m>, aug: Function<'m>, tape_field: u32) ->
     f
 }
 
+/// A microtask wrapping derivative `of` (its name [`team_wrapper_name`]):
+/// the one the module has, or a new one without a body, taking `of`'s
+/// parameters and, with `table_after`, a pointer after them.
+enum Wrapper<'m> {
+    Existing(Function<'m>),
+    New(Function<'m>),
+}
+
+fn wrapper<'m>(b: &Builder<'m>, of: Function<'m>, table_after: bool) -> Wrapper<'m> {
+    let module = b.insert_block().parent().global_parent();
+    let name = team_wrapper_name(&of.name());
+    if let Some(f) = named_function(module, &name) {
+        return Wrapper::Existing(f);
+    }
+    let ctx = b.ctx();
+    let mut params: Vec<Ty> = of.params().iter().map(|p| p.ty()).collect();
+    if table_after {
+        params.push(Ty::ptr(ctx));
+    }
+    Wrapper::New(add_internal_function(
+        module,
+        &name,
+        Ty::function(Ty::void(ctx), &params, false),
+    ))
+}
+
 /// `rev.omp_team(&gtid, &btid, args..., table)`: thread `t` of `n` runs
 /// `rev(&gtid, &btid, args..., table[1 + k])` for `k = t, t + n, ...`
 /// below the forward team's size.
 fn reverse_wrapper<'m>(b: &Builder<'m>, rev: Function<'m>) -> Function<'m> {
-    let module = b.insert_block().parent().global_parent();
-    let name = team_wrapper_name(&rev.name());
-    if let Some(f) = named_function(module, &name) {
-        return f;
-    }
+    // rev's parameters, the table in place of its tape.
+    let f = match wrapper(b, rev, false) {
+        Wrapper::Existing(f) => return f,
+        Wrapper::New(f) => f,
+    };
     let ctx = b.ctx();
     let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
     let rev_ty = rev.function_type();
-    let params: Vec<Ty> = rev.params().iter().map(|p| p.ty()).collect();
-    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &params, false));
     let ps = f.params();
     let table = ps[ps.len() - 1];
     let fb = Builder::new(ctx);
