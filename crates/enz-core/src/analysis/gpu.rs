@@ -37,6 +37,9 @@ pub(crate) enum Accumulate {
     BlockReduce,
     /// `atomicrmw fadd`.
     Atomic,
+    /// OpenMP (`analysis/team.rs`): summed per element in a table of the
+    /// thread's, added to the shadow atomically at the end.
+    Combine,
 }
 
 /// Thread and block id/size reads (`llvm.nvvm.read.ptx.sreg.*`): pure,

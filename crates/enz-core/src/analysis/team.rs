@@ -13,8 +13,14 @@
 //! every load, store and atomic of it must index it with that same
 //! variable and constant, no wider than an element. Like the GPU's
 //! thread-private class (`analysis/gpu.rs`), distinct shared pointers are
-//! taken not to overlap. Stack objects are the thread's own. Everything
-//! else is atomic.
+//! taken not to overlap. Stack objects are the thread's own.
+//!
+//! An object the microtask only reads, through single-index element
+//! accesses of a float type (`x[j]` of a matrix-vector product, which
+//! every thread reads whole), is *combined*: each thread sums its
+//! adjoints per element in a small table of its own and adds the table to
+//! the shadow atomically at the end (`synth/reverse/team.rs`), instead of
+//! one contended atomic per addition. Everything else is atomic.
 
 use super::gpu::{base_and_index, root_object, Accumulate};
 use crate::ir::{Function, Inst, LLVMOpcode, TyKind, Value};
@@ -28,15 +34,23 @@ enum Object<'m> {
     LoadedFrom(Value<'m>),
 }
 
-/// How an object of the microtask is indexed: `Some(lb)` while every
-/// access so far is an element of the thread's own chunk of the
-/// worksharing loop whose lower bound lives in `lb`; `None` once one is
-/// not.
-type Indexing<'m> = Option<Value<'m>>;
+/// What the accesses of one shared object of the microtask say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ObjectFacts<'m> {
+    /// `Some(lb)` while every access is an element of the thread's own
+    /// chunk of the worksharing loop whose lower bound lives in `lb`.
+    own: Option<Value<'m>>,
+    /// Every access is `object[i]`, one element of a float type.
+    elementwise: bool,
+    /// Stored to or atomically updated.
+    written: bool,
+    /// Its address goes somewhere other than a load, store or atomic.
+    escapes: bool,
+}
 
 /// The accesses of one microtask, by object.
 pub(crate) struct TeamAccesses<'m> {
-    by_object: HashMap<Object<'m>, Indexing<'m>>,
+    by_object: HashMap<Object<'m>, ObjectFacts<'m>>,
 }
 
 impl<'m> TeamAccesses<'m> {
@@ -45,47 +59,66 @@ impl<'m> TeamAccesses<'m> {
         let module = func.global_parent();
         let written = written_roots(func);
         let worksharing = worksharing_variables(func);
-        let mut by_object: HashMap<Object, Indexing> = HashMap::new();
-        let note = |p: Value<'m>, width: u64, by_object: &mut HashMap<Object<'m>, Indexing<'m>>| {
+        let mut by_object: HashMap<Object, ObjectFacts> = HashMap::new();
+        let note = |p: Value<'m>,
+                    ty: crate::ir::Ty<'m>,
+                    writes: bool,
+                    by_object: &mut HashMap<Object<'m>, ObjectFacts<'m>>| {
             let (base, index) = base_and_index(p);
             let Some(obj) = object_of(root_object(base), &written) else {
                 return;
             };
-            let form = index
-                .filter(|(_, stride)| root_object(base) == base && width <= *stride)
-                .and_then(|(i, _)| own_chunk(i, &worksharing));
+            let width = ty.alloc_size(module);
+            let element = index.filter(|(_, stride)| root_object(base) == base && width <= *stride);
+            let own = element.and_then(|(i, _)| own_chunk(i, &worksharing));
+            let elementwise =
+                element.is_some_and(|(_, stride)| width == stride) && ty.is_fp_scalar();
+            let access = ObjectFacts {
+                own,
+                elementwise,
+                written: writes,
+                escapes: false,
+            };
             by_object
                 .entry(obj)
                 .and_modify(|e| {
-                    if *e != form {
-                        *e = None;
+                    if e.own != own {
+                        e.own = None;
                     }
+                    e.elementwise &= elementwise;
+                    e.written |= writes;
                 })
-                .or_insert(form);
+                .or_insert(access);
         };
         for b in func.blocks() {
             for i in b.instructions() {
                 let address = match i.opcode() {
-                    Some(LLVMOpcode::LLVMLoad) => Some((0, i.ty())),
-                    Some(LLVMOpcode::LLVMStore) => Some((1, i.operand(0).ty())),
+                    Some(LLVMOpcode::LLVMLoad) => Some((0, i.ty(), false)),
+                    Some(LLVMOpcode::LLVMStore) => Some((1, i.operand(0).ty(), true)),
                     Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
-                        Some((0, i.operand(1).ty()))
+                        Some((0, i.operand(1).ty(), true))
                     }
                     Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) => continue,
                     _ => None,
                 };
-                if let Some((k, ty)) = address {
-                    note(i.operand(k), ty.alloc_size(module), &mut by_object);
+                if let Some((k, ty, writes)) = address {
+                    note(i.operand(k), ty, writes, &mut by_object);
                 }
                 // Any other pointer operand lets the object escape.
                 for (k, o) in i.operands().into_iter().enumerate() {
-                    if address.is_some_and(|(a, _)| a == k as u32)
+                    if address.is_some_and(|(a, _, _)| a == k as u32)
                         || o.ty().kind() != TyKind::Pointer
                     {
                         continue;
                     }
                     if let Some(obj) = object_of(root_object(o), &written) {
-                        by_object.insert(obj, None);
+                        let e = by_object.entry(obj).or_insert(ObjectFacts {
+                            own: None,
+                            elementwise: false,
+                            written: true,
+                            escapes: true,
+                        });
+                        e.escapes = true;
                     }
                 }
             }
@@ -101,12 +134,16 @@ impl<'m> TeamAccesses<'m> {
         if root.opcode() == Some(LLVMOpcode::LLVMAlloca) {
             return Accumulate::Plain;
         }
-        let written = HashSet::new();
-        let private = object_of(root, &written)
-            .and_then(|o| self.by_object.get(&o))
-            .is_some_and(|f| f.is_some());
-        if private {
+        let Some(facts) = object_of(root, &HashSet::new()).and_then(|o| self.by_object.get(&o))
+        else {
+            return Accumulate::Atomic;
+        };
+        if facts.escapes {
+            Accumulate::Atomic
+        } else if facts.own.is_some() {
             Accumulate::Plain
+        } else if facts.elementwise && !facts.written {
+            Accumulate::Combine
         } else {
             Accumulate::Atomic
         }

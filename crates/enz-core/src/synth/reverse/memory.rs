@@ -254,6 +254,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 self.b.store(new, s).set_alignment(align);
             }
             Accumulate::Atomic => gpu::atomic_add(&self.b, s, d),
+            Accumulate::Combine => self.combine_into_shadow(p, s, d),
             Accumulate::BlockReduce => {
                 let acc = match self.gpu.block_sums.iter().find(|(q, _)| *q == p) {
                     Some((_, a)) => *a,

@@ -286,6 +286,8 @@ pub(super) struct Reverse<'m, 'a> {
     explain: explain::ExplainState<'m>,
     /// GPU code: thread caches and block sums (`gpu_state.rs`).
     gpu: gpu_state::GpuState<'m>,
+    /// OpenMP microtasks: tables of partial adjoint sums (`team.rs`).
+    team: team::TeamState<'m>,
     /// Work left for the end of the sweep.
     deferred: Deferred<'m>,
     diags: Vec<Diagnostic>,
@@ -325,6 +327,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let sweep = sweep::Sweeps::new(req, fns, rev);
         Reverse {
             gpu: gpu_state::GpuState::new(facts.gpu_accesses.is_some()),
+            team: team::TeamState::default(),
             facts,
             req,
             map,

@@ -5,11 +5,32 @@
 
 use super::calls::{AugmentedCall, ReverseTarget};
 use super::Reverse;
-use crate::ir::{Builder, Function, Inst, TyKind, Value};
+use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use crate::names::OmpSync;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
 use crate::synth::openmp;
 use crate::synth::registry::Registry;
+
+/// An OpenMP microtask's tables of partial adjoint sums, one per combined
+/// object (`analysis/team.rs`), by the primal pointer indexed.
+#[derive(Default)]
+pub(super) struct TeamState<'m> {
+    combines: Vec<Combined<'m>>,
+}
+
+/// One combined object's table in the reverse function's frame.
+#[derive(Copy, Clone)]
+struct Combined<'m> {
+    /// The primal pointer the accesses index.
+    base: Value<'m>,
+    /// The element type.
+    ty: Ty<'m>,
+    /// `[SLOTS x ty]` partial sums and `[SLOTS x i64]` tags (zeroed).
+    values: Value<'m>,
+    tags: Value<'m>,
+    /// A stack slot holding the base's shadow, for the final flush.
+    shadow: Value<'m>,
+}
 
 /// The fork's operand holding microtask parameter `k` (`k >= 2`: the
 /// fork passes `loc, argc, microtask` before them, the runtime `&gtid,
@@ -159,5 +180,56 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let types: Vec<crate::ir::Ty> = args.iter().map(|a| a.ty()).collect();
         let fty = crate::ir::Ty::function(crate::ir::Ty::void(i.context()), &types, false);
         self.b.call_named(s.mirror(), fty, &args);
+    }
+
+    /// Adds `d` to the shadow `s` of `p = base[i]` through the thread's
+    /// table of partial sums for `base` (made at the top of the reverse
+    /// function on first use, flushed at its end); atomically when `p` is
+    /// not such an element.
+    pub(super) fn combine_into_shadow(&mut self, p: Value<'m>, s: Value<'m>, d: Value<'m>) {
+        let (base, index) = crate::analysis::gpu::base_and_index(p);
+        let dbase = self.shadow_rev(base);
+        let (Some((i, _)), Some(dbase), true) = (index, dbase, d.ty().is_fp_scalar()) else {
+            return crate::synth::gpu::atomic_add(&self.b, s, d);
+        };
+        let table = match self
+            .team
+            .combines
+            .iter()
+            .find(|c| c.base == base && c.ty == d.ty())
+        {
+            Some(c) => *c,
+            None => {
+                let ctx = self.b.ctx();
+                let (i64t, slots) = (Ty::int(ctx, 64), openmp::COMBINE_SLOTS);
+                let top = &self.sweep.top;
+                let values = top.alloca(d.ty().array(slots), "combine_values");
+                let tags = top.alloca(i64t.array(slots), "combine_tags");
+                top.memset_zero(tags, top.const_int(i64t, (slots * 8) as i64));
+                let shadow = top.alloca(Ty::ptr(ctx), "combine_shadow");
+                let c = Combined {
+                    base,
+                    ty: d.ty(),
+                    values,
+                    tags,
+                    shadow,
+                };
+                self.team.combines.push(c);
+                c
+            }
+        };
+        self.b.store(dbase, table.shadow);
+        let i = self.primal(i);
+        let i = self.b.signed_int_cast(i, Ty::int(self.b.ctx(), 64));
+        openmp::combine_add(&self.b, table.values, table.tags, i, dbase, d);
+    }
+
+    /// At the end of the reverse function: every table of partial sums
+    /// added to its shadow.
+    pub(super) fn flush_combined(&mut self) {
+        for c in std::mem::take(&mut self.team.combines) {
+            let dbase = self.b.load(Ty::ptr(self.b.ctx()), c.shadow);
+            openmp::combine_flush(&self.b, c.ty, c.values, c.tags, dbase);
+        }
     }
 }
