@@ -16,13 +16,53 @@
 //! taken not to overlap. Stack objects are the thread's own.
 //!
 //! An object the microtask only reads, through single-index element
-//! accesses of a float type (`x[j]` of a matrix-vector product, which
+//! accesses of a float type or vectors of it (`x[j]` of a matrix-vector product, which
 //! every thread reads whole), is *combined*: each thread sums its
 //! adjoints per element in a small table of its own and adds the table to
 //! the shadow atomically at the end (`synth/reverse/team.rs`), instead of
 //! one contended atomic per addition. Everything else is atomic.
 
 use super::gpu::{base_and_index, root_object, Accumulate};
+
+/// An address as an element of its object: `root[index + offset]`, each
+/// element `stride` bytes.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Element<'m> {
+    pub(crate) root: Value<'m>,
+    pub(crate) index: Value<'m>,
+    pub(crate) offset: i64,
+    pub(crate) stride: u64,
+}
+
+/// `p` as an element of its object: a one-index GEP of the object itself
+/// (`root[i]`), or a constant byte offset, a multiple of the element size,
+/// from such an element (`&root[i] + 16`, as a vectorised loop writes
+/// `root[i + 2]`).
+pub(crate) fn element_of(p: Value<'_>) -> Option<Element<'_>> {
+    let (base, index) = base_and_index(p);
+    if let Some((i, stride)) = index.filter(|_| root_object(base) == base) {
+        return Some(Element {
+            root: base,
+            index: i,
+            offset: 0,
+            stride,
+        });
+    }
+    // `gep i8, q, C`.
+    if p.opcode() != Some(LLVMOpcode::LLVMGetElementPtr) || p.num_operands() != 2 {
+        return None;
+    }
+    let bytes = p.operand(1).const_int_sext()?;
+    if p.gep_source_type().alloc_size(p.module()) != 1 {
+        return None;
+    }
+    let inner = element_of(p.operand(0))?;
+    let stride = i64::try_from(inner.stride).ok().filter(|s| *s > 0)?;
+    (bytes % stride == 0).then(|| Element {
+        offset: inner.offset + bytes / stride,
+        ..inner
+    })
+}
 use crate::ir::{Function, Inst, LLVMOpcode, TyKind, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -64,15 +104,32 @@ impl<'m> TeamAccesses<'m> {
                     ty: crate::ir::Ty<'m>,
                     writes: bool,
                     by_object: &mut HashMap<Object<'m>, ObjectFacts<'m>>| {
-            let (base, index) = base_and_index(p);
-            let Some(obj) = object_of(root_object(base), &written) else {
+            let Some(obj) = object_of(root_object(p), &written) else {
                 return;
             };
+            // How many elements of the object the access covers: 1 for
+            // one no wider than an element, k for a vector of k floats the
+            // size of an element (a vectorised loop's `<2 x double>`).
             let width = ty.alloc_size(module);
-            let element = index.filter(|(_, stride)| root_object(base) == base && width <= *stride);
-            let own = element.and_then(|(i, _)| own_chunk(i, &worksharing));
-            let elementwise =
-                element.is_some_and(|(_, stride)| width == stride) && ty.is_fp_scalar();
+            let direct = element_of(p).map(|e| (e.index, e.stride, e.offset));
+            let span = direct.and_then(|(_, stride, _)| {
+                if width <= stride {
+                    Some(1)
+                } else if ty.kind() == TyKind::Vector && ty.element().alloc_size(module) == stride {
+                    Some(ty.len() as i64)
+                } else {
+                    None
+                }
+            });
+            let own = direct
+                .zip(span)
+                .and_then(|((i, _, c), k)| own_chunk(i, c, k, &worksharing));
+            let float_elements = if ty.kind() == TyKind::Vector {
+                ty.element().is_fp_scalar()
+            } else {
+                ty.is_fp_scalar() && direct.is_some_and(|(_, stride, _)| width == stride)
+            };
+            let elementwise = float_elements && span.is_some();
             let access = ObjectFacts {
                 own,
                 elementwise,
@@ -98,7 +155,14 @@ impl<'m> TeamAccesses<'m> {
                     Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => {
                         Some((0, i.operand(1).ty(), true))
                     }
-                    Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) => continue,
+                    // Derived addresses (followed from their accesses)
+                    // and comparisons of addresses (a vectorised loop's
+                    // overlap checks) let nothing escape.
+                    Some(
+                        LLVMOpcode::LLVMGetElementPtr
+                        | LLVMOpcode::LLVMBitCast
+                        | LLVMOpcode::LLVMICmp,
+                    ) => continue,
                     _ => None,
                 };
                 if let Some((k, ty, writes)) = address {
@@ -129,8 +193,7 @@ impl<'m> TeamAccesses<'m> {
     /// How an adjoint reaches the shadow of `p` (a primal pointer of the
     /// microtask): see the module documentation.
     pub(crate) fn classify(&self, p: Value<'m>) -> Accumulate {
-        let (base, _) = base_and_index(p);
-        let root = root_object(base);
+        let root = root_object(p);
         if root.opcode() == Some(LLVMOpcode::LLVMAlloca) {
             return Accumulate::Plain;
         }
@@ -228,13 +291,16 @@ struct Worksharing<'m> {
 /// elements); the slot of that loop's lower bound.
 fn own_chunk<'m>(
     i: Value<'m>,
+    offset: i64,
+    span: i64,
     worksharing: &HashMap<Value<'m>, Worksharing<'m>>,
 ) -> Option<Value<'m>> {
     let (w, c) = variable_plus_constant(i)?;
+    let c = c.checked_add(offset)?;
     if let Some(ws) = worksharing.get(&w) {
-        return (0 <= c && c < ws.step).then_some(ws.lower_bound);
+        return (0 <= c && c + span <= ws.step).then_some(ws.lower_bound);
     }
-    if c == 0 && w.opcode() == Some(LLVMOpcode::LLVMLoad) {
+    if c == 0 && span == 1 && w.opcode() == Some(LLVMOpcode::LLVMLoad) {
         let slot = root_object(w.operand(0));
         if worksharing.values().any(|ws| ws.lower_bound == slot) {
             return Some(slot);

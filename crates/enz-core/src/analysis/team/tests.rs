@@ -194,3 +194,24 @@ fn shared_scalars_written_pointers_and_escapes_are_atomic() {
     );
     assert_eq!(classes(&ir), ["v: Atomic"]);
 }
+
+#[test]
+fn a_vectorised_loop_reads_pairs_of_elements() {
+    // Step 2, <2 x double> at x[i]: the thread's own pair; at &x[i] + 16
+    // (x[i + 2], the next iteration's): combined, as x is only read. An
+    // overlap check comparing the addresses lets nothing escape.
+    let ir = microtask(
+        "  %ovl = icmp ult ptr %x, %y",
+        r#"
+  %p = getelementptr inbounds double, ptr %x, i64 %i
+  %a = load <2 x double>, ptr %p
+  %q = getelementptr i8, ptr %p, i64 16
+  %b = load <2 x double>, ptr %q
+  %r = getelementptr inbounds double, ptr %y, i64 %i
+  %c = load <2 x double>, ptr %r"#,
+    )
+    .replace("%i1 = add nsw i64 %i, 1", "%i1 = add nsw i64 %i, 2");
+    // x is read at [i, i+1] and [i+2, i+3]: not all the thread's own, so
+    // combined; y only at [i, i+1]: the thread's own.
+    assert_eq!(classes(&ir), ["a: Combine", "b: Combine", "c: Plain"]);
+}

@@ -187,29 +187,36 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// function on first use, flushed at its end); atomically when `p` is
     /// not such an element.
     pub(super) fn combine_into_shadow(&mut self, p: Value<'m>, s: Value<'m>, d: Value<'m>) {
-        let (base, index) = crate::analysis::gpu::base_and_index(p);
+        let element = crate::analysis::team::element_of(p);
+        let base = element.map_or(p, |e| e.root);
+        let index = element.map(|e| (e.index, e.offset));
         let dbase = self.shadow_rev(base);
-        let (Some((i, _)), Some(dbase), true) = (index, dbase, d.ty().is_fp_scalar()) else {
+        let lanes = match d.ty().kind() {
+            TyKind::Vector => d.ty().len() as u32,
+            _ => 1,
+        };
+        let elem = if lanes > 1 { d.ty().element() } else { d.ty() };
+        let (Some((i, offset)), Some(dbase), true) = (index, dbase, elem.is_fp_scalar()) else {
             return crate::synth::gpu::atomic_add(&self.b, s, d);
         };
         let table = match self
             .team
             .combines
             .iter()
-            .find(|c| c.base == base && c.ty == d.ty())
+            .find(|c| c.base == base && c.ty == elem)
         {
             Some(c) => *c,
             None => {
                 let ctx = self.b.ctx();
                 let (i64t, slots) = (Ty::int(ctx, 64), openmp::COMBINE_SLOTS);
                 let top = &self.sweep.top;
-                let values = top.alloca(d.ty().array(slots), "combine_values");
+                let values = top.alloca(elem.array(slots), "combine_values");
                 let tags = top.alloca(i64t.array(slots), "combine_tags");
                 top.memset_zero(tags, top.const_int(i64t, (slots * 8) as i64));
                 let shadow = top.alloca(Ty::ptr(ctx), "combine_shadow");
                 let c = Combined {
                     base,
-                    ty: d.ty(),
+                    ty: elem,
                     values,
                     tags,
                     shadow,
@@ -219,9 +226,19 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
         };
         self.b.store(dbase, table.shadow);
+        let i64t = Ty::int(self.b.ctx(), 64);
         let i = self.primal(i);
-        let i = self.b.signed_int_cast(i, Ty::int(self.b.ctx(), 64));
-        openmp::combine_add(&self.b, table.values, table.tags, i, dbase, d);
+        let i = self.b.signed_int_cast(i, i64t);
+        let i = self.b.add(i, self.b.const_int(i64t, offset));
+        for lane in 0..lanes {
+            let (at, v) = if lanes > 1 {
+                let at = self.b.add(i, self.b.const_int(i64t, i64::from(lane)));
+                (at, self.b.extract_member(d, lane))
+            } else {
+                (i, d)
+            };
+            openmp::combine_add(&self.b, table.values, table.tags, at, dbase, v);
+        }
     }
 
     /// At the end of the reverse function: every table of partial sums
