@@ -325,6 +325,11 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMBuildAnd(self.raw, a.0, b.0, c"".as_ptr()) })
     }
 
+    /// Bitwise exclusive or.
+    pub fn xor(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBuildXor(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
     pub fn mul(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
         Value::wrap(unsafe { LLVMBuildMul(self.raw, a.0, b.0, c"".as_ptr()) })
     }

@@ -776,3 +776,41 @@ fn uncalled_registration_is_a_warning() {
         "no warning about the uncalled registration: {stderr}"
     );
 }
+
+/// An ordered region in a parallel loop differentiated in reverse mode:
+/// refused with the ordered call named (its reverse would need the
+/// opposite order; it used to give a wrong gradient silently).
+#[test]
+fn openmp_ordered_region_in_reverse_mode() {
+    let dir = tmpdir();
+    let input = assemble("omp_ordered.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    expect_error(
+        &input,
+        &out,
+        &[
+            &["ordered region"],
+            &["ord.omp_outlined"],
+            &["__kmpc_ordered", "__kmpc_end_ordered"],
+        ],
+    );
+}
+
+/// A critical section that multiplies shared memory, in reverse mode:
+/// refused at the store (the threads' reverses would need the opposite
+/// lock order).
+#[test]
+fn openmp_critical_product_in_reverse_mode() {
+    let dir = tmpdir();
+    let input = assemble("omp_critical_product.ll", dir.path());
+    let out = dir.path().join("out.bc");
+    expect_error(
+        &input,
+        &out,
+        &[
+            &["critical section"],
+            &["crit.omp_outlined"],
+            &["store double"],
+        ],
+    );
+}

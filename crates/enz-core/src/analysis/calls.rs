@@ -5,7 +5,9 @@
 //! Precedence, first match wins ([`CallFacts::classify`]):
 //!
 //! 1. no callee (through a pointer, or through a function type other than
-//!    the callee's): [`CallKind::Indirect`];
+//!    the callee's): [`CallKind::Indirect`]; an OpenMP fork
+//!    (`__kmpc_fork_call`) of a microtask of the module:
+//!    [`CallKind::Team`];
 //! 2. an `__enzyme_*` entry point (nested differentiation, lowered first);
 //! 3. a function the user declared inactive (wins over everything the
 //!    user or the tables say about it);
@@ -16,7 +18,9 @@
 //!    from here on;
 //! 5. a memory function (allocation, free, copy, set), by name, defined or
 //!    not, as LLVM's library info treats them;
-//! 6. a GPU barrier;
+//! 6. a GPU barrier; an OpenMP synchronisation call (barrier, critical
+//!    section), bookkeeping call (worksharing bounds, thread queries) or
+//!    ordering call (`ordered`);
 //! 7. an MPI function ([`CallKind::Mpi`]: communication differentiated
 //!    by `synth/mpi.rs`; set-up, queries and clocks inactive; the barrier
 //!    mirrored; any other `MPI_*` refused when passed memory with a
@@ -33,7 +37,8 @@
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
     is_barrier, is_fork_call, is_iteration_count, is_known_inactive, is_openmp_bookkeeping,
-    is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn, OmpSync, Written,
+    is_openmp_ordering, is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn, OmpSync,
+    Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -108,6 +113,9 @@ pub(crate) enum CallKind<'m> {
     OmpRuntime,
     /// An OpenMP synchronisation call, mirrored by the reverse sweep.
     OmpSync(OmpSync),
+    /// An OpenMP call ordering iterations (`ordered`): refused in reverse
+    /// mode, run as is in forward mode.
+    OmpOrdering,
     /// An MPI function (`synth/mpi.rs`).
     Mpi(MpiFn),
     /// A function known to carry no derivative.
@@ -142,6 +150,7 @@ impl<'m> CallKind<'m> {
                 | CallKind::Barrier
                 | CallKind::OmpRuntime
                 | CallKind::OmpSync(_)
+                | CallKind::OmpOrdering
                 | CallKind::Mpi(MpiFn::Inactive | MpiFn::Barrier)
         )
     }
@@ -294,6 +303,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if is_openmp_bookkeeping(&name) {
         return CallKind::OmpRuntime;
+    }
+    if is_openmp_ordering(&name) {
+        return CallKind::OmpOrdering;
     }
     if let Some(m) = MpiFn::from_callee(&name) {
         return CallKind::Mpi(m);

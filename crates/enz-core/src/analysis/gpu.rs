@@ -37,6 +37,9 @@ pub(crate) enum Accumulate {
     BlockReduce,
     /// `atomicrmw fadd`.
     Atomic,
+    /// OpenMP (`analysis/team.rs`): summed per element in a table of the
+    /// thread's, added to the shadow atomically at the end.
+    Combine,
 }
 
 /// Thread and block id/size reads (`llvm.nvvm.read.ptx.sreg.*`): pure,
@@ -97,7 +100,7 @@ struct Access<'m> {
 
 /// `p` as `base + stride * index`: a GEP with one index, or with leading
 /// zero indices into an array; otherwise `(p, None)`.
-fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<(Value<'m>, u64)>) {
+pub(crate) fn base_and_index<'m>(p: Value<'m>) -> (Value<'m>, Option<(Value<'m>, u64)>) {
     if p.opcode() != Some(LLVMOpcode::LLVMGetElementPtr) {
         return (p, None);
     }

@@ -13,6 +13,7 @@ pub(crate) mod loops;
 pub(crate) mod mpi;
 pub(crate) mod outlining;
 pub(crate) mod overlap;
+pub(crate) mod team;
 pub(crate) mod trips;
 pub(crate) mod types;
 pub(crate) mod writes;

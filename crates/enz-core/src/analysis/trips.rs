@@ -175,6 +175,13 @@ impl<'m> LoopNest<'m> {
                 let Some(limits) = self.spread_of(b, l, outside, 0) else {
                     continue;
                 };
+                // `trunc(iv) != limit` (a wide IV compared in the width it
+                // was extended from: an OpenMP chunk's `sext lb`): the
+                // distance modulo the narrow width, exact ends only.
+                let (a, narrow) = match a.opcode() {
+                    Some(LLVMOpcode::LLVMTrunc) => (a.operand(0), a.ty().int_width()),
+                    _ => (a, None),
+                };
                 for iv in &ivs {
                     if iv.gep_type.is_some() {
                         continue;
@@ -205,7 +212,7 @@ impl<'m> LoopNest<'m> {
                     let exact = starts.iter().chain(&limits).all(Spread::is_exact);
                     let ne = pred == LLVMIntPredicate::LLVMIntNE;
                     let wraps = ne && exact;
-                    let usable = exact || !ne || single_exit;
+                    let usable = (exact || !ne || single_exit) && (narrow.is_none() || wraps);
                     if (a == iv.phi.as_value() || Some(a) == next) && bounded && usable {
                         use LLVMIntPredicate::*;
                         let exit = AffineExit {
@@ -218,7 +225,7 @@ impl<'m> LoopNest<'m> {
                                 pred,
                                 LLVMIntULT | LLVMIntULE | LLVMIntUGT | LLVMIntUGE
                             ),
-                            width: iv.phi.ty().int_width().unwrap_or(64),
+                            width: narrow.or(iv.phi.ty().int_width()).unwrap_or(64),
                             stride: None,
                         };
                         if !exit.hopeless() {
@@ -226,7 +233,7 @@ impl<'m> LoopNest<'m> {
                         }
                     }
                 }
-                for iv in self.strided_ivs(l) {
+                for iv in self.strided_ivs(l).into_iter().filter(|_| narrow.is_none()) {
                     if let Some(exit) = self.strided_exit(&iv, a, &limits, pred, l, outside) {
                         exits.push(exit);
                     }

@@ -34,3 +34,11 @@ pub(crate) const CACHE_SLOT: &str = "__enz_cache_slot";
 /// by arithmetic (`preprocess/int_pointers.rs`): the shadow mirror gives it
 /// a null shadow.
 pub(crate) const NOT_A_POINTER: &str = "enz.not_a_pointer";
+/// Prefix of `__enz_combine_add_<ty>(values, tags, i, shadow, v)`: adds
+/// `v` to element `i` of a thread's table of partial adjoint sums (an
+/// OpenMP microtask's combined object), first adding to `shadow` the entry
+/// it replaces.
+pub(crate) const COMBINE_ADD_PREFIX: &str = "__enz_combine_add_";
+/// Prefix of `__enz_combine_flush_<ty>(values, tags, shadow)`: adds every
+/// entry of such a table to `shadow`, atomically.
+pub(crate) const COMBINE_FLUSH_PREFIX: &str = "__enz_combine_flush_";

@@ -79,9 +79,19 @@ impl OmpSync {
     pub(crate) fn from_callee(name: &str) -> Option<OmpSync> {
         match name {
             "__kmpc_barrier" => Some(OmpSync::Barrier),
-            "__kmpc_critical" => Some(OmpSync::Critical),
+            "__kmpc_critical" | "__kmpc_critical_with_hint" => Some(OmpSync::Critical),
             "__kmpc_end_critical" => Some(OmpSync::EndCritical),
             _ => None,
+        }
+    }
+
+    /// How many of the call's arguments its mirror takes: `(loc, gtid)`
+    /// for a barrier, `(loc, gtid, lock)` for a critical section (a hint
+    /// is left out).
+    pub(crate) fn mirror_arity(self) -> u32 {
+        match self {
+            OmpSync::Barrier => 2,
+            OmpSync::Critical | OmpSync::EndCritical => 3,
         }
     }
 
@@ -93,6 +103,16 @@ impl OmpSync {
             OmpSync::EndCritical => "__kmpc_critical",
         }
     }
+}
+
+/// Whether `name` is an OpenMP runtime call that orders the team's
+/// iterations (`#pragma omp ordered`, doacross loops): what it orders, the
+/// reverse sweep would have to run in the opposite order, which enz-rs
+/// does not do (reverse mode refuses it; forward mode runs it as is).
+pub(crate) fn is_openmp_ordering(name: &str) -> bool {
+    name.starts_with("__kmpc_ordered")
+        || name.starts_with("__kmpc_end_ordered")
+        || name.starts_with("__kmpc_doacross_")
 }
 
 /// A reduction's entry call: `__kmpc_reduce_nowait` or `__kmpc_reduce`
@@ -131,4 +151,23 @@ pub(crate) const BARRIER: &str = "__kmpc_barrier";
 /// The name of the wrapper that forks derivative `f` as a microtask.
 pub(crate) fn team_wrapper_name(f: &str) -> String {
     format!("{f}.omp_team")
+}
+
+/// The name of the microtask taking `f`'s floats passed by value
+/// (`firstprivate`) through pointers instead (`preprocess/openmp.rs`).
+pub(crate) fn by_reference_name(f: &str) -> String {
+    format!("{f}.floats_by_reference")
+}
+
+/// The argument through which a worksharing call writes the lower bound
+/// of the calling thread's chunk: `plower` of `__kmpc_for_static_init_*`
+/// (argument 4) and of `__kmpc_dispatch_next_*` (argument 3).
+pub(crate) fn lower_bound_argument(name: &str) -> Option<u32> {
+    if name.starts_with("__kmpc_for_static_init_") {
+        Some(4)
+    } else if name.starts_with("__kmpc_dispatch_next_") {
+        Some(3)
+    } else {
+        None
+    }
 }

@@ -87,7 +87,8 @@ pub(crate) fn preprocess<'m>(
     iteration::step_iteration_counts(clone, &[]);
     known_asm::replace_known_asm(clone);
     sort::rewrite_qsort_calls(clone);
-    openmp::atomic_reductions(clone);
+    openmp::reductions_in_thread_code(clone);
+    openmp::floats_by_reference(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

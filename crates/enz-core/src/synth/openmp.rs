@@ -171,17 +171,14 @@ pub(crate) fn fork_reverse<'m>(
 /// tape at the thread's number + 1 in `table`; thread 0 stores the team's
 /// size in slot 0.
 fn augmented_wrapper<'m>(b: &Builder<'m>, aug: Function<'m>, tape_field: u32) -> Function<'m> {
-    let module = b.insert_block().parent().global_parent();
-    let name = team_wrapper_name(&aug.name());
-    if let Some(f) = named_function(module, &name) {
-        return f;
-    }
     let ctx = b.ctx();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    // aug's parameters, then the table.
+    let f = match wrapper(b, aug, true) {
+        Wrapper::Existing(f) => return f,
+        Wrapper::New(f) => f,
+    };
     let aug_ty = aug.function_type();
-    let mut params: Vec<Ty> = aug.params().iter().map(|p| p.ty()).collect();
-    params.push(ptr);
-    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &params, false));
     let ps = f.params();
     let table = ps[ps.len() - 1];
     let fb = Builder::new(ctx);
@@ -210,20 +207,44 @@ fn augmented_wrapper<'m>(b: &Builder<'m>, aug: Function<'m>, tape_field: u32) ->
     f
 }
 
+/// A microtask wrapping derivative `of` (its name [`team_wrapper_name`]):
+/// the one the module has, or a new one without a body, taking `of`'s
+/// parameters and, with `table_after`, a pointer after them.
+enum Wrapper<'m> {
+    Existing(Function<'m>),
+    New(Function<'m>),
+}
+
+fn wrapper<'m>(b: &Builder<'m>, of: Function<'m>, table_after: bool) -> Wrapper<'m> {
+    let module = b.insert_block().parent().global_parent();
+    let name = team_wrapper_name(&of.name());
+    if let Some(f) = named_function(module, &name) {
+        return Wrapper::Existing(f);
+    }
+    let ctx = b.ctx();
+    let mut params: Vec<Ty> = of.params().iter().map(|p| p.ty()).collect();
+    if table_after {
+        params.push(Ty::ptr(ctx));
+    }
+    Wrapper::New(add_internal_function(
+        module,
+        &name,
+        Ty::function(Ty::void(ctx), &params, false),
+    ))
+}
+
 /// `rev.omp_team(&gtid, &btid, args..., table)`: thread `t` of `n` runs
 /// `rev(&gtid, &btid, args..., table[1 + k])` for `k = t, t + n, ...`
 /// below the forward team's size.
 fn reverse_wrapper<'m>(b: &Builder<'m>, rev: Function<'m>) -> Function<'m> {
-    let module = b.insert_block().parent().global_parent();
-    let name = team_wrapper_name(&rev.name());
-    if let Some(f) = named_function(module, &name) {
-        return f;
-    }
+    // rev's parameters, the table in place of its tape.
+    let f = match wrapper(b, rev, false) {
+        Wrapper::Existing(f) => return f,
+        Wrapper::New(f) => f,
+    };
     let ctx = b.ctx();
     let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
     let rev_ty = rev.function_type();
-    let params: Vec<Ty> = rev.params().iter().map(|p| p.ty()).collect();
-    let f = add_internal_function(module, &name, Ty::function(Ty::void(ctx), &params, false));
     let ps = f.params();
     let table = ps[ps.len() - 1];
     let fb = Builder::new(ctx);
@@ -253,4 +274,136 @@ fn reverse_wrapper<'m>(b: &Builder<'m>, rev: Function<'m>) -> Function<'m> {
     fb.position_at_end(done);
     fb.ret(None);
     f
+}
+
+/// Entries of a thread's table of partial sums of a combined object's
+/// adjoints (`reverse/team.rs`): direct-mapped by element index.
+pub(crate) const COMBINE_SLOTS: u64 = 2048;
+
+/// Calls `__enz_combine_add_<ty>(values, tags, i, shadow, v)` (emitted
+/// once per type, always inlined): the table's slot `i mod SLOTS` sums
+/// element `i`'s adjoints; a slot holding another element first adds its
+/// sum to that element's shadow atomically. A tag is the element index
+/// with its top bit flipped, so that 0 (the zeroed table) is empty.
+pub(crate) fn combine_add<'m>(
+    b: &Builder<'m>,
+    values: Value<'m>,
+    tags: Value<'m>,
+    index: Value<'m>,
+    shadow: Value<'m>,
+    v: Value<'m>,
+) {
+    use crate::names::COMBINE_ADD_PREFIX;
+    let ctx = b.ctx();
+    let ty = v.ty();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let fty = Ty::function(Ty::void(ctx), &[ptr, ptr, i64t, ptr, ty], false);
+    let module = b.insert_block().parent().global_parent();
+    let name = format!("{COMBINE_ADD_PREFIX}{}", ty_suffix(ty));
+    let f = match named_function(module, &name) {
+        Some(f) => f,
+        None => {
+            use LLVMIntPredicate::*;
+            let f = add_internal_function(module, &name, fty);
+            f.add_function_attribute("alwaysinline");
+            let ps = f.params();
+            let (values, tags, i, shadow, v) = (ps[0], ps[1], ps[2], ps[3], ps[4]);
+            let fb = Builder::new(ctx);
+            let entry = f.append_block("entry");
+            let hit = f.append_block("hit");
+            let miss = f.append_block("miss");
+            let evict = f.append_block("evict");
+            let fill = f.append_block("fill");
+            fb.position_at_end(entry);
+            let slot = fb.and(i, fb.const_int(i64t, COMBINE_SLOTS as i64 - 1));
+            let top = fb.const_int(i64t, i64::MIN);
+            let tag = fb.xor(i, top);
+            let tp = fb.gep(i64t, tags, &[slot]);
+            let vp = fb.gep(ty, values, &[slot]);
+            let old = fb.load(i64t, tp);
+            let same = fb.icmp(LLVMIntEQ, old, tag);
+            fb.cond_br(same, hit, miss);
+            fb.position_at_end(hit);
+            let sum = fb.fadd(fb.load(ty, vp), v);
+            fb.store(sum, vp);
+            fb.ret(None);
+            fb.position_at_end(miss);
+            let empty = fb.icmp(LLVMIntEQ, old, fb.const_int(i64t, 0));
+            fb.cond_br(empty, fill, evict);
+            fb.position_at_end(evict);
+            let at = fb.gep(ty, shadow, &[fb.xor(old, top)]);
+            fb.atomic_fadd(at, fb.load(ty, vp));
+            fb.br(fill);
+            fb.position_at_end(fill);
+            fb.store(tag, tp);
+            fb.store(v, vp);
+            fb.ret(None);
+            f
+        }
+    };
+    b.call(fty, f.as_value(), &[values, tags, index, shadow, v]);
+}
+
+/// Calls `__enz_combine_flush_<ty>(values, tags, shadow)`: every entry of
+/// the table added to its element's shadow, atomically.
+pub(crate) fn combine_flush<'m>(
+    b: &Builder<'m>,
+    ty: Ty<'m>,
+    values: Value<'m>,
+    tags: Value<'m>,
+    shadow: Value<'m>,
+) {
+    use crate::names::COMBINE_FLUSH_PREFIX;
+    let ctx = b.ctx();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let fty = Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false);
+    let module = b.insert_block().parent().global_parent();
+    let name = format!("{COMBINE_FLUSH_PREFIX}{}", ty_suffix(ty));
+    let f = match named_function(module, &name) {
+        Some(f) => f,
+        None => {
+            use LLVMIntPredicate::*;
+            let f = add_internal_function(module, &name, fty);
+            let ps = f.params();
+            let (values, tags, shadow) = (ps[0], ps[1], ps[2]);
+            let fb = Builder::new(ctx);
+            let entry = f.append_block("entry");
+            let head = f.append_block("slot");
+            let add = f.append_block("add");
+            let next = f.append_block("next");
+            let done = f.append_block("done");
+            fb.position_at_end(entry);
+            fb.br(head);
+            fb.position_at_end(head);
+            let k = fb.phi(i64t, "k");
+            let tag = fb.load(i64t, fb.gep(i64t, tags, &[k.as_value()]));
+            let full = fb.icmp(LLVMIntNE, tag, fb.const_int(i64t, 0));
+            fb.cond_br(full, add, next);
+            fb.position_at_end(add);
+            let i = fb.xor(tag, fb.const_int(i64t, i64::MIN));
+            let v = fb.load(ty, fb.gep(ty, values, &[k.as_value()]));
+            fb.atomic_fadd(fb.gep(ty, shadow, &[i]), v);
+            fb.br(next);
+            fb.position_at_end(next);
+            let k1 = fb.add(k.as_value(), fb.const_int(i64t, 1));
+            let more = fb.icmp(LLVMIntULT, k1, fb.const_int(i64t, COMBINE_SLOTS as i64));
+            fb.cond_br(more, head, done);
+            k.add_incoming(fb.const_int(i64t, 0), entry);
+            k.add_incoming(k1, next);
+            fb.position_at_end(done);
+            fb.ret(None);
+            f
+        }
+    };
+    b.call(fty, f.as_value(), &[values, tags, shadow]);
+}
+
+/// `f64`, `f32`...: a float type's name in a helper's.
+fn ty_suffix(ty: Ty<'_>) -> String {
+    match ty.kind() {
+        TyKind::Double => "f64".to_string(),
+        TyKind::Float => "f32".to_string(),
+        TyKind::Half => "f16".to_string(),
+        _ => format!("{ty}").replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
+    }
 }

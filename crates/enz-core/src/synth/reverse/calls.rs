@@ -292,6 +292,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
             // Mirrored: what came after the barrier is reversed before it.
             CallKind::Barrier => crate::synth::gpu::barrier(&self.b),
             CallKind::OmpSync(s) => self.reverse_omp_sync(i, s),
+            CallKind::OmpOrdering => self.unsupported(
+                i,
+                "an ordered region (#pragma omp ordered) in a parallel region with derivatives: its reverse would have to run in the opposite iteration order, which enz-rs does not do; take the ordered part out of the parallel loop (forward mode, __enzyme_fwddiff, differentiates it)",
+            ),
             CallKind::Mpi(f) => self.reverse_mpi_call(i, f),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),

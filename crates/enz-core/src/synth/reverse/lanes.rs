@@ -135,6 +135,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
     pub(super) fn build_return(&mut self, ret_block: Block<'m>) {
         self.b.position_at_end(ret_block);
         self.finish_block_sums();
+        self.flush_combined();
         let last = self.adjoint_outs();
         let outs = if self.req.width > 1 {
             self.lanes.outs.push(last);

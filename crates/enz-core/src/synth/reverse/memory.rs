@@ -242,14 +242,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 Accumulate::BlockReduce if self.req.mode == Mode::Split => Accumulate::Atomic,
                 how => how,
             },
-            // An OpenMP microtask: its own stack is the thread's.
-            None if self.req.team
-                && crate::analysis::gpu::root_object(p).opcode()
-                    != Some(crate::ir::LLVMOpcode::LLVMAlloca) =>
-            {
-                Accumulate::Atomic
-            }
-            None => Accumulate::Plain,
+            // An OpenMP microtask: the thread's own elements plainly.
+            None => match &self.facts.team_accesses {
+                Some(team) => team.classify(p),
+                None => Accumulate::Plain,
+            },
         };
         match how {
             Accumulate::Plain => {
@@ -259,6 +256,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 self.b.store(new, s).set_alignment(align);
             }
             Accumulate::Atomic => gpu::atomic_add(&self.b, s, d),
+            Accumulate::Combine => self.combine_into_shadow(p, s, d),
             Accumulate::BlockReduce => {
                 let acc = match self.gpu.block_sums.iter().find(|(q, _)| *q == p) {
                     Some((_, a)) => *a,

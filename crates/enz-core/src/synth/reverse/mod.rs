@@ -145,6 +145,9 @@ pub(crate) fn synthesize<'m>(
         .in_function(req.name)]);
     }
     let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &inputs);
+    let team_accesses = req
+        .team
+        .then(|| crate::analysis::team::TeamAccesses::of(req.prep));
     let facts = Facts {
         math_calls: math_calls::PrimalMathCalls::new(req.prep, &call_kinds),
         cfg,
@@ -153,6 +156,7 @@ pub(crate) fn synthesize<'m>(
         loops,
         call_kinds,
         gpu_accesses,
+        team_accesses,
         plan,
         rereadable: inputs.rereadable,
         deferrable_frees: inputs.frees,
@@ -230,6 +234,9 @@ pub(super) struct Facts<'m> {
     /// GPU: the accesses of every object, for choosing how adjoints are
     /// accumulated (None on the CPU).
     gpu_accesses: Option<GpuAccesses<'m>>,
+    /// An OpenMP microtask: the accesses of every shared object, for
+    /// choosing plain or atomic accumulation (None elsewhere).
+    team_accesses: Option<crate::analysis::team::TeamAccesses<'m>>,
     /// How each primal value reaches the reverse sweep.
     plan: plan::Plan<'m>,
     /// The primal's math calls, for reuse in adjoints.
@@ -280,6 +287,8 @@ pub(super) struct Reverse<'m, 'a> {
     explain: explain::ExplainState<'m>,
     /// GPU code: thread caches and block sums (`gpu_state.rs`).
     gpu: gpu_state::GpuState<'m>,
+    /// OpenMP microtasks: tables of partial adjoint sums (`team.rs`).
+    team: team::TeamState<'m>,
     /// Work left for the end of the sweep.
     deferred: Deferred<'m>,
     diags: Vec<Diagnostic>,
@@ -319,6 +328,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let sweep = sweep::Sweeps::new(req, fns, rev);
         Reverse {
             gpu: gpu_state::GpuState::new(facts.gpu_accesses.is_some()),
+            team: team::TeamState::default(),
             facts,
             req,
             map,

@@ -5,11 +5,32 @@
 
 use super::calls::{AugmentedCall, ReverseTarget};
 use super::Reverse;
-use crate::ir::{Builder, Function, Inst, TyKind, Value};
+use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use crate::names::OmpSync;
 use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
 use crate::synth::openmp;
 use crate::synth::registry::Registry;
+
+/// An OpenMP microtask's tables of partial adjoint sums, one per combined
+/// object (`analysis/team.rs`), by the primal pointer indexed.
+#[derive(Default)]
+pub(super) struct TeamState<'m> {
+    combines: Vec<Combined<'m>>,
+}
+
+/// One combined object's table in the reverse function's frame.
+#[derive(Copy, Clone)]
+struct Combined<'m> {
+    /// The primal pointer the accesses index.
+    base: Value<'m>,
+    /// The element type.
+    ty: Ty<'m>,
+    /// `[SLOTS x ty]` partial sums and `[SLOTS x i64]` tags (zeroed).
+    values: Value<'m>,
+    tags: Value<'m>,
+    /// A stack slot holding the base's shadow, for the final flush.
+    shadow: Value<'m>,
+}
 
 /// The fork's operand holding microtask parameter `k` (`k >= 2`: the
 /// fork passes `loc, argc, microtask` before them, the runtime `&gtid,
@@ -146,9 +167,86 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// arguments (what came after a barrier is reversed before it; a
     /// critical section's reverse runs under the same lock).
     pub(super) fn reverse_omp_sync(&mut self, i: Inst<'m>, s: OmpSync) {
-        let args: Vec<Value> = (0..i.call_num_args())
-            .map(|k| self.primal(i.operand(k)))
-            .collect();
-        self.b.call_named(s.mirror(), i.call_function_type(), &args);
+        if s == OmpSync::Critical {
+            if let Err(store) = crate::analysis::team::critical_section_adds_only(i) {
+                return self.unsupported(
+                    store,
+                    "a critical section that does more than add to shared memory (here a store of something other than *p + v): the threads' reverse sweeps would have to take its lock in the opposite order, which enz-rs does not do; make the update an addition, or use a reduction clause (reduction(*:p), max, min are supported)",
+                );
+            }
+        }
+        let n = s.mirror_arity().min(i.call_num_args());
+        let args: Vec<Value> = (0..n).map(|k| self.primal(i.operand(k))).collect();
+        let types: Vec<crate::ir::Ty> = args.iter().map(|a| a.ty()).collect();
+        let fty = crate::ir::Ty::function(crate::ir::Ty::void(i.context()), &types, false);
+        self.b.call_named(s.mirror(), fty, &args);
+    }
+
+    /// Adds `d` to the shadow `s` of `p = base[i]` through the thread's
+    /// table of partial sums for `base` (made at the top of the reverse
+    /// function on first use, flushed at its end); atomically when `p` is
+    /// not such an element.
+    pub(super) fn combine_into_shadow(&mut self, p: Value<'m>, s: Value<'m>, d: Value<'m>) {
+        let element = crate::analysis::team::element_of(p);
+        let base = element.map_or(p, |e| e.root);
+        let index = element.map(|e| (e.index, e.offset));
+        let dbase = self.shadow_rev(base);
+        let lanes = match d.ty().kind() {
+            TyKind::Vector => d.ty().len() as u32,
+            _ => 1,
+        };
+        let elem = if lanes > 1 { d.ty().element() } else { d.ty() };
+        let (Some((i, offset)), Some(dbase), true) = (index, dbase, elem.is_fp_scalar()) else {
+            return crate::synth::gpu::atomic_add(&self.b, s, d);
+        };
+        let table = match self
+            .team
+            .combines
+            .iter()
+            .find(|c| c.base == base && c.ty == elem)
+        {
+            Some(c) => *c,
+            None => {
+                let ctx = self.b.ctx();
+                let (i64t, slots) = (Ty::int(ctx, 64), openmp::COMBINE_SLOTS);
+                let top = &self.sweep.top;
+                let values = top.alloca(elem.array(slots), "combine_values");
+                let tags = top.alloca(i64t.array(slots), "combine_tags");
+                top.memset_zero(tags, top.const_int(i64t, (slots * 8) as i64));
+                let shadow = top.alloca(Ty::ptr(ctx), "combine_shadow");
+                let c = Combined {
+                    base,
+                    ty: elem,
+                    values,
+                    tags,
+                    shadow,
+                };
+                self.team.combines.push(c);
+                c
+            }
+        };
+        self.b.store(dbase, table.shadow);
+        let i64t = Ty::int(self.b.ctx(), 64);
+        let i = self.primal(i);
+        let i = self.b.signed_int_cast(i, i64t);
+        let i = self.b.add(i, self.b.const_int(i64t, offset));
+        for lane in 0..lanes {
+            let (at, v) = if lanes > 1 {
+                let at = self.b.add(i, self.b.const_int(i64t, i64::from(lane)));
+                (at, self.b.extract_member(d, lane))
+            } else {
+                (i, d)
+            };
+            openmp::combine_add(&self.b, table.values, table.tags, at, dbase, v);
+        }
+    }
+
+    /// At the end of the reverse function: every table of partial sums
+    /// added to its shadow.
+    pub(super) fn flush_combined(&mut self) {
+        for c in std::mem::take(&mut self.team.combines) {
+            let dbase = self.b.load(Ty::ptr(self.b.ctx()), c.shadow);
+            openmp::combine_flush(&self.b, c.ty, c.values, c.tags, dbase);
+        }
     }
 }
