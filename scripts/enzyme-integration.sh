@@ -16,6 +16,9 @@
 #            i.e. enzyme/include for <enzyme>/test/Integration)
 #   OUTDIR   where per-RUN logs go (default: a fresh mktemp dir; kept)
 #   FILTER   only test files whose path matches this regex
+#   MPI      openmpi (default) or mpich: whose mpi.h the tests compile with
+#            and whose library a module calling MPI_* links (Debian's
+#            paths, from scripts/setup.sh)
 #   ENZ_PLUGIN  libenz_plugin.so: %loadClangEnzyme lines load it with
 #            -fplugin (source attributes, differentiation in
 #            clang's pipeline), as Enzyme's clang plugin would run
@@ -46,7 +49,12 @@ OUTDIR="${OUTDIR:-$(mktemp -d /tmp/enzyme-it.XXXXXX)}"
 mkdir -p "$OUTDIR"
 [ -x "$ENZ_RS" ] || { echo "enz-rs not found: $ENZ_RS (set ENZ_RS)" >&2; exit 2; }
 ENZ_RS="$(cd "$(dirname "$ENZ_RS")" && pwd)/$(basename "$ENZ_RS")"
-export ENZ_RS CLANG FILECHECK INCLUDE ROOT OUTDIR TIMEOUT
+case "${MPI:-openmpi}" in
+  mpich) MPI_INC=/usr/include/x86_64-linux-gnu/mpich; MPI_LINK="-lmpich" ;;
+  *) MPI_INC=/usr/lib/x86_64-linux-gnu/openmpi/include
+     MPI_LINK="-L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi" ;;
+esac
+export ENZ_RS CLANG FILECHECK INCLUDE ROOT OUTDIR TIMEOUT MPI_INC MPI_LINK
 
 if [ $# -gt 0 ]; then SUBS=("$@"); else
   SUBS=(); for s in ReverseMode ForwardMode BatchMode; do [ -d "$ROOT/$s" ] && SUBS+=("$s"); done
@@ -196,7 +204,8 @@ echo "logs:   $OUTDIR"
 cat > "$OUTDIR/stages.sh" <<'STAGES'
 # Pipeline stages used by the translated RUN lines.  Each failing stage
 # writes its first error line to $T/fail.<stage>.
-incs() { local d; printf -- '-I%s -I%s' "$TDIR" "$ROOT"; IFS=: ; for d in $INCLUDE; do [ -n "$d" ] && printf -- ' -I%s' "$d"; done; unset IFS; }
+incs() { local d; printf -- '-I%s -I%s -I%s' "$TDIR" "$(dirname "$TDIR")" "$ROOT"; IFS=: ; for d in $INCLUDE; do [ -n "$d" ] && printf -- ' -I%s' "$d"; done; unset IFS; [ -d "$MPI_INC" ] && printf -- ' -I%s' "$MPI_INC"; }
+mpi_link() { grep -q 'MPI_' "$1" 2>/dev/null && printf -- '%s' "$MPI_LINK"; } # a module calling MPI links it
 firsterr() { grep -m1 -iE 'error|panic|assert|fatal|undefined|abort|segmentation|not supported|unsupported' "$1" || grep -m1 -v '^\s*$' "$1"; }
 cc_step() { # clang/clang++ as %clang
   local lang=$1; shift; local drv=$CLANG; [ "$lang" = "c++" ] && drv="${CLANG/clang/clang++}"
@@ -222,7 +231,7 @@ enz_step() { # replaces `%opt - <Enzyme plugin> <flags> -S`
 }
 link_step() { # compile the differentiated module (stdin) to an executable
   cat > "$T/link.bc"
-  "$CLANG" -x ir "$T/link.bc" -x none "$@" -lm -lstdc++ 2> "$T/link.err"; local rc=$?
+  "$CLANG" -x ir "$T/link.bc" -x none "$@" $(mpi_link "$T/link.bc") -lm -lstdc++ 2> "$T/link.err"; local rc=$?
   if [ $rc -ne 0 ]; then echo "link: $(firsterr "$T/link.err")" >> "$T/fail.3link"; fi
   return $rc
 }
@@ -231,7 +240,7 @@ run_step() { # replaces `%lli -`
   cat > "$T/run$n.bc"
   if [ ! -s "$T/run$n.bc" ]; then echo "no input" >> "$T/fail.2enz_noinput"; return 1; fi
   local omp=""; grep -q '__kmpc_\|omp_get' "$T/run$n.bc" 2>/dev/null && omp=-fopenmp
-  "$CLANG" -x ir "$T/run$n.bc" -x none $omp -lm -lstdc++ -o "$T/exe$n" 2> "$T/link$n.err"; local rc=$?
+  "$CLANG" -x ir "$T/run$n.bc" -x none $omp $(mpi_link "$T/run$n.bc") -lm -lstdc++ -o "$T/exe$n" 2> "$T/link$n.err"; local rc=$?
   if [ $rc -ne 0 ]; then echo "link: $(firsterr "$T/link$n.err")" >> "$T/fail.3link"; cat "$T/link$n.err" >&2; return $rc; fi
   "$T/exe$n" "$@" 2> "$T/exe$n.err"; rc=$?
   cat "$T/exe$n.err" >&2
