@@ -38,7 +38,7 @@ pub(crate) enum MpiFn {
     Allgather,
     /// `MPI_Barrier(comm)`: mirrored by the reverse sweep.
     Barrier,
-    /// Another way to complete or drop requests (`MPI_Test`,
+    /// Another way to complete or drop requests (`MPI_Testany`,
     /// `MPI_Waitany`, `MPI_Request_free`, ...): refused where
     /// non-blocking transfers carry derivatives.
     Completion,
@@ -91,8 +91,12 @@ impl MpiFn {
             "MPI_Scatter" => MpiFn::Scatter,
             "MPI_Allgather" => MpiFn::Allgather,
             "MPI_Barrier" => MpiFn::Barrier,
-            "MPI_Test" | "MPI_Testall" | "MPI_Testany" | "MPI_Testsome" | "MPI_Waitany"
-            | "MPI_Waitsome" | "MPI_Request_free" | "MPI_Cancel" => MpiFn::Completion,
+            // Preprocessing follows each `MPI_Test`/`MPI_Testall` with
+            // the `MPI_Waitall` its completion amounts to
+            // (`preprocess/mpi.rs`): the test itself is bookkeeping.
+            MPI_TEST | MPI_TESTALL => MpiFn::Inactive,
+            "MPI_Testany" | "MPI_Testsome" | "MPI_Waitany" | "MPI_Waitsome"
+            | "MPI_Request_free" | "MPI_Cancel" => MpiFn::Completion,
             "MPI_Init"
             | "MPI_Init_thread"
             | "MPI_Finalize"
@@ -206,6 +210,12 @@ pub(crate) const MPI_ISEND: &str = "MPI_Isend";
 pub(crate) const MPI_IRECV: &str = "MPI_Irecv";
 /// `MPI_Wait`.
 pub(crate) const MPI_WAIT: &str = "MPI_Wait";
+/// `MPI_Waitall(n, requests, statuses)`.
+pub(crate) const MPI_WAITALL: &str = "MPI_Waitall";
+/// `MPI_Test(request, flag, status)`.
+pub(crate) const MPI_TEST: &str = "MPI_Test";
+/// `MPI_Testall(n, requests, flag, statuses)`.
+pub(crate) const MPI_TESTALL: &str = "MPI_Testall";
 /// `MPI_Sendrecv`.
 pub(crate) const MPI_SENDRECV: &str = "MPI_Sendrecv";
 /// `MPI_Bcast`.

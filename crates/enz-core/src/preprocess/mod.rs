@@ -16,6 +16,7 @@ mod integer_floats;
 mod iteration;
 mod known_asm;
 mod moves;
+mod mpi;
 mod openmp;
 mod sanitize;
 mod scratch_forwarding;
@@ -89,6 +90,7 @@ pub(crate) fn preprocess<'m>(
     sort::rewrite_qsort_calls(clone);
     openmp::reductions_in_thread_code(clone);
     openmp::floats_by_reference(clone);
+    mpi::waits_after_tests(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

@@ -174,7 +174,7 @@ pub(crate) fn no_rule(i: crate::ir::Inst<'_>) -> String {
     format!("{name}: enz-rs has no derivative for this MPI function, and it is passed memory that holds derivatives")
 }
 
-/// The message refusing completion call `i` (`MPI_Test`, `MPI_Waitany`,
+/// The message refusing completion call `i` (`MPI_Testany`, `MPI_Waitany`,
 /// ...) when its function makes non-blocking transfers of floats: their
 /// derivatives' transfers are started and finished only by `MPI_Wait`
 /// and `MPI_Waitall`. `None` when there are none.
