@@ -4,7 +4,9 @@
  * MPI_Allreduce (sum) of every rank's weighted squares. Reverse mode vs
  * finite differences of the whole distributed loss, forward mode vs the
  * reverse gradient dotted with a direction; split mode (augmented forward,
- * then the reverse with the tape) vs combined. */
+ * then the reverse with the tape) vs combined. test_poll.c includes this
+ * file with its own COMPLETE_HALO (how the non-blocking transfers of step
+ * s complete) and LABEL. */
 #include "mpi_check.h"
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,12 @@ double __enzyme_fwddiff(void *, ...);
 void *__enzyme_augmentfwd(void *, ...);
 void __enzyme_reverse(void *, ...);
 
-static void halo(double *a) {
+#ifndef COMPLETE_HALO
+#define COMPLETE_HALO(req, s) MPI_Waitall(2, req, MPI_STATUSES_IGNORE)
+#define LABEL "heat ring"
+#endif
+
+static void halo(double *a, int s) {
   int left = (mpi_rank + mpi_size - 1) % mpi_size;
   int right = (mpi_rank + 1) % mpi_size;
   MPI_Request req[2];
@@ -27,7 +34,7 @@ static void halo(double *a) {
   /* leftwards: my first cell to the left's right ghost */
   MPI_Irecv(&a[N + 1], 1, MPI_DOUBLE, right, 9, MPI_COMM_WORLD, &req[0]);
   MPI_Isend(&a[1], 1, MPI_DOUBLE, left, 9, MPI_COMM_WORLD, &req[1]);
-  MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  COMPLETE_HALO(req, s);
 }
 
 __attribute__((noinline)) double heat(const double *u, double kappa) {
@@ -35,7 +42,7 @@ __attribute__((noinline)) double heat(const double *u, double kappa) {
   for (int i = 0; i < N; i++)
     a[i + 1] = u[i];
   for (int s = 0; s < STEPS; s++) {
-    halo(a);
+    halo(a, s);
     for (int i = 1; i <= N; i++)
       b[i] = a[i] + kappa * (a[i - 1] - 2 * a[i] + a[i + 1]) +
              0.05 * sin(a[i]) * a[i - 1];
@@ -65,7 +72,7 @@ int main(int argc, char **argv) {
   double *u = x + mpi_rank * N, du[N] = {0};
   __enzyme_autodiff((void *)heat, enzyme_dup, u, du, enzyme_const, 0.2);
   gather_slices(du, g, N);
-  check_at("heat ring reverse, np=%d", mpi_size);
+  check_at(LABEL " reverse, np=%d", mpi_size);
   for (int k = 0; k < n; k++)
     if (fd_checked(k, n))
       check_close_i("d/dx vs FD", k, g[k],
@@ -76,7 +83,7 @@ int main(int argc, char **argv) {
                                    enzyme_const, 0.2);
   __enzyme_reverse((void *)heat, enzyme_dup, u, ds, enzyme_const, 0.2, 1.0,
                    tape);
-  check_at("heat ring split, np=%d", mpi_size);
+  check_at(LABEL " split, np=%d", mpi_size);
   for (int k = 0; k < N; k++)
     check_close_i("split vs combined", k, ds[k], du[k], TOL_AD);
   /* forward: the tangent in direction dir is dir . gradient */
@@ -85,7 +92,7 @@ int main(int argc, char **argv) {
     want += dir[k] * g[k] / mpi_size;
   double t = __enzyme_fwddiff((void *)heat, enzyme_dup, u, dir + mpi_rank * N,
                               enzyme_const, 0.2);
-  check_at("heat ring forward, np=%d", mpi_size);
+  check_at(LABEL " forward, np=%d", mpi_size);
   check_close("tangent vs dir . gradient", t, want, TOL_AD * 100);
   int rc = mpi_report();
   free(x), free(g), free(dir);
