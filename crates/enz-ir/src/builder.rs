@@ -321,6 +321,11 @@ impl<'m> Builder<'m> {
         Value::wrap(unsafe { LLVMBuildIntCast2(self.raw, v.0, to.0, 1, c"".as_ptr()) })
     }
 
+    /// Bitwise or.
+    pub fn or(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
+        Value::wrap(unsafe { LLVMBuildOr(self.raw, a.0, b.0, c"".as_ptr()) })
+    }
+
     pub fn and(&self, a: Value<'m>, b: Value<'m>) -> Value<'m> {
         Value::wrap(unsafe { LLVMBuildAnd(self.raw, a.0, b.0, c"".as_ptr()) })
     }

@@ -42,7 +42,7 @@ pub(crate) fn datatype(h: Value<'_>) -> Result<MpiType, String> {
             format!("the datatype handle {c:#x} is not one enz-rs knows (MPI_DOUBLE, MPI_FLOAT, or integer types)")
         });
     }
-    Err("the datatype is not a predefined datatype known at compile time".to_string())
+    Err("the datatype is neither a predefined datatype known at compile time nor one made by MPI_Type_contiguous of one (in the differentiated function, or into a global); enz-rs differentiates MPI_DOUBLE, MPI_FLOAT and contiguous types of them".to_string())
 }
 
 /// The reduction operation handle `h` names.

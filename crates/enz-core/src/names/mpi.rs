@@ -108,8 +108,13 @@ impl MpiFn {
             | "MPI_Wtick"
             | "MPI_Abort"
             | "MPI_Get_processor_name"
-            | "MPI_Type_size"
+            | MPI_TYPE_SIZE
             | "MPI_Get_count" => MpiFn::Inactive,
+            // Contiguous derived datatypes: preprocessing rewrites the
+            // calls that use one to move the predefined type they are
+            // made of (`preprocess/mpi.rs`); making, committing and
+            // freeing one is bookkeeping.
+            MPI_TYPE_CONTIGUOUS | MPI_TYPE_COMMIT | MPI_TYPE_FREE => MpiFn::Inactive,
             _ if name.starts_with("MPI_") || name.starts_with("PMPI_") => MpiFn::Other,
             _ => return None,
         };
@@ -230,6 +235,14 @@ pub(crate) const MPI_GATHER: &str = "MPI_Gather";
 pub(crate) const MPI_SCATTER: &str = "MPI_Scatter";
 /// `MPI_Barrier`.
 pub(crate) const MPI_BARRIER: &str = "MPI_Barrier";
+/// `MPI_Type_contiguous(count, oldtype, &newtype)`.
+pub(crate) const MPI_TYPE_CONTIGUOUS: &str = "MPI_Type_contiguous";
+/// `MPI_Type_commit(&type)`.
+pub(crate) const MPI_TYPE_COMMIT: &str = "MPI_Type_commit";
+/// `MPI_Type_free(&type)`.
+pub(crate) const MPI_TYPE_FREE: &str = "MPI_Type_free";
+/// `MPI_Type_size(type, &bytes)`.
+pub(crate) const MPI_TYPE_SIZE: &str = "MPI_Type_size";
 /// `MPI_Comm_rank`.
 pub(crate) const MPI_COMM_RANK: &str = "MPI_Comm_rank";
 /// `MPI_Comm_size`.
@@ -375,6 +388,8 @@ pub(crate) const ANY_TAG: i64 = -1;
 
 /// The table of pending non-blocking transfers (`synth/mpi.rs`).
 pub(crate) const MPI_TABLE: &str = "__enz_mpi_requests";
+/// The stack of waits' claims on that table (`synth/mpi/requests.rs`).
+pub(crate) const MPI_CLAIMS: &str = "__enz_mpi_claims";
 /// The prefix of the helper functions MPI derivatives call.
 pub(crate) const MPI_HELPER_PREFIX: &str = "__enz_mpi_";
 

@@ -91,6 +91,7 @@ pub(crate) fn preprocess<'m>(
     openmp::reductions_in_thread_code(clone);
     openmp::floats_by_reference(clone);
     mpi::waits_after_tests(clone);
+    mpi::predefined_datatypes(clone);
     let pipeline = if optimise {
         PREOPT_PIPELINE
     } else {

@@ -416,4 +416,6 @@ mod requests;
 
 pub(crate) use collective::{adjoint, Adjoint};
 pub(crate) use extremum::{extremum, Extremum};
-pub(crate) use requests::{record, record_request, record_temporary, wait_rule, Pending, WaitRule};
+pub(crate) use requests::{
+    claim, record, record_request, record_temporary, wait_rule, Pending, WaitRule,
+};

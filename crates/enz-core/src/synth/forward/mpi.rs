@@ -50,6 +50,11 @@ impl<'m, 'a> Forward<'m, 'a> {
                 } else {
                     (self.map.get(i.operand(0)), self.map.get(i.operand(1)))
                 };
+                // Claimed before the wait (which may be on copies of the
+                // requests: found by their values), then completed.
+                let before = Builder::new(i.context());
+                before.position_before(gi);
+                rt::claim(&before, abi, n, reqs);
                 rt::wait_rule(b, abi, WaitRule::Tangent, n, reqs);
             }
             _ => self.mpi_transfer(i, gi, f, b),

@@ -1,15 +1,20 @@
 //! The table of pending non-blocking transfers (`__enz_mpi_requests`)
 //! and what waits do with it: records pushed by the forward sweep (or by
-//! forward mode), found by the address of their request, retired by the
-//! reverse of their `MPI_Isend`/`MPI_Irecv` (or by forward mode's wait).
+//! forward mode), claimed by the wait that completes their request (found
+//! by the address the transfer put the request at, or by the request's
+//! value where the program waits on a copy of it) onto a stack of claims
+//! (`__enz_mpi_claims`) that the reverse of the wait pops (waits are
+//! reversed in the opposite order: the top holds the wait's records), as
+//! forward mode does just after the wait; found by the transfer's address
+//! when the `MPI_Isend`/`MPI_Irecv` is reversed, which retires them.
 
 use super::{helper_name, mpi_call, Abi, Helper};
 use crate::ir::LLVMIntPredicate;
 use crate::ir::{add_internal_global, named_global, Builder, Function, Module, Ty, Value};
-use crate::names::MPI_TABLE;
+use crate::names::{MPI_CLAIMS, MPI_TABLE};
 
 /// Bytes of one record of the table.
-const RECORD: i64 = 80;
+const RECORD: i64 = 96;
 /// Record fields (byte offsets): the request's address.
 const REQ: u64 = 0;
 /// 0 pushed, 1 adjoint transfer started, 2 retired (`i32`).
@@ -32,6 +37,10 @@ const TAG: u64 = 52;
 const COMM: u64 = 56;
 /// The request of the adjoint's (or tangent's) transfer.
 const ADJ: u64 = 64;
+/// The request's value when the transfer started.
+const VALUE: u64 = 72;
+/// 1 once a wait has claimed the record (`i32`).
+const CLAIMED: u64 = 80;
 
 /// What a record of a non-blocking transfer is for.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -48,13 +57,62 @@ pub(crate) enum Pending {
 
 /// The table of pending transfers: `{ptr records, i64 len, i64 cap}`.
 fn table<'m>(b: &Builder<'m>, module: Module<'m>) -> Value<'m> {
-    if let Some(g) = named_global(module, MPI_TABLE) {
+    stack(b, module, MPI_TABLE)
+}
+
+/// The stack of claims: `{ptr entries, i64 len, i64 cap}` of `i64`s, each
+/// wait's claimed record indices followed by their count.
+fn claims<'m>(b: &Builder<'m>, module: Module<'m>) -> Value<'m> {
+    stack(b, module, MPI_CLAIMS)
+}
+
+/// Pushes `v` (`i64`) onto the claims.
+fn push_claim(h: &Helper<'_>, v: Value<'_>) {
+    let ctx = h.b.ctx();
+    let (p, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let t = claims(&h.b, h.module);
+    let (lenp, capp) = (h.b.byte_gep(t, 8), h.b.byte_gep(t, 16));
+    let len = h.b.load(i64t, lenp);
+    let cap = h.b.load(i64t, capp);
+    h.when(h.b.icmp(LLVMIntPredicate::LLVMIntEQ, len, cap), |h| {
+        let ncap = h.b.add(h.b.mul(cap, h.i64(2)), h.i64(64));
+        let fty = Ty::function(p, &[p, i64t], false);
+        let new =
+            h.b.call_named("realloc", fty, &[h.b.load(p, t), h.b.mul(ncap, h.i64(8))]);
+        h.b.store(new.as_value(), t);
+        h.b.store(ncap, capp);
+    });
+    let slot = h.b.gep(i64t, h.b.load(p, t), &[len]);
+    h.b.store(v, slot);
+    h.b.store(h.b.add(len, h.i64(1)), lenp);
+}
+
+/// Pops the top of the claims (0 when empty).
+fn pop_claim<'m>(h: &Helper<'m>) -> Value<'m> {
+    let ctx = h.b.ctx();
+    let (p, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let t = claims(&h.b, h.module);
+    let lenp = h.b.byte_gep(t, 8);
+    let len = h.b.load(i64t, lenp);
+    let empty = h.eq(len, 0);
+    let top = h.b.select(empty, h.i64(0), h.b.sub(len, h.i64(1)));
+    h.b.store(top, lenp);
+    let data = h.b.load(p, t);
+    // An empty stack's data may be null: read the stack's own header
+    // instead (and drop what is read).
+    let safe = h.b.select(empty, t, h.b.gep(i64t, data, &[top]));
+    h.b.select(empty, h.i64(0), h.b.load(i64t, safe))
+}
+
+/// A stack global `{ptr, i64 len, i64 cap}` named `name`.
+fn stack<'m>(b: &Builder<'m>, module: Module<'m>, name: &str) -> Value<'m> {
+    if let Some(g) = named_global(module, name) {
         return g.as_value();
     }
     let ctx = b.ctx();
     let i64t = Ty::int(ctx, 64);
     let ty = Ty::literal_struct(ctx, &[Ty::ptr(ctx), i64t, i64t]);
-    add_internal_global(module, MPI_TABLE, ty, 0, b.zero(ty), 8).as_value()
+    add_internal_global(module, name, ty, 0, b.zero(ty), 8).as_value()
 }
 
 /// `__enz_mpi_push(req)`: a new zeroed record for request address `req`.
@@ -92,8 +150,8 @@ pub(crate) fn push<'m>(b: &Builder<'m>, req: Value<'m>) -> Value<'m> {
     b.call(fty, f, &[req]).as_value()
 }
 
-/// `__enz_mpi_find(req)`: the newest record of request address `req` not
-/// retired, or null.
+/// `__enz_mpi_find(req)`: the newest record not retired whose request
+/// was posted at address `req`, or null.
 fn find<'m>(b: &Builder<'m>, req: Value<'m>) -> Value<'m> {
     let ctx = b.ctx();
     let (p, i64t, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 64), Ty::int(ctx, 32));
@@ -206,7 +264,82 @@ pub(crate) fn record<'m>(
     set(PEER, peer);
     set(TAG, tag);
     set(COMM, comm);
+    set(VALUE, b.load(dtype.ty(), req));
     rec
+}
+
+/// The forward sweep's (or forward mode's) part of a wait on `n` (`i32`)
+/// requests at `reqs`, before the wait: each request's record is claimed
+/// by the wait, found by its address or, where the program copied the
+/// request before waiting, by its value.
+pub(crate) fn claim<'m>(b: &Builder<'m>, abi: Abi<'m>, n: Value<'m>, reqs: Value<'m>) {
+    let ctx = b.ctx();
+    let (p, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+    let fty = Ty::function(Ty::void(ctx), &[i32t, p], false);
+    let f = match Helper::get(b, &helper_name("claim", Some(abi)), fty) {
+        Ok(f) => f,
+        Err(h) => build_claim(h, abi),
+    };
+    b.call(fty, f, &[n, reqs]);
+}
+
+fn build_claim<'m>(h: Helper<'m>, abi: Abi<'m>) -> Function<'m> {
+    let ctx = h.b.ctx();
+    let (p, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
+    let hsize = abi.handle.alloc_size(h.module) as i64;
+    let n = h.b.sext(h.param(0), i64t);
+    let reqs = h.param(1);
+    let t = table(&h.b, h.module);
+    let count = h.b.alloca(i64t, "claimed");
+    h.b.store(h.i64(0), count);
+    h.each(n, |h, k| {
+        let req = h.b.gep(Ty::int(ctx, 8), reqs, &[h.b.mul(k, h.i64(hsize))]);
+        let value = h.b.load(abi.handle, req);
+        // The newest unclaimed, unretired record posted at `req` or
+        // holding its value (a request value is live once at a time, so
+        // the newest record holding it is the live transfer's).
+        let len = h.b.load(i64t, h.b.byte_gep(t, 8));
+        let data = h.b.load(p, t);
+        let entry = h.b.insert_block();
+        let head = h.f.append_block("head");
+        let body = h.f.append_block("body");
+        let found = h.f.append_block("found");
+        let done = h.f.append_block("done");
+        h.b.br(head);
+        h.b.position_at_end(head);
+        let j = h.b.phi(i64t, "j");
+        h.b.cond_br(h.eq(j.into(), 0), done, body);
+        h.b.position_at_end(body);
+        let jm1 = h.b.sub(j.into(), h.i64(1));
+        let rec =
+            h.b.gep(Ty::int(ctx, 8), data, &[h.b.mul(jm1, h.i64(RECORD))]);
+        let posted =
+            h.b.icmp(LLVMIntPredicate::LLVMIntEQ, h.field(rec, REQ, p), req);
+        let held = h.b.icmp(
+            LLVMIntPredicate::LLVMIntEQ,
+            h.field(rec, VALUE, abi.handle),
+            value,
+        );
+        let open = h.b.and(
+            h.eq(h.field(rec, CLAIMED, i32t), 0),
+            h.b.icmp(
+                LLVMIntPredicate::LLVMIntNE,
+                h.field(rec, STATE, i32t),
+                h.i32(2),
+            ),
+        );
+        h.b.cond_br(h.b.and(h.b.or(posted, held), open), found, head);
+        j.add_incoming(len, entry);
+        j.add_incoming(jm1, body);
+        h.b.position_at_end(found);
+        h.set(rec, CLAIMED, h.i32(1));
+        push_claim(h, jm1);
+        h.b.store(h.b.add(h.b.load(i64t, count), h.i64(1)), count);
+        h.b.br(done);
+        h.b.position_at_end(done);
+    });
+    push_claim(&h, h.b.load(i64t, count));
+    h.finish()
 }
 
 /// Where a record keeps the request of its own transfer.
@@ -259,11 +392,26 @@ fn build_wait<'m>(h: Helper<'m>, abi: Abi<'m>, rule: WaitRule) -> Function<'m> {
     let (p, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
     let status = h.status();
     let hsize = abi.handle.alloc_size(h.module) as i64;
-    let n = h.b.sext(h.param(0), i64t);
-    let reqs = h.param(1);
+    let (n, reqs) = (h.param(0), h.param(1));
+    // The reverse of an `MPI_Isend`/`MPI_Irecv` finds its record by its
+    // request's address; a wait's records are those it claimed, on top of
+    // the claims.
+    let n = match rule {
+        WaitRule::FinishAdjoint => h.b.sext(n, i64t),
+        WaitRule::StartAdjoint | WaitRule::Tangent => pop_claim(&h),
+    };
+    let t = table(&h.b, h.module);
     h.each(n, |h, k| {
-        let req = h.b.gep(Ty::int(ctx, 8), reqs, &[h.b.mul(k, h.i64(hsize))]);
-        let rec = find(&h.b, req);
+        let rec = match rule {
+            WaitRule::FinishAdjoint => {
+                let req = h.b.gep(Ty::int(ctx, 8), reqs, &[h.b.mul(k, h.i64(hsize))]);
+                find(&h.b, req)
+            }
+            WaitRule::StartAdjoint | WaitRule::Tangent => {
+                let at = h.b.mul(pop_claim(h), h.i64(RECORD));
+                h.b.gep(Ty::int(ctx, 8), h.b.load(p, t), &[at])
+            }
+        };
         let has = h.b.icmp(LLVMIntPredicate::LLVMIntNE, rec, h.null());
         h.when(has, |h| {
             let kind = h.field(rec, KIND, i32t);

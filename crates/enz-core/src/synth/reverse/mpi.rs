@@ -9,7 +9,8 @@
 //!   may be wildcards);
 //!   `MPI_Sendrecv` both at once.
 //! - `MPI_Isend`/`MPI_Irecv`: the forward sweep records the transfer (by
-//!   its request's address); the reverse of the wait starts the opposite
+//!   its request's address and value), the wait claims the record (the
+//!   program may wait on a copy of the request); the reverse of the wait starts the opposite
 //!   non-blocking transfer, the reverse of the `Isend`/`Irecv` waits for
 //!   it and accumulates.
 //! - `MPI_Bcast` ↔ sum-reduce to the root; `MPI_Reduce`/`MPI_Allreduce`
@@ -99,6 +100,21 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let src = fb.load(i32t, fb.byte_gep(status, src_at));
             let tag = fb.load(i32t, fb.byte_gep(status, tag_at));
             self.calls.mpi_sources.insert(i.as_value(), (src, tag));
+            return;
+        }
+        if matches!(f, MpiFn::Wait | MpiFn::Waitall) {
+            // The wait claims its requests' records before completing them.
+            let Some(abi) = rt::request_abi(i) else {
+                return;
+            };
+            let fb = Builder::new(i.context());
+            fb.position_before(gi);
+            let (n, reqs) = if f == MpiFn::Wait {
+                (fb.i32(1), self.map.get(i.operand(0)))
+            } else {
+                (self.map.get(i.operand(0)), self.map.get(i.operand(1)))
+            };
+            rt::claim(&fb, abi, n, reqs);
             return;
         }
         if !matches!(f, MpiFn::Isend | MpiFn::Irecv) || i.call_num_args() < 7 {
