@@ -137,11 +137,19 @@ pub(crate) fn function_passed<'m>(v: Value<'m>) -> Option<Function<'m>> {
     forwarded(v).strip_to_function()
 }
 
+/// For each function differentiated, which of its pointer parameters
+/// point to memory holding no floats (type analysis of the function,
+/// which for one with a growing container at -O2 took seconds): computed
+/// once per function and module, however many call sites differentiate
+/// it and however often they are parsed.
+pub(crate) type IntegerOnlyParams<'m> = std::collections::HashMap<Function<'m>, Vec<bool>>;
+
 /// Parses a call to an entry point.
 pub(crate) fn parse<'m>(
     call: Inst<'m>,
     entry: EntryPoint,
     caller: &str,
+    integer_only: &mut IntegerOnlyParams<'m>,
 ) -> Result<CallSite<'m>, Diagnostic> {
     let err = |msg: String| Diagnostic::new(msg).in_function(caller).at(call);
     let nargs = call.call_num_args();
@@ -188,7 +196,6 @@ pub(crate) fn parse<'m>(
         ))
         .help("pass one value per parameter, each optionally preceded by an activity marker (enzyme_const, enzyme_out, enzyme_dup + shadow)")
     };
-    let mut integer_only_params: Option<Vec<bool>> = None;
     for (pi, p) in params.iter().enumerate() {
         if pos >= rest.len() {
             return Err(too_few(at(pos)));
@@ -245,11 +252,12 @@ pub(crate) fn parse<'m>(
             _ if ty.is_fp_or_fp_vector() && forward => ArgActivity::Dup,
             _ if ty.is_fp_or_fp_vector() => ArgActivity::Out,
             // Unmarked memory of integers only (`int *n`) has no shadow;
-            // `f` is analysed once per call site, when first needed.
+            // `f` is analysed once, when first needed.
             _ if ty.kind() == crate::ir::TyKind::Pointer
                 && !is_function_choice(v)
-                && integer_only_params
-                    .get_or_insert_with(|| enz_core::pointer_params_holding_no_floats(function))
+                && integer_only
+                    .entry(function)
+                    .or_insert_with(|| enz_core::pointer_params_holding_no_floats(function))
                     [pi] =>
             {
                 ArgActivity::Const
