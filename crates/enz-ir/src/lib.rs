@@ -44,8 +44,8 @@ pub use global::Global;
 pub use inst::Inst;
 pub use module::{
     add_internal_function, add_internal_global, add_to_compiler_used, external_global, functions,
-    globals, module_context, named_function, named_global, remove_from_used_lists, verify_module,
-    ScratchModule,
+    globals, module_context, module_identifier, named_function, named_global,
+    remove_from_used_lists, verify_module, ScratchModule,
 };
 pub use passes::{run_function_passes, run_module_passes};
 pub use process::{install_fatal_error_handler, limit_address_space};

@@ -76,6 +76,21 @@ pub fn named_function<'m>(module: Module<'m>, name: &str) -> Option<Function<'m>
     (!f.is_null()).then_some(Function(Value::wrap(f)))
 }
 
+/// The module's identifier (the name of the file it was read from or
+/// compiled from, as LLVM keeps it).
+pub fn module_identifier(module: Module<'_>) -> String {
+    let mut len = 0usize;
+    // SAFETY: the identifier of a valid module; LLVM owns the bytes, which
+    // are copied before the module can change.
+    let p = unsafe { LLVMGetModuleIdentifier(module.0, &mut len) };
+    if p.is_null() {
+        return String::new();
+    }
+    // SAFETY: `p` points to `len` bytes, as LLVM says.
+    let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// The functions of `module`, in order (a snapshot: safe to delete from).
 pub fn functions<'m>(module: Module<'m>) -> Vec<Function<'m>> {
     let mut out = Vec::new();

@@ -23,6 +23,7 @@ mod control;
 mod explain;
 mod gpu_state;
 mod lanes;
+mod log_grad;
 mod loops;
 mod masked;
 mod math_calls;
@@ -510,6 +511,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     pub(super) fn apply_rule(&mut self, i: Inst<'m>, rule: &Rule, nops: u32) {
         let d = self.take_adjoint(i.as_value());
+        log_grad::log_adjoint(&self.b, i, d, self.req.name);
         let ops: Vec<Value> = (0..nops).map(|k| i.operand(k)).collect();
         let needed: Vec<usize> = (0..ops.len())
             .filter(|k| {
@@ -633,7 +635,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 }
 
 /// The instruction's opcode as LLVM spells it (`fmul`, `load`, ...).
-fn opcode_name<'m>(i: Value<'m>) -> String {
+pub(super) fn opcode_name<'m>(i: Value<'m>) -> String {
     i.opcode()
         .map(|op| format!("{op:?}").trim_start_matches("LLVM").to_lowercase())
         .unwrap_or_default()
