@@ -221,6 +221,14 @@ pub(crate) use memory::*;
 pub(crate) use mpi::*;
 pub(crate) use openmp::*;
 
+/// Enzyme's gradient logger, `enzymeLogGrad(grad, opcode, callee, module,
+/// function, block, inst)`: called by reverse sweeps where the module has
+/// it (`synth/reverse/log_grad.rs`).
+pub(crate) const LOG_GRAD: &str = "enzymeLogGrad";
+/// Its C++ spelling (`enzymeLogGrad(double, const char *, ...)` outside
+/// `extern "C"`): the mangled name's prefix.
+pub(crate) const LOG_GRAD_CXX_PREFIX: &str = "_Z13enzymeLogGrad";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,11 +360,3 @@ mod tests {
         assert!(!is_known_inactive("sin"));
     }
 }
-
-/// Enzyme's gradient logger, `enzymeLogGrad(grad, opcode, callee, module,
-/// function, block, inst)`: called by reverse sweeps where the module has
-/// it (`synth/reverse/log_grad.rs`).
-pub(crate) const LOG_GRAD: &str = "enzymeLogGrad";
-/// Its C++ spelling (`enzymeLogGrad(double, const char *, ...)` outside
-/// `extern "C"`): the mangled name's prefix.
-pub(crate) const LOG_GRAD_CXX_PREFIX: &str = "_Z13enzymeLogGrad";
