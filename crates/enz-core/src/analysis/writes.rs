@@ -105,7 +105,7 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                 CallKind::Memory(m)
                     if m.transfers()
                         || m.frees()
-                        || m == MemFn::Memset
+                        || m.sets()
                         || m.allocates_through().is_some() =>
                 {
                     Written::Objects(roots(i.operand(0)))

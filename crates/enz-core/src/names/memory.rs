@@ -21,6 +21,15 @@ pub(crate) enum MemFn {
     Memcpy,
     Memmove,
     Memset,
+    /// CUDA's runtime on the host: `cudaMalloc(&p, size)`, device memory
+    /// written to `*p`.
+    CudaMalloc,
+    /// `cudaFree(p)`.
+    CudaFree,
+    /// `cudaMemcpy(dst, src, n, kind)`, between host and device memory.
+    CudaMemcpy,
+    /// `cudaMemset(p, value, n)` on device memory.
+    CudaMemset,
     /// An allocator the user registered (`__enzyme_allocation_like`),
     /// taking the size in bytes as argument `size_arg`.
     Allocation {
@@ -72,7 +81,8 @@ impl MemFn {
             MemFn::Calloc | MemFn::AlignedAlloc | MemFn::New => &[0, 1],
             MemFn::Realloc => &[1],
             MemFn::Delete | MemFn::PosixMemalign => &[1, 2],
-            MemFn::Memset => &[1, 2],
+            MemFn::Memset | MemFn::CudaMemset => &[1, 2],
+            MemFn::CudaMalloc => &[1],
             MemFn::Allocation { size_arg } => {
                 static INDICES: [u32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
                 INDICES
@@ -81,7 +91,8 @@ impl MemFn {
                     .unwrap_or(&[])
             }
             // Copies are typed by what they copy (type analysis).
-            MemFn::Memcpy | MemFn::Memmove | MemFn::Free => &[],
+            MemFn::Memcpy | MemFn::Memmove | MemFn::Free | MemFn::CudaFree => &[],
+            MemFn::CudaMemcpy => &[3],
         }
     }
 
@@ -107,6 +118,7 @@ impl MemFn {
             MemFn::Realloc | MemFn::AlignedAlloc => Some(1),
             MemFn::Allocation { size_arg } => Some(size_arg),
             MemFn::PosixMemalign => Some(2),
+            MemFn::CudaMalloc => Some(1),
             _ => None,
         }
     }
@@ -114,17 +126,34 @@ impl MemFn {
     /// For an allocation that writes the block through a pointer argument
     /// instead of returning it (`posix_memalign`), that argument's index.
     pub(crate) fn allocates_through(self) -> Option<u32> {
-        (self == MemFn::PosixMemalign).then_some(0)
+        matches!(self, MemFn::PosixMemalign | MemFn::CudaMalloc).then_some(0)
     }
 
     /// Whether it releases its pointer argument.
     pub(crate) fn frees(self) -> bool {
-        matches!(self, MemFn::Free | MemFn::Delete | MemFn::Realloc)
+        matches!(
+            self,
+            MemFn::Free | MemFn::Delete | MemFn::Realloc | MemFn::CudaFree
+        )
     }
 
     /// Whether it copies memory from its second argument to its first.
     pub(crate) fn transfers(self) -> bool {
-        matches!(self, MemFn::Memcpy | MemFn::Memmove)
+        matches!(self, MemFn::Memcpy | MemFn::Memmove | MemFn::CudaMemcpy)
+    }
+
+    /// Whether it fills its first argument with a byte (`memset`).
+    pub(crate) fn sets(self) -> bool {
+        matches!(self, MemFn::Memset | MemFn::CudaMemset)
+    }
+
+    /// Whether it is CUDA's runtime, whose memory the host reaches only
+    /// through more calls of it (`synth/cuda_host.rs`).
+    pub(crate) fn on_device(self) -> bool {
+        matches!(
+            self,
+            MemFn::CudaMalloc | MemFn::CudaFree | MemFn::CudaMemcpy | MemFn::CudaMemset
+        )
     }
 }
 
@@ -201,6 +230,10 @@ const MEMORY: &[MemName] = {
         mem("memcpy", Memcpy, N),
         mem("memmove", Memmove, N),
         mem("memset", Memset, N),
+        mem(CUDA_MALLOC, CudaMalloc, D(CUDA_FREE)),
+        mem(CUDA_FREE, CudaFree, N),
+        mem(CUDA_MEMCPY, CudaMemcpy, N),
+        mem(CUDA_MEMSET, CudaMemset, N),
         // enz-rs's own cache allocator (synth/runtime.rs), met again when
         // a derivative is differentiated.
         mem(CACHE_TAKE, Allocation { size_arg: 1 }, F),
@@ -223,6 +256,18 @@ pub(crate) const ALL_ZERO: &str = "__enz_all_zero";
 /// C11's `aligned_alloc(align, size)`: split pairs' heap shadows of
 /// over-aligned allocas.
 pub(crate) const ALIGNED_ALLOC: &str = "aligned_alloc";
+
+/// CUDA's runtime allocation on the host side, `cudaMalloc(&p, size)`.
+pub(crate) const CUDA_MALLOC: &str = "cudaMalloc";
+/// `cudaFree(p)`.
+pub(crate) const CUDA_FREE: &str = "cudaFree";
+/// `cudaMemcpy(dst, src, n, kind)`.
+pub(crate) const CUDA_MEMCPY: &str = "cudaMemcpy";
+/// `cudaMemset(p, value, n)`.
+pub(crate) const CUDA_MEMSET: &str = "cudaMemset";
+/// `cudaMemcpyDefault`: the direction told by the pointers (unified
+/// addressing), host to host included.
+pub(crate) const CUDA_MEMCPY_DEFAULT: i64 = 4;
 
 /// The cache allocator of derivatives: `__enz_cache_take(spare, bytes)`.
 pub(crate) const CACHE_TAKE: &str = "__enz_cache_take";

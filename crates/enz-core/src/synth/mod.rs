@@ -4,6 +4,7 @@
 pub(crate) mod adjoint;
 pub(crate) mod checkpoint;
 pub(crate) mod components;
+pub(crate) mod cuda_host;
 pub(crate) mod custom;
 pub(crate) mod disjoint;
 pub(crate) mod emit;

@@ -156,12 +156,12 @@ impl<'m> ShadowMap<'m> {
                 }
             }
         }
-        if let Some(k) = kinds
+        if let Some(m) = kinds
             .get(i.into())
             .memory()
-            .and_then(MemFn::allocates_through)
+            .filter(|m| m.allocates_through().is_some())
         {
-            return self.mirror_allocation_through(i, gi, k, act);
+            return self.mirror_allocation_through(i, gi, m, act);
         }
         if kinds.get(i.into()) == CallKind::Structure {
             return self.mirror_structure_call(i, gi, act);
@@ -395,9 +395,12 @@ impl<'m> ShadowMap<'m> {
         &mut self,
         i: Inst<'m>,
         gi: Inst<'m>,
-        k: u32,
+        m: MemFn,
         act: &Activity<'m>,
     ) -> Mirror {
+        let k = m
+            .allocates_through()
+            .expect("an allocation through a pointer");
         let p = i.operand(k);
         if !act.is_shadowed(p) {
             return Mirror::NotShadowed;
@@ -413,11 +416,15 @@ impl<'m> ShadowMap<'m> {
         let ptr = p.ty();
         let s = fb.load(ptr, sp);
         s.set_name(&format!("{}'", gi.name()));
-        let size = MemFn::PosixMemalign
+        let size = m
             .size_argument()
-            .expect("posix_memalign has a size");
+            .expect("an allocation through a pointer has a size");
         let bytes = fb.int_cast(gi.operand(size), Ty::int(i.context(), 64));
-        fb.memset_zero(s, bytes);
+        if m.on_device() {
+            crate::synth::cuda_host::device_memset_zero(&fb, s, bytes);
+        } else {
+            fb.memset_zero(s, bytes);
+        }
         self.insert(i.into(), s);
         Mirror::Built
     }

@@ -6,7 +6,7 @@
 
 use super::Forward;
 use crate::analysis::calls::CallKind;
-use crate::ir::{Builder, Function, Inst, TyKind, Value};
+use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use crate::names::{MaskedFn, MemFn};
 use crate::signature::{ArgActivity, Canonical, Field, Kind, Mode, Param, Request, Signature};
 use crate::synth::function_shadow::{load_entry, Entry, MAX_TABLE_WIDTH};
@@ -184,6 +184,10 @@ impl<'m, 'a> Forward<'m, 'a> {
                     b.insert(c);
                     c.set_operand(0, sd);
                     c.set_operand(1, ss);
+                }
+                None if m.on_device() => {
+                    let n = b.int_cast(n, Ty::int(i.context(), 64));
+                    crate::synth::cuda_host::zero(b, sd, n);
                 }
                 None => {
                     b.memset_zero(sd, n);

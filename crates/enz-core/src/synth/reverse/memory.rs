@@ -19,7 +19,7 @@ use crate::ir::{Builder, Inst, Ty, TyKind, Value};
 use crate::names::MemFn;
 use crate::synth::registry::Registry;
 use crate::synth::shadow::{Mirror, MirrorContext};
-use crate::synth::{gpu, runtime};
+use crate::synth::{cuda_host, gpu, runtime};
 use crate::Diagnostic;
 
 impl<'m, 'a> Reverse<'m, 'a> {
@@ -369,10 +369,15 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// Reverse of a call to the memory function `m`.
     pub(super) fn reverse_memory_call(&mut self, i: Inst<'m>, m: MemFn) {
         if m.allocates_through().is_some() {
-            // posix_memalign: its shadow block is recorded for the call.
+            // posix_memalign, cudaMalloc: its shadow block is recorded for
+            // the call.
             if self.shadows.contains(i.as_value()) {
                 if let Some(s) = self.shadow_rev(i.as_value()) {
-                    self.b.free(s);
+                    if m.on_device() {
+                        cuda_host::device_free(&self.b, s);
+                    } else {
+                        self.b.free(s);
+                    }
                 }
             }
             return;
@@ -426,6 +431,18 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 let sd = self.shadow_rev(d);
                 let n = self.primal(i.operand(2));
                 let n = self.b.int_cast(n, Ty::int(i.context(), 64));
+                if m.on_device() {
+                    // Device memory: through host copies.
+                    let ss = if self.facts.act.is_shadowed(src) {
+                        self.shadow_rev(src)
+                    } else {
+                        None
+                    };
+                    if let Some(sd) = sd {
+                        cuda_host::add_and_zero(&self.b, ty, sd, ss, n);
+                    }
+                    return;
+                }
                 match (sd, self.facts.act.is_shadowed(src)) {
                     (Some(sd), true) => {
                         if let Some(ss) = self.shadow_rev(src) {
@@ -440,12 +457,17 @@ impl<'m, 'a> Reverse<'m, 'a> {
             }
             return;
         }
-        if m == MemFn::Memset {
+        if m.sets() {
             let d = i.operand(0);
             if self.facts.act.is_shadowed(d) && self.float_elem(d).is_some() {
                 if let Some(sd) = self.shadow_rev(d) {
                     let n = self.primal(i.operand(2));
-                    self.b.memset_zero(sd, n);
+                    if m.on_device() {
+                        let n = self.b.int_cast(n, Ty::int(i.context(), 64));
+                        cuda_host::zero(&self.b, sd, n);
+                    } else {
+                        self.b.memset_zero(sd, n);
+                    }
                 }
             }
         }
