@@ -24,7 +24,7 @@
 use super::calls::{CallFacts, CallKind, CallKinds, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Function, Inst, TyKind, Value};
-use crate::names::MemFn;
+use crate::names::{BlasFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// How a parameter enters the analysis.
@@ -223,6 +223,26 @@ impl<'m> Activity<'m> {
                     }
                     return changed;
                 }
+                if let CallKind::Blas(f @ BlasFn::Rule(..)) = kind {
+                    // Floats flow from the arrays and scalars a BLAS call
+                    // reads into the arrays it writes and its result.
+                    let arrays = super::blas::arrays(i, f);
+                    let flows = arrays.iter().any(|(_, a, _)| self.is_shadowed(*a))
+                        || super::blas::scalars(i, f)
+                            .iter()
+                            .any(|s| self.varied.contains(s) || self.is_shadowed(*s));
+                    if flows {
+                        for (_, a, written) in arrays {
+                            if written {
+                                changed |= self.shadow(a);
+                            }
+                        }
+                        if i.ty().carries_float() {
+                            changed |= self.varied.insert(i.into());
+                        }
+                    }
+                    return changed;
+                }
                 let args = super::calls::data_arguments(i, kind);
                 let mem = kind.memory();
                 if mem.is_some_and(MemFn::transfers) {
@@ -306,7 +326,7 @@ impl<'m> Activity<'m> {
                 let kind = kinds.get(i.into());
                 if kind.is_inactive()
                     || kind.memory().is_some_and(MemFn::transfers)
-                    || matches!(kind, CallKind::Mpi(_))
+                    || matches!(kind, CallKind::Mpi(_) | CallKind::Blas(BlasFn::Rule(..)))
                 {
                     return false;
                 }

@@ -10,6 +10,7 @@ pub(crate) mod elementwise;
 pub(crate) mod gpu;
 pub(crate) mod invariance;
 pub(crate) mod loops;
+pub(crate) mod blas;
 pub(crate) mod mpi;
 pub(crate) mod outlining;
 pub(crate) mod overlap;

@@ -15,6 +15,7 @@
 
 mod calls;
 mod math;
+mod blas;
 mod mpi;
 mod split;
 mod zero_skip;

@@ -11,6 +11,7 @@ pub(crate) mod forward;
 pub(crate) mod function_shadow;
 pub(crate) mod gpu;
 pub(crate) mod masked;
+pub(crate) mod blas;
 pub(crate) mod mpi;
 pub(crate) mod openmp;
 pub(crate) mod registry;

@@ -28,6 +28,7 @@ mod masked;
 mod math_calls;
 mod math_rules;
 mod memory;
+mod blas;
 mod mpi;
 pub(crate) mod plan;
 pub(crate) use plan::combined_plan;
