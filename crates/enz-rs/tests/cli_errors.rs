@@ -488,6 +488,18 @@ fn bad_call_sites_are_diagnosed() {
             "inline_asm_active.ll",
             &[&["inline assembly"], &["sqrtsd"], &["`f`"], &["in c"]],
         ),
+        (
+            "blas_no_rule.ll",
+            &[
+                &["`cblas_zgemm`"],
+                &["blas routine"],
+                &["no derivative rule"],
+            ],
+        ),
+        (
+            "blas_no_rule_fortran.ll",
+            &[&["`dsyr2k_`"], &["blas routine"], &["no derivative rule"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));

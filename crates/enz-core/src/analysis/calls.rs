@@ -39,8 +39,8 @@
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
     is_barrier, is_fork_call, is_iteration_count, is_known_inactive, is_openmp_bookkeeping,
-    is_openmp_ordering, is_structure_function, BlasFn, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn, OmpSync,
-    Written,
+    is_openmp_ordering, is_structure_function, BlasFn, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn,
+    OmpSync, Written,
 };
 use std::collections::{HashMap, HashSet};
 

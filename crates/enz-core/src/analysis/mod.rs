@@ -2,6 +2,7 @@
 //! synthesis consumes their facts.
 
 pub(crate) mod activity;
+pub(crate) mod blas;
 pub(crate) mod calls;
 pub(crate) mod cfg;
 pub(crate) mod checkpoint;
@@ -10,7 +11,6 @@ pub(crate) mod elementwise;
 pub(crate) mod gpu;
 pub(crate) mod invariance;
 pub(crate) mod loops;
-pub(crate) mod blas;
 pub(crate) mod mpi;
 pub(crate) mod outlining;
 pub(crate) mod overlap;

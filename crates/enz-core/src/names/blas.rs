@@ -113,9 +113,9 @@ const ROUTINES: [(&str, BlasRoutine); 11] = [
 /// function.
 const OTHER_ROUTINES: &[&str] = &[
     "dotu", "dotc", "dsdot", "rot", "rotg", "rotm", "rotmg", "gbmv", "symv", "sbmv", "spmv",
-    "trmv", "tbmv", "tpmv", "trsv", "tbsv", "tpsv", "geru", "gerc", "syr", "syr2", "spr",
-    "spr2", "hemv", "hbmv", "hpmv", "her", "her2", "hpr", "hpr2", "symm", "syrk", "syr2k",
-    "trmm", "trsm", "hemm", "herk", "her2k", "amin", "cabs1",
+    "trmv", "tbmv", "tpmv", "trsv", "tbsv", "tpsv", "geru", "gerc", "syr", "syr2", "spr", "spr2",
+    "hemv", "hbmv", "hpmv", "her", "her2", "hpr", "hpr2", "symm", "syrk", "syr2k", "trmm", "trsm",
+    "hemm", "herk", "her2k", "amin", "cabs1",
 ];
 
 impl BlasFn {
@@ -130,9 +130,7 @@ impl BlasFn {
         };
         // `idamax` carries its precision after the `i`.
         let (prec, rest) = match stem.as_bytes() {
-            [b'i', p, ..] if stem.ends_with("amax") || stem.ends_with("amin") => {
-                (*p, &stem[2..])
-            }
+            [b'i', p, ..] if stem.ends_with("amax") || stem.ends_with("amin") => (*p, &stem[2..]),
             [p, ..] => (*p, &stem[1..]),
             [] => return None,
         };
@@ -207,7 +205,10 @@ impl BlasRoutine {
 
     /// Whether it returns a float (a dot product or a norm).
     pub(crate) fn returns_float(self) -> bool {
-        matches!(self, BlasRoutine::Dot | BlasRoutine::Nrm2 | BlasRoutine::Asum)
+        matches!(
+            self,
+            BlasRoutine::Dot | BlasRoutine::Nrm2 | BlasRoutine::Asum
+        )
     }
 
     /// Whether its CBLAS form takes a layout first.

@@ -27,7 +27,7 @@
 //! no work for its derivative. `alpha` and `beta` carry no derivative:
 //! a call whose scalars are active is refused.
 
-use crate::analysis::blas::{operand_index, arrays};
+use crate::analysis::blas::{arrays, operand_index};
 use crate::ir::{Builder, Inst, LLVMIntPredicate, LLVMRealPredicate, Ty, Value};
 use crate::names::{
     cblas_name, BlasArg, BlasFn, BlasInterface, BlasPrecision, BlasRoutine, CBLAS_COL_MAJOR,
@@ -79,14 +79,24 @@ pub(crate) fn read<'m>(
             (BlasInterface::Fortran, BlasArg::Scalar) => b.load(t, x),
             (BlasInterface::Fortran, BlasArg::Trans) => {
                 let c = b.load(Ty::int(ctx, 8), x);
-                let is = |ch: u8| b.icmp(LLVMIntPredicate::LLVMIntEQ, c, b.const_int(Ty::int(ctx, 8), ch as i64));
+                let is = |ch: u8| {
+                    b.icmp(
+                        LLVMIntPredicate::LLVMIntEQ,
+                        c,
+                        b.const_int(Ty::int(ctx, 8), ch as i64),
+                    )
+                };
                 let no = b.or(is(b'N'), is(b'n'));
                 b.select(no, b.i32(CBLAS_NO_TRANS), b.i32(CBLAS_TRANS))
             }
         };
         v.push(x);
     }
-    Some(Args { routine: r, prec, v })
+    Some(Args {
+        routine: r,
+        prec,
+        v,
+    })
 }
 
 /// The arrays whose primal values the reverse sweep of a call of `r`
@@ -126,7 +136,13 @@ pub(crate) fn span<'m>(b: &Builder<'m>, a: &Args<'m>, k: u32) -> Value<'m> {
         let s = b.add(one, b.mul(b.sub(n, one), abs));
         b.select(b.icmp(LLVMIntPredicate::LLVMIntSGT, n, zero), s, zero)
     };
-    let is_no = |t: u32| b.icmp(LLVMIntPredicate::LLVMIntEQ, a.v[t as usize], b.i32(CBLAS_NO_TRANS));
+    let is_no = |t: u32| {
+        b.icmp(
+            LLVMIntPredicate::LLVMIntEQ,
+            a.v[t as usize],
+            b.i32(CBLAS_NO_TRANS),
+        )
+    };
     // (rows, cols) of a matrix as stored, or (count, increment) of a vector.
     let (rows, cols, ld) = match (a.routine, k) {
         (BlasRoutine::Gemv, 5) => (v(2), v(3), v(6)),
@@ -200,13 +216,27 @@ impl<'b, 'm> Emit<'b, 'm> {
                 BlasArg::Vector | BlasArg::Matrix => ptr,
             })
             .collect();
-        let ret = if r.returns_float() { self.t() } else { Ty::void(ctx) };
+        let ret = if r.returns_float() {
+            self.t()
+        } else {
+            Ty::void(ctx)
+        };
         let fty = Ty::function(ret, &params, false);
-        self.b.call_named(&cblas_name(r, self.prec), fty, args).as_value()
+        self.b
+            .call_named(&cblas_name(r, self.prec), fty, args)
+            .as_value()
     }
 
     /// `y += alpha x`.
-    pub(crate) fn axpy(&self, n: Value<'m>, alpha: Value<'m>, x: Value<'m>, incx: Value<'m>, y: Value<'m>, incy: Value<'m>) {
+    pub(crate) fn axpy(
+        &self,
+        n: Value<'m>,
+        alpha: Value<'m>,
+        x: Value<'m>,
+        incx: Value<'m>,
+        y: Value<'m>,
+        incy: Value<'m>,
+    ) {
         self.call(BlasRoutine::Axpy, &[n, alpha, x, incx, y, incy]);
     }
 
@@ -216,7 +246,14 @@ impl<'b, 'm> Emit<'b, 'm> {
     }
 
     /// `x · y`.
-    pub(crate) fn dot(&self, n: Value<'m>, x: Value<'m>, incx: Value<'m>, y: Value<'m>, incy: Value<'m>) -> Value<'m> {
+    pub(crate) fn dot(
+        &self,
+        n: Value<'m>,
+        x: Value<'m>,
+        incx: Value<'m>,
+        y: Value<'m>,
+        incy: Value<'m>,
+    ) -> Value<'m> {
         self.call(BlasRoutine::Dot, &[n, x, incx, y, incy])
     }
 
@@ -243,7 +280,8 @@ impl<'b, 'm> Emit<'b, 'm> {
     }
 
     fn is_no(&self, t: Value<'m>) -> Value<'m> {
-        self.b.icmp(LLVMIntPredicate::LLVMIntEQ, t, self.b.i32(CBLAS_NO_TRANS))
+        self.b
+            .icmp(LLVMIntPredicate::LLVMIntEQ, t, self.b.i32(CBLAS_NO_TRANS))
     }
 
     /// `c ? x : y`.
@@ -277,7 +315,13 @@ impl<'m> Arrays<'m> {
 /// The reverse sweep of call `a`: adds the adjoints of its inputs'
 /// shadows and resets those of what it overwrote; `dr` is the adjoint of
 /// its float result, `r` that result.
-pub(crate) fn reverse<'m>(e: &Emit<'_, 'm>, a: &Args<'m>, arr: &Arrays<'m>, dr: Option<Value<'m>>, r: Option<Value<'m>>) {
+pub(crate) fn reverse<'m>(
+    e: &Emit<'_, 'm>,
+    a: &Args<'m>,
+    arr: &Arrays<'m>,
+    dr: Option<Value<'m>>,
+    r: Option<Value<'m>>,
+) {
     let v = &a.v;
     let d = |k: usize| arr.shadow[k];
     let p = |k: usize| arr.p(k, a);
@@ -331,13 +375,37 @@ pub(crate) fn reverse<'m>(e: &Emit<'_, 'm>, a: &Args<'m>, arr: &Arrays<'m>, dr: 
                 (v[0], v[1], v[2], v[3], v[4], v[6], v[8], v[9], v[11]);
             let Some(dy) = d(10) else { return };
             if let Some(dx) = d(7) {
-                e.gemv([l, e.flip(t), m, n, alpha, p(5), lda, dy, incy, one, dx, incx]);
+                e.gemv([
+                    l,
+                    e.flip(t),
+                    m,
+                    n,
+                    alpha,
+                    p(5),
+                    lda,
+                    dy,
+                    incy,
+                    one,
+                    dx,
+                    incx,
+                ]);
             }
             if let Some(da) = d(5) {
                 // op = N: dA += alpha dy x^T; op = T: dA += alpha x dy^T.
                 let no = e.is_no(t);
                 let x = p(7);
-                e.ger([l, m, n, alpha, e.sel(no, dy, x), e.sel(no, incy, incx), e.sel(no, x, dy), e.sel(no, incx, incy), da, lda]);
+                e.ger([
+                    l,
+                    m,
+                    n,
+                    alpha,
+                    e.sel(no, dy, x),
+                    e.sel(no, incy, incx),
+                    e.sel(no, x, dy),
+                    e.sel(no, incx, incy),
+                    da,
+                    lda,
+                ]);
             }
             e.gemv([l, t, m, n, zero, p(5), lda, p(7), incx, beta, dy, incy]);
         }
@@ -356,8 +424,9 @@ pub(crate) fn reverse<'m>(e: &Emit<'_, 'm>, a: &Args<'m>, arr: &Arrays<'m>, dr: 
         }
         BlasRoutine::Gemm => {
             // C = alpha op(A) op(B) + beta C; op(A) m x k, op(B) k x n.
-            let (l, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc) =
-                (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[10], v[11], v[13]);
+            let (l, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc) = (
+                v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[10], v[11], v[13],
+            );
             let Some(dc) = d(12) else { return };
             let nt = b.i32(CBLAS_NO_TRANS);
             let tt = b.i32(CBLAS_TRANS);
@@ -405,14 +474,34 @@ pub(crate) fn reverse<'m>(e: &Emit<'_, 'm>, a: &Args<'m>, arr: &Arrays<'m>, dr: 
                     ldb,
                 ]);
             }
-            e.gemm([l, ta, tb, m, n, k, zero, p(7), lda, p(9), ldb, beta, dc, ldc]);
+            e.gemm([
+                l,
+                ta,
+                tb,
+                m,
+                n,
+                k,
+                zero,
+                p(7),
+                lda,
+                p(9),
+                ldb,
+                beta,
+                dc,
+                ldc,
+            ]);
         }
     }
 }
 
 /// Forward mode: the tangent of call `a` (made right after it) on its
 /// shadows; returns its float result's tangent.
-pub(crate) fn tangent<'m>(e: &Emit<'_, 'm>, a: &Args<'m>, arr: &Arrays<'m>, r: Option<Value<'m>>) -> Option<Value<'m>> {
+pub(crate) fn tangent<'m>(
+    e: &Emit<'_, 'm>,
+    a: &Args<'m>,
+    arr: &Arrays<'m>,
+    r: Option<Value<'m>>,
+) -> Option<Value<'m>> {
     let v = &a.v;
     let d = |k: usize| arr.shadow[k];
     let b = e.b;
@@ -495,20 +584,27 @@ pub(crate) fn tangent<'m>(e: &Emit<'_, 'm>, a: &Args<'m>, arr: &Arrays<'m>, r: O
             None
         }
         BlasRoutine::Gemm => {
-            let (l, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc) =
-                (v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[10], v[11], v[13]);
+            let (l, ta, tb, m, n, k, alpha, lda, ldb, beta, ldc) = (
+                v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[8], v[10], v[11], v[13],
+            );
             let dc = d(12)?;
             let mut beta_now = beta;
             if let Some(da) = d(7) {
-                e.gemm([l, ta, tb, m, n, k, alpha, da, lda, v[9], ldb, beta_now, dc, ldc]);
+                e.gemm([
+                    l, ta, tb, m, n, k, alpha, da, lda, v[9], ldb, beta_now, dc, ldc,
+                ]);
                 beta_now = one;
             }
             if let Some(db) = d(9) {
-                e.gemm([l, ta, tb, m, n, k, alpha, v[7], lda, db, ldb, beta_now, dc, ldc]);
+                e.gemm([
+                    l, ta, tb, m, n, k, alpha, v[7], lda, db, ldb, beta_now, dc, ldc,
+                ]);
                 beta_now = one;
             }
             if d(7).is_none() && d(9).is_none() {
-                e.gemm([l, ta, tb, m, n, k, zero, v[7], lda, v[9], ldb, beta_now, dc, ldc]);
+                e.gemm([
+                    l, ta, tb, m, n, k, zero, v[7], lda, v[9], ldb, beta_now, dc, ldc,
+                ]);
             }
             None
         }
@@ -531,7 +627,11 @@ pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
 }
 
 /// Whether any array of call `i` has a shadow according to `shadowed`.
-pub(crate) fn any_shadowed<'m>(i: Inst<'m>, f: BlasFn, shadowed: &dyn Fn(Value<'m>) -> bool) -> bool {
+pub(crate) fn any_shadowed<'m>(
+    i: Inst<'m>,
+    f: BlasFn,
+    shadowed: &dyn Fn(Value<'m>) -> bool,
+) -> bool {
     match f {
         BlasFn::Rule(..) => arrays(i, f).iter().any(|(_, a, _)| shadowed(*a)),
         BlasFn::Other => (0..i.call_num_args()).any(|k| {

@@ -13,9 +13,9 @@
 //! shadows when duplicated; returns `{primal ret?, tangent₁ … tangent_w}`
 //! (void when there is nothing to return).
 
+mod blas;
 mod calls;
 mod math;
-mod blas;
 mod mpi;
 mod split;
 mod zero_skip;

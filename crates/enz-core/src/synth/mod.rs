@@ -2,6 +2,7 @@
 //! the analyses' facts. Synthesis never re-runs an analysis.
 
 pub(crate) mod adjoint;
+pub(crate) mod blas;
 pub(crate) mod checkpoint;
 pub(crate) mod components;
 pub(crate) mod custom;
@@ -11,7 +12,6 @@ pub(crate) mod forward;
 pub(crate) mod function_shadow;
 pub(crate) mod gpu;
 pub(crate) mod masked;
-pub(crate) mod blas;
 pub(crate) mod mpi;
 pub(crate) mod openmp;
 pub(crate) mod registry;

@@ -42,7 +42,10 @@ impl<'m, 'a> Forward<'m, 'a> {
             for (k, a, _) in &arrays {
                 if self.act.is_shadowed(*a) {
                     let Some(s) = self.shadows[lane].forward(*a) else {
-                        return self.unsupported(i, "an array of this BLAS call has no shadow enz-rs can build");
+                        return self.unsupported(
+                            i,
+                            "an array of this BLAS call has no shadow enz-rs can build",
+                        );
                     };
                     arr.shadow[*k as usize] = Some(s);
                 }

@@ -109,7 +109,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let BlasFn::Rule(r, prec, iface) = f else {
             return;
         };
-        let tape = self.calls.blas.get(&i.as_value()).cloned().unwrap_or_default();
+        let tape = self
+            .calls
+            .blas
+            .get(&i.as_value())
+            .cloned()
+            .unwrap_or_default();
         let blk = i.parent_block();
         let ops = crate::analysis::blas::arrays(i, f);
         let mut v: Vec<Value<'m>> = Vec::new();
@@ -140,7 +145,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         for (k, a, _) in &ops {
             if self.facts.act.is_shadowed(*a) {
                 let Some(s) = self.shadow_rev(*a) else {
-                    return self.unsupported(i, "an array of this BLAS call has no shadow enz-rs can build");
+                    return self.unsupported(
+                        i,
+                        "an array of this BLAS call has no shadow enz-rs can build",
+                    );
                 };
                 arr.shadow[*k as usize] = Some(s);
             }

@@ -18,6 +18,7 @@
 //! Adjoints of SSA values live in zero-initialised stack slots (post-opt
 //! turns them into registers); reading one resets it to zero.
 
+mod blas;
 mod calls;
 mod control;
 mod explain;
@@ -28,7 +29,6 @@ mod masked;
 mod math_calls;
 mod math_rules;
 mod memory;
-mod blas;
 mod mpi;
 pub(crate) mod plan;
 pub(crate) use plan::combined_plan;
