@@ -123,7 +123,7 @@ static void check_all(const char *what, double *U, double *V, double *x, const d
   }
 }
 
-static int run_checks(void) {
+static void run_checks(void) {
   double U[NU], V[NV], x[NX];
   for (int k = 0; k < NG; k++)
     A_[k] = sin(1.0 + 0.7 * k);
@@ -187,5 +187,4 @@ static int run_checks(void) {
     xp[k] = x[k] + h * tx[k], xm[k] = x[k] - h * tx[k];
   check_close("forward = central difference",
               got, (loss_at(Up, Vp, xp) - loss_at(Um, Vm, xm)) / (2 * h), TOL_FD);
-  return check_report();
 }
