@@ -8,8 +8,9 @@
  * forward mode against the analytic gradient and central differences.
  * Single precision, lossf: G2 = P (scopy), G2 += 0.5 z x^T (row-major
  * sger), G2 *= 2 (sscal), g = G2 x (sgemv), swapped into w (sswap, y
- * then holds z), lossf = w.w + ||y|| (sdot, snrm2): |2 P x + (x.x) z|^2 +
- * ||z||; dP = 4 g x^T, dx = 2 G2^T g + 2 (z.g) x, dz = 2 (x.x) g + z/||z||.
+ * then holds z), lossf = w.w + ||y|| + 0.5 sum |x_j| (sdot, snrm2, sasum):
+ * |2 P x + (x.x) z|^2 + ||z|| + 0.5 |x|_1; dP = 4 g x^T,
+ * dx = 2 G2^T g + 2 (z.g) x + 0.5 sign(x), dz = 2 (x.x) g + z/||z||.
  */
 // enz-libs: -lopenblas
 // enz-plugin-levels: O2
@@ -50,7 +51,7 @@ __attribute__((noinline)) float lossf(const float *P, const float *x, const floa
   cblas_scopy(M, z, 1, w, 1);
   cblas_sgemv(CblasRowMajor, CblasNoTrans, M, N, 1.0f, G2, N, x, 1, 0.0f, y, 1);
   cblas_sswap(M, y, 1, w, 1);
-  return cblas_sdot(M, w, 1, w, 1) + cblas_snrm2(M, y, 1);
+  return cblas_sdot(M, w, 1, w, 1) + cblas_snrm2(M, y, 1) + 0.5f * cblas_sasum(N, x, 1);
 }
 
 static float Pf_[FN], xf_[N], zf_[M];
@@ -96,7 +97,7 @@ static void run_float_checks(void) {
     for (int j = 0; j < N; j++)
       aP[i * N + j] = 4.0 * g[i] * xf_[j];
   for (int j = 0; j < N; j++) {
-    ax[j] = 2.0 * zg * xf_[j];
+    ax[j] = 2.0 * zg * xf_[j] + 0.5 * (xf_[j] > 0 ? 1 : -1);
     for (int i = 0; i < M; i++)
       ax[j] += 2.0 * G2[i * N + j] * g[i];
   }

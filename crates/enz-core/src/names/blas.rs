@@ -93,6 +93,10 @@ pub(crate) const CBLAS_NO_TRANS: i64 = 111;
 /// `CblasTrans`.
 pub(crate) const CBLAS_TRANS: i64 = 112;
 
+/// The prefix of the helpers BLAS derivatives emit into the module
+/// (`__enz_blas_dasum_adjoint`: the element loops of `?asum`'s rules).
+pub(crate) const BLAS_HELPER_PREFIX: &str = "__enz_blas_";
+
 /// The routines' names without precision and decoration.
 const ROUTINES: [(&str, BlasRoutine); 11] = [
     ("dot", BlasRoutine::Dot),

@@ -16,6 +16,7 @@
 //! | `y = x` (`copy`) | `dx += dy`, `dy = 0` | `dy = dx` |
 //! | `swap(x, y)` | `swap(dx, dy)` | `swap(dx, dy)` |
 //! | `r = nrm2(x)` | `dx += (dr / r) x` | `dr = dot(x, dx) / r` |
+//! | `r = asum(x)` | `dx += dr sign(x)` (a loop: `blas/asum.rs`) | `dr = sign(x) · dx` |
 //! | `y = a op(A) x + b y` (`gemv`) | `dx += a op(A)^T dy`, `dA += a dy x^T` (or `x dy^T`: `ger`), `dy *= b` | `dy = a op(A) dx + a op(dA) x + b dy` |
 //! | `A += a x y^T` (`ger`) | `dx += a dA y`, `dy += a dA^T x` (`gemv`) | `dA += a dx y^T + a x dy^T` |
 //! | `C = a op(A) op(B) + b C` (`gemm`) | `dA += a dC op(B)^T` (or `a op(B) dC^T`), `dB += a op(A)^T dC` (or `a dC^T op(A)`), `dC *= b` | `dC = a op(dA) op(B) + a op(A) op(dB) + b dC` |
@@ -26,6 +27,8 @@
 //! arguments, not by branches. An operand without a shadow is inactive:
 //! no work for its derivative. `alpha` and `beta` carry no derivative:
 //! a call whose scalars are active is refused.
+
+mod asum;
 
 use crate::analysis::blas::{arrays, operand_index};
 use crate::ir::{Builder, Inst, LLVMIntPredicate, LLVMRealPredicate, Ty, Value};
@@ -368,7 +371,12 @@ pub(crate) fn reverse<'m>(
                 e.axpy(v[0], s, p(1), v[2], dx, v[2]);
             }
         }
-        BlasRoutine::Asum | BlasRoutine::Iamax => {}
+        BlasRoutine::Asum => {
+            if let (Some(dx), Some(dr)) = (d(1), dr) {
+                asum::call(b, a.prec, true, [v[0], p(1), v[2], dx, dr]);
+            }
+        }
+        BlasRoutine::Iamax => {}
         BlasRoutine::Gemv => {
             // y = alpha op(A) x + beta y
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
@@ -553,7 +561,11 @@ pub(crate) fn tangent<'m>(
             let dot = e.dot(v[0], v[1], v[2], dx, v[2]);
             Some(b.select(z, zero, b.fdiv(dot, r)))
         }
-        BlasRoutine::Asum | BlasRoutine::Iamax => None,
+        BlasRoutine::Asum => {
+            let dx = d(1)?;
+            Some(asum::call(b, a.prec, false, [v[0], v[1], v[2], dx, zero]))
+        }
+        BlasRoutine::Iamax => None,
         BlasRoutine::Gemv => {
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
                 (v[0], v[1], v[2], v[3], v[4], v[6], v[8], v[9], v[11]);
@@ -617,10 +629,7 @@ pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
     match f {
         BlasFn::Other => Some(format!(
-            "`{name}`: a BLAS routine enz-rs has no derivative rule for (it differentiates ?dot, ?axpy, ?scal, ?copy, ?swap, ?nrm2, ?gemv, ?ger and ?gemm in single and double precision, through CBLAS and the Fortran symbols)"
-        )),
-        BlasFn::Rule(BlasRoutine::Asum, _, _) => Some(format!(
-            "`{name}`: a BLAS routine enz-rs has no derivative rule for yet (?asum)"
+            "`{name}`: a BLAS routine enz-rs has no derivative rule for (it differentiates ?dot, ?axpy, ?scal, ?copy, ?swap, ?nrm2, ?asum, ?gemv, ?ger and ?gemm in single and double precision, through CBLAS and the Fortran symbols)"
         )),
         _ => crate::analysis::blas::check_arguments(i, f).err(),
     }
