@@ -132,8 +132,38 @@ static void run_float_checks(void) {
   check_close("forward = gradient . direction", t, want, TOL_AD_F);
 }
 
+#include "blas_struct.h"
+
+/* The structured routines, row-major (C with ld SK + 1). */
+__attribute__((noinline)) double sloss(const double *A, const double *B, const double *x) {
+  const int ldc = SK + 1;
+  double y[SN], C[SN * (SK + 1)], D[SK * SK];
+  for (int i = 0; i < SN; i++)
+    y[i] = x[i];
+  cblas_dsymv(CblasRowMajor, CblasLower, SN, 0.7, A, SN, x, 1, 0.3, y, 1);
+  cblas_dtrmv(CblasRowMajor, CblasUpper, CblasTrans, CblasNonUnit, SN, A, SN, y, 1);
+  cblas_dtrsv(CblasRowMajor, CblasLower, CblasNoTrans, CblasUnit, SN, A, SN, y, 1);
+  for (int i = 0; i < SN; i++)
+    for (int j = 0; j < SK; j++)
+      C[i * ldc + j] = B[i * SK + j];
+  cblas_dsymm(CblasRowMajor, CblasLeft, CblasUpper, SN, SK, 0.5, A, SN, B, SK, 0.2, C, ldc);
+  cblas_dsyrk(CblasRowMajor, CblasLower, CblasTrans, SK, SN, 0.4, C, ldc, 0.0, D, SK);
+  cblas_dtrmm(CblasRowMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, SN, SK, 1.1, D,
+              SK, C, ldc);
+  cblas_dtrsm(CblasRowMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, SN, SK, 0.9, A,
+              SN, C, ldc);
+  double l = 0;
+  for (int i = 0; i < SN; i++)
+    l += y[i] * y[i];
+  for (int i = 0; i < SN; i++)
+    for (int j = 0; j < SK; j++)
+      l += C[i * ldc + j] * C[i * ldc + j] * (1.0 + 0.1 * j);
+  return l;
+}
+
 int main(void) {
   run_checks();
+  run_struct_checks();
   run_float_checks();
   return check_report();
 }

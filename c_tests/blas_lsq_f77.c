@@ -22,6 +22,52 @@ void daxpy_(const int *n, const double *alpha, const double *x, const int *incx,
 void dcopy_(const int *n, const double *x, const int *incx, double *y, const int *incy);
 double ddot_(const int *n, const double *x, const int *incx, const double *y, const int *incy);
 double dnrm2_(const int *n, const double *x, const int *incx);
+void dsymv_(const char *uplo, const int *n, const double *alpha, const double *a, const int *lda,
+            const double *x, const int *incx, const double *beta, double *y, const int *incy);
+void dtrmv_(const char *uplo, const char *t, const char *diag, const int *n, const double *a,
+            const int *lda, double *x, const int *incx);
+void dtrsv_(const char *uplo, const char *t, const char *diag, const int *n, const double *a,
+            const int *lda, double *x, const int *incx);
+void dsymm_(const char *side, const char *uplo, const int *m, const int *n, const double *alpha,
+            const double *a, const int *lda, const double *b, const int *ldb, const double *beta,
+            double *c, const int *ldc);
+void dsyrk_(const char *uplo, const char *t, const int *n, const int *k, const double *alpha,
+            const double *a, const int *lda, const double *beta, double *c, const int *ldc);
+void dtrmm_(const char *side, const char *uplo, const char *t, const char *diag, const int *m,
+            const int *n, const double *alpha, const double *a, const int *lda, double *b,
+            const int *ldb);
+void dtrsm_(const char *side, const char *uplo, const char *t, const char *diag, const int *m,
+            const int *n, const double *alpha, const double *a, const int *lda, double *b,
+            const int *ldb);
+
+#include "blas_struct.h"
+
+/* The structured routines, column-major (C with ld SN + 1). */
+__attribute__((noinline)) double sloss(const double *A, const double *B, const double *x) {
+  const int n = SN, k = SK, one = 1, ldc = SN + 1;
+  const double a07 = 0.7, a03 = 0.3, a05 = 0.5, a02 = 0.2, a04 = 0.4, z = 0.0, a11 = 1.1,
+               a09 = 0.9;
+  double y[SN], C[(SN + 1) * SK], D[SK * SK];
+  for (int i = 0; i < SN; i++)
+    y[i] = x[i];
+  dsymv_("U", &n, &a07, A, &n, x, &one, &a03, y, &one);   /* y = 0.7 S_U x + 0.3 y */
+  dtrmv_("L", "T", "N", &n, A, &n, y, &one);              /* y = L^T y */
+  dtrsv_("U", "N", "U", &n, A, &n, y, &one);              /* y = U1^-1 y */
+  for (int j = 0; j < SK; j++)
+    for (int i = 0; i < SN; i++)
+      C[i + j * ldc] = B[i + j * SN];
+  dsymm_("L", "l", &n, &k, &a05, A, &n, B, &n, &a02, C, &ldc); /* C = 0.5 S_L B + 0.2 C */
+  dsyrk_("U", "T", &k, &n, &a04, C, &ldc, &z, D, &k);      /* D_U = 0.4 C^T C */
+  dtrmm_("R", "U", "N", "N", &n, &k, &a11, D, &k, C, &ldc); /* C = 1.1 C D_U */
+  dtrsm_("L", "L", "T", "N", &n, &k, &a09, A, &n, C, &ldc); /* C = 0.9 L^-T C */
+  double l = 0;
+  for (int i = 0; i < SN; i++)
+    l += y[i] * y[i];
+  for (int j = 0; j < SK; j++)
+    for (int i = 0; i < SN; i++)
+      l += C[i + j * ldc] * C[i + j * ldc] * (1.0 + 0.1 * i);
+  return l;
+}
 
 __attribute__((noinline)) double loss(const double *A, const double *b, const double *U,
                                       const double *V, const double *x, double *G) {
@@ -50,5 +96,6 @@ __attribute__((noinline)) double loss(const double *A, const double *b, const do
 
 int main(void) {
   run_checks();
+  run_struct_checks();
   return check_report();
 }

@@ -110,7 +110,17 @@ pub(crate) fn integers<'m>(i: Inst<'m>, f: BlasFn) -> Vec<(BlasArg, Value<'m>)> 
     r.args()
         .iter()
         .enumerate()
-        .filter(|(_, a)| matches!(a, BlasArg::Int | BlasArg::Trans | BlasArg::Layout))
+        .filter(|(_, a)| {
+            matches!(
+                a,
+                BlasArg::Int
+                    | BlasArg::Trans
+                    | BlasArg::Layout
+                    | BlasArg::Uplo
+                    | BlasArg::Diag
+                    | BlasArg::Side
+            )
+        })
         .filter_map(|(k, a)| operand_index(r, iface, k as u32).map(|o| (*a, i.operand(o))))
         .collect()
 }

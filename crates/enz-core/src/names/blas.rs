@@ -36,6 +36,30 @@ pub(crate) enum BlasRoutine {
     /// `gemm(layout, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C,
     /// ldc)`: `C = alpha op(A) op(B) + beta C`.
     Gemm,
+    /// `symv(layout, uplo, n, alpha, A, lda, x, incx, beta, y, incy)`:
+    /// `y = alpha S x + beta y`, `S` symmetric, one triangle of `A`.
+    Symv,
+    /// `trmv(layout, uplo, trans, diag, n, A, lda, x, incx)`:
+    /// `x = op(T) x`, `T` triangular.
+    Trmv,
+    /// `trsv(layout, uplo, trans, diag, n, A, lda, x, incx)`:
+    /// `x = op(T)^-1 x`.
+    Trsv,
+    /// `symm(layout, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C,
+    /// ldc)`: `C = alpha S B + beta C` (left) or `alpha B S + beta C`.
+    Symm,
+    /// `syrk(layout, uplo, trans, n, k, alpha, A, lda, beta, C, ldc)`:
+    /// one triangle of `C = alpha op(A) op(A)^T + beta C`.
+    Syrk,
+    /// `trmm(layout, side, uplo, trans, diag, m, n, alpha, A, lda, B,
+    /// ldb)`: `B = alpha op(T) B` (left) or `alpha B op(T)`.
+    Trmm,
+    /// `trsm(layout, side, uplo, trans, diag, m, n, alpha, A, lda, B,
+    /// ldb)`: `B = alpha op(T)^-1 B` (left) or `alpha B op(T)^-1`.
+    Trsm,
+    /// `syr2k(layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,
+    /// ldc)`: no rule of its own; syrk's tangent calls it.
+    Syr2k,
 }
 
 /// Single or double precision.
@@ -76,6 +100,14 @@ pub(crate) enum BlasArg {
     /// A transpose (`CblasNoTrans` 111, `CblasTrans` 112,
     /// `CblasConjTrans` 113; Fortran: a character `N`, `T` or `C`).
     Trans,
+    /// Which triangle (`CblasUpper` 121, `CblasLower` 122; `U`, `L`).
+    Uplo,
+    /// A unit diagonal or not (`CblasNonUnit` 131, `CblasUnit` 132; `N`,
+    /// `U`).
+    Diag,
+    /// Which side a symmetric or triangular matrix multiplies from
+    /// (`CblasLeft` 141, `CblasRight` 142; `L`, `R`).
+    Side,
     /// A dimension, increment or leading dimension (`int`).
     Int,
     /// A float scalar (`alpha`, `beta`).
@@ -92,13 +124,25 @@ pub(crate) const CBLAS_COL_MAJOR: i64 = 102;
 pub(crate) const CBLAS_NO_TRANS: i64 = 111;
 /// `CblasTrans`.
 pub(crate) const CBLAS_TRANS: i64 = 112;
+/// `CblasUpper` (`CblasLower` is 122).
+pub(crate) const CBLAS_UPPER: i64 = 121;
+/// `CblasLower`.
+pub(crate) const CBLAS_LOWER: i64 = 122;
+/// `CblasNonUnit`.
+pub(crate) const CBLAS_NON_UNIT: i64 = 131;
+/// `CblasUnit`.
+pub(crate) const CBLAS_UNIT: i64 = 132;
+/// `CblasLeft`.
+pub(crate) const CBLAS_LEFT: i64 = 141;
+/// `CblasRight`.
+pub(crate) const CBLAS_RIGHT: i64 = 142;
 
 /// The prefix of the helpers BLAS derivatives emit into the module
 /// (`__enz_blas_dasum_adjoint`: the element loops of `?asum`'s rules).
 pub(crate) const BLAS_HELPER_PREFIX: &str = "__enz_blas_";
 
 /// The routines' names without precision and decoration.
-const ROUTINES: [(&str, BlasRoutine); 11] = [
+const ROUTINES: [(&str, BlasRoutine); 19] = [
     ("dot", BlasRoutine::Dot),
     ("axpy", BlasRoutine::Axpy),
     ("scal", BlasRoutine::Scal),
@@ -110,6 +154,14 @@ const ROUTINES: [(&str, BlasRoutine); 11] = [
     ("gemv", BlasRoutine::Gemv),
     ("ger", BlasRoutine::Ger),
     ("gemm", BlasRoutine::Gemm),
+    ("symv", BlasRoutine::Symv),
+    ("trmv", BlasRoutine::Trmv),
+    ("trsv", BlasRoutine::Trsv),
+    ("symm", BlasRoutine::Symm),
+    ("syrk", BlasRoutine::Syrk),
+    ("trmm", BlasRoutine::Trmm),
+    ("trsm", BlasRoutine::Trsm),
+    ("syr2k", BlasRoutine::Syr2k),
 ];
 
 /// The other BLAS routines (without precision and decoration), known so
@@ -191,6 +243,25 @@ impl BlasRoutine {
                 Layout, Trans, Trans, Int, Int, Int, Scalar, Matrix, Int, Matrix, Int, Scalar,
                 Matrix, Int,
             ],
+            BlasRoutine::Symv => &[
+                Layout, Uplo, Int, Scalar, Matrix, Int, Vector, Int, Scalar, Vector, Int,
+            ],
+            BlasRoutine::Trmv | BlasRoutine::Trsv => {
+                &[Layout, Uplo, Trans, Diag, Int, Matrix, Int, Vector, Int]
+            }
+            BlasRoutine::Symm => &[
+                Layout, Side, Uplo, Int, Int, Scalar, Matrix, Int, Matrix, Int, Scalar, Matrix, Int,
+            ],
+            BlasRoutine::Syrk => &[
+                Layout, Uplo, Trans, Int, Int, Scalar, Matrix, Int, Scalar, Matrix, Int,
+            ],
+            BlasRoutine::Trmm | BlasRoutine::Trsm => &[
+                Layout, Side, Uplo, Trans, Diag, Int, Int, Scalar, Matrix, Int, Matrix, Int,
+            ],
+            BlasRoutine::Syr2k => &[
+                Layout, Uplo, Trans, Int, Int, Scalar, Matrix, Int, Matrix, Int, Scalar, Matrix,
+                Int,
+            ],
         }
     }
 
@@ -202,7 +273,11 @@ impl BlasRoutine {
             BlasRoutine::Swap => &[1, 3],
             BlasRoutine::Gemv => &[10],
             BlasRoutine::Ger => &[8],
-            BlasRoutine::Gemm => &[12],
+            BlasRoutine::Gemm | BlasRoutine::Syr2k => &[12],
+            BlasRoutine::Symv | BlasRoutine::Syrk => &[9],
+            BlasRoutine::Trmv | BlasRoutine::Trsv => &[7],
+            BlasRoutine::Symm => &[11],
+            BlasRoutine::Trmm | BlasRoutine::Trsm => &[10],
             BlasRoutine::Dot | BlasRoutine::Nrm2 | BlasRoutine::Asum | BlasRoutine::Iamax => &[],
         }
     }
@@ -257,8 +332,11 @@ mod tests {
         assert_eq!(r("idamax_"), Some(BlasFn::Rule(Iamax, Double, Fortran)));
         assert_eq!(r("ddot_"), Some(BlasFn::Rule(Dot, Double, Fortran)));
         assert_eq!(r("cblas_zgemm"), Some(BlasFn::Other));
-        assert_eq!(r("dsyr2k_"), Some(BlasFn::Other));
-        assert_eq!(r("cblas_dsyr2k"), Some(BlasFn::Other));
+        assert_eq!(r("dtrsm_"), Some(BlasFn::Rule(Trsm, Double, Fortran)));
+        assert_eq!(r("cblas_ssyrk"), Some(BlasFn::Rule(Syrk, Single, Cblas)));
+        assert_eq!(r("zsyr2k_"), Some(BlasFn::Other));
+        assert_eq!(r("dsyr2_"), Some(BlasFn::Other));
+        assert_eq!(r("cblas_dtbsv"), Some(BlasFn::Other));
         assert_eq!(r("dznrm2_"), Some(BlasFn::Other));
         assert_eq!(r("damax_"), None);
         assert_eq!(r("my_helper_"), None);

@@ -21,6 +21,8 @@
 //! | `A += a x y^T` (`ger`) | `dx += a dA y`, `dy += a dA^T x` (`gemv`) | `dA += a dx y^T + a x dy^T` |
 //! | `C = a op(A) op(B) + b C` (`gemm`) | `dA += a dC op(B)^T` (or `a op(B) dC^T`), `dB += a op(A)^T dC` (or `a dC^T op(A)`), `dC *= b` | `dC = a op(dA) op(B) + a op(A) op(dB) + b dC` |
 //!
+//! The symmetric and triangular routines' rules are in `structured.rs`.
+//!
 //! `dC *= b` is a `gemm` (`gemv`) with `alpha = 0`, which reads neither
 //! operand. Transposes known only at run time (Fortran's characters)
 //! choose between the two forms of an adjoint by `select`s on the
@@ -29,12 +31,17 @@
 //! a call whose scalars are active is refused.
 
 mod asum;
+mod structured;
+mod tri;
+
+pub(crate) use structured::{copied_before, tangent_before};
 
 use crate::analysis::blas::{arrays, operand_index};
 use crate::ir::{Builder, Inst, LLVMIntPredicate, LLVMRealPredicate, Ty, Value};
 use crate::names::{
     cblas_name, BlasArg, BlasFn, BlasInterface, BlasPrecision, BlasRoutine, CBLAS_COL_MAJOR,
-    CBLAS_NO_TRANS, CBLAS_TRANS,
+    CBLAS_LEFT, CBLAS_LOWER, CBLAS_NON_UNIT, CBLAS_NO_TRANS, CBLAS_RIGHT, CBLAS_TRANS, CBLAS_UNIT,
+    CBLAS_UPPER,
 };
 
 /// A BLAS call's arguments in CBLAS form, and the routine.
@@ -80,7 +87,17 @@ pub(crate) fn read<'m>(
             (BlasInterface::Cblas, _) | (_, BlasArg::Vector | BlasArg::Matrix) => x,
             (BlasInterface::Fortran, BlasArg::Int | BlasArg::Layout) => b.load(i32t, x),
             (BlasInterface::Fortran, BlasArg::Scalar) => b.load(t, x),
-            (BlasInterface::Fortran, BlasArg::Trans) => {
+            (
+                BlasInterface::Fortran,
+                BlasArg::Trans | BlasArg::Uplo | BlasArg::Diag | BlasArg::Side,
+            ) => {
+                // The character, as the CBLAS code of its meaning.
+                let (ch, yes, no) = match a {
+                    BlasArg::Trans => (b'N', CBLAS_NO_TRANS, CBLAS_TRANS),
+                    BlasArg::Uplo => (b'U', CBLAS_UPPER, CBLAS_LOWER),
+                    BlasArg::Diag => (b'U', CBLAS_UNIT, CBLAS_NON_UNIT),
+                    _ => (b'L', CBLAS_LEFT, CBLAS_RIGHT),
+                };
                 let c = b.load(Ty::int(ctx, 8), x);
                 let is = |ch: u8| {
                     b.icmp(
@@ -89,8 +106,8 @@ pub(crate) fn read<'m>(
                         b.const_int(Ty::int(ctx, 8), ch as i64),
                     )
                 };
-                let no = b.or(is(b'N'), is(b'n'));
-                b.select(no, b.i32(CBLAS_NO_TRANS), b.i32(CBLAS_TRANS))
+                let hit = b.or(is(ch), is(ch.to_ascii_lowercase()));
+                b.select(hit, b.i32(yes), b.i32(no))
             }
         };
         v.push(x);
@@ -113,6 +130,11 @@ pub(crate) fn needed_in_reverse(r: BlasRoutine, shadowed: &dyn Fn(u32) -> bool) 
         BlasRoutine::Gemv => &[(5, 7), (7, 5)],
         BlasRoutine::Ger => &[(6, 4), (4, 6)],
         BlasRoutine::Gemm => &[(9, 7), (7, 9)],
+        BlasRoutine::Symv => &[(4, 6), (6, 4)],
+        BlasRoutine::Trmv | BlasRoutine::Trsv => &[(5, 7), (7, 5)],
+        BlasRoutine::Symm => &[(6, 8), (8, 6)],
+        BlasRoutine::Syrk => &[(6, 6)],
+        BlasRoutine::Trmm | BlasRoutine::Trsm => &[(8, 10), (10, 8)],
         _ => &[],
     };
     let mut out: Vec<u32> = pairs
@@ -163,6 +185,26 @@ pub(crate) fn span<'m>(b: &Builder<'m>, a: &Args<'m>, k: u32) -> Value<'m> {
             let no = is_no(2);
             (b.select(no, v(5), v(4)), b.select(no, v(4), v(5)), v(10))
         }
+        (BlasRoutine::Symv, 4) => (v(2), v(2), v(5)),
+        (BlasRoutine::Symv, 6) => return vector(v(2), v(7)),
+        (BlasRoutine::Trmv | BlasRoutine::Trsv, 5) => (v(4), v(4), v(6)),
+        (BlasRoutine::Trmv | BlasRoutine::Trsv, 7) => return vector(v(4), v(8)),
+        (BlasRoutine::Symm, 6) => {
+            let left = b.icmp(LLVMIntPredicate::LLVMIntEQ, a.v[1], b.i32(CBLAS_LEFT));
+            let ka = b.select(left, v(3), v(4));
+            (ka, ka, v(7))
+        }
+        (BlasRoutine::Symm, 8) => (v(3), v(4), v(9)),
+        (BlasRoutine::Syrk, 6) => {
+            let no = is_no(2);
+            (b.select(no, v(3), v(4)), b.select(no, v(4), v(3)), v(7))
+        }
+        (BlasRoutine::Trmm | BlasRoutine::Trsm, 8) => {
+            let left = b.icmp(LLVMIntPredicate::LLVMIntEQ, a.v[1], b.i32(CBLAS_LEFT));
+            let ka = b.select(left, v(5), v(6));
+            (ka, ka, v(9))
+        }
+        (BlasRoutine::Trmm | BlasRoutine::Trsm, 10) => (v(5), v(6), v(11)),
         (_, k) => return vector(v(0), v(k + 1)),
     };
     let col = b.icmp(LLVMIntPredicate::LLVMIntEQ, a.v[0], b.i32(CBLAS_COL_MAJOR));
@@ -214,7 +256,12 @@ impl<'b, 'm> Emit<'b, 'm> {
             .args()
             .iter()
             .map(|a| match a {
-                BlasArg::Layout | BlasArg::Trans | BlasArg::Int => i32t,
+                BlasArg::Layout
+                | BlasArg::Trans
+                | BlasArg::Uplo
+                | BlasArg::Diag
+                | BlasArg::Side
+                | BlasArg::Int => i32t,
                 BlasArg::Scalar => self.t(),
                 BlasArg::Vector | BlasArg::Matrix => ptr,
             })
@@ -376,7 +423,14 @@ pub(crate) fn reverse<'m>(
                 asum::call(b, a.prec, true, [v[0], p(1), v[2], dx, dr]);
             }
         }
-        BlasRoutine::Iamax => {}
+        BlasRoutine::Iamax | BlasRoutine::Syr2k => {}
+        BlasRoutine::Symv
+        | BlasRoutine::Trmv
+        | BlasRoutine::Trsv
+        | BlasRoutine::Symm
+        | BlasRoutine::Syrk
+        | BlasRoutine::Trmm
+        | BlasRoutine::Trsm => structured::reverse(e, a, arr),
         BlasRoutine::Gemv => {
             // y = alpha op(A) x + beta y
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
@@ -565,7 +619,17 @@ pub(crate) fn tangent<'m>(
             let dx = d(1)?;
             Some(asum::call(b, a.prec, false, [v[0], v[1], v[2], dx, zero]))
         }
-        BlasRoutine::Iamax => None,
+        BlasRoutine::Iamax | BlasRoutine::Syr2k => None,
+        BlasRoutine::Symv
+        | BlasRoutine::Trmv
+        | BlasRoutine::Trsv
+        | BlasRoutine::Symm
+        | BlasRoutine::Syrk
+        | BlasRoutine::Trmm
+        | BlasRoutine::Trsm => {
+            structured::tangent(e, a, arr);
+            None
+        }
         BlasRoutine::Gemv => {
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
                 (v[0], v[1], v[2], v[3], v[4], v[6], v[8], v[9], v[11]);
@@ -629,7 +693,10 @@ pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
     match f {
         BlasFn::Other => Some(format!(
-            "`{name}`: a BLAS routine enz-rs has no derivative rule for (it differentiates ?dot, ?axpy, ?scal, ?copy, ?swap, ?nrm2, ?asum, ?gemv, ?ger and ?gemm in single and double precision, through CBLAS and the Fortran symbols)"
+            "`{name}`: a BLAS routine enz-rs has no derivative rule for (it differentiates ?dot, ?axpy, ?scal, ?copy, ?swap, ?nrm2, ?asum, ?gemv, ?ger, ?gemm, ?symv, ?trmv, ?trsv, ?symm, ?syrk, ?trmm and ?trsm in single and double precision, through CBLAS and the Fortran symbols)"
+        )),
+        BlasFn::Rule(BlasRoutine::Syr2k, _, _) => Some(format!(
+            "`{name}`: a BLAS routine enz-rs has no derivative rule for (?syr2k)"
         )),
         _ => crate::analysis::blas::check_arguments(i, f).err(),
     }

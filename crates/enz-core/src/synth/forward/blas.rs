@@ -30,6 +30,14 @@ impl<'m, 'a> Forward<'m, 'a> {
             let msg = format!("`{name}`: its alpha or beta is active; enz-rs differentiates BLAS calls with respect to their arrays only (make the scalars constants)");
             return self.unsupported(i, &msg);
         }
+        // A triangular product's tangent reads what the call overwrites:
+        // made before it.
+        let before = Builder::new(i.context());
+        before.position_before(gi);
+        let b = match f {
+            BlasFn::Rule(r, _, _) if rules::tangent_before(r) => &before,
+            _ => b,
+        };
         let map = &self.map;
         let Some(args) = rules::read(b, i, f, &mut |v| map.get(v)) else {
             return;

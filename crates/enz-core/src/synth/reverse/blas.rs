@@ -70,12 +70,16 @@ impl<'m, 'a> Reverse<'m, 'a> {
         if !self.blas_carries(i, f) || rules::refusal(i, f).is_some() {
             return;
         }
+        // Read before the call: what a triangular product overwrites is
+        // copied there; the rest is copied after it.
         let fb = Builder::new(i.context());
-        fb.position_after(gi);
+        fb.position_before(gi);
         let map = &self.map;
         let Some(args) = rules::read(&fb, i, f, &mut |v| map.get(v)) else {
             return;
         };
+        let after = Builder::new(i.context());
+        after.position_after(gi);
         let arrays = arrays(i, f);
         let shadowed = |k: u32| {
             arrays
@@ -92,7 +96,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
                         && self.facts.rereadable.spares_blas_read(i.as_value(), *a)
                 });
             if !spared {
-                tape.copies.push((k, rules::copy_array(&fb, &args, k)));
+                let at = if rules::copied_before(r, k) {
+                    &fb
+                } else {
+                    &after
+                };
+                tape.copies.push((k, rules::copy_array(at, &args, k)));
             }
         }
         if iface == BlasInterface::Fortran {
