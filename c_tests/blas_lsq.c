@@ -6,6 +6,8 @@
  * cblas_dgemm (transposed) whose two operands are the same array. Reverse
  * (combined and split, the scratch overwritten after its last read) and
  * forward mode against the analytic gradient and central differences.
+ * blas_struct.h's loss through the symmetric and triangular routines
+ * (row-major), and a reversed copy (negative increments).
  * Single precision, lossf: G2 = P (scopy), G2 += 0.5 z x^T (row-major
  * sger), G2 *= 2 (sscal), g = G2 x (sgemv), swapped into w (sswap, y
  * then holds z), lossf = w.w + ||y|| + 0.5 sum |x_j| (sdot, snrm2, sasum):
@@ -152,9 +154,16 @@ __attribute__((noinline)) double sloss(const double *A, const double *B, const d
               SK, C, ldc);
   cblas_dtrsm(CblasRowMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, SN, SK, 0.9, A,
               SN, C, ldc);
-  double l = 0;
+  double l = 0, w[SN];
   for (int i = 0; i < SN; i++)
     l += y[i] * y[i];
+  /* Negative increments: w is read, then overwritten by a reversed copy
+   * of y (its adjoint must be reset at the copy), read against x reversed. */
+  for (int i = 0; i < SN; i++)
+    w[i] = x[i] * x[i];
+  l += 0.3 * cblas_ddot(SN, w, 1, w, 1);
+  cblas_dcopy(SN, y, 1, w, -1);
+  l += 0.5 * cblas_ddot(SN, w, 1, x, -1);
   for (int i = 0; i < SN; i++)
     for (int j = 0; j < SK; j++)
       l += C[i * ldc + j] * C[i * ldc + j] * (1.0 + 0.1 * j);

@@ -497,6 +497,10 @@ fn bad_call_sites_are_diagnosed() {
             ],
         ),
         (
+            "blas_unreadable.ll",
+            &[&["`cblas_ddot`"], &["3 arguments"], &["cannot read"]],
+        ),
+        (
             "blas_no_rule_fortran.ll",
             &[&["`dsyr2k_`"], &["blas routine"], &["no derivative rule"]],
         ),

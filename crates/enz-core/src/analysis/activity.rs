@@ -223,7 +223,7 @@ impl<'m> Activity<'m> {
                     }
                     return changed;
                 }
-                if let CallKind::Blas(f @ BlasFn::Rule(..)) = kind {
+                if let CallKind::Blas(f @ BlasFn::Rule(..)) = kind.filter_readable_blas(i) {
                     // Floats flow from the arrays and scalars a BLAS call
                     // reads into the arrays it writes and its result.
                     let arrays = super::blas::arrays(i, f);

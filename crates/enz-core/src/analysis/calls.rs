@@ -159,6 +159,18 @@ impl<'m> CallKind<'m> {
         ) || matches!(self, CallKind::Blas(b) if b.is_inactive())
     }
 
+    /// The kind, less a BLAS routine whose arguments enz-rs cannot read
+    /// at call `i` (taken as any other external call: synthesis refuses
+    /// it by name if it carries derivatives).
+    pub(crate) fn filter_readable_blas(self, i: Inst<'m>) -> CallKind<'m> {
+        match self {
+            CallKind::Blas(f) if crate::analysis::blas::check_arguments(i, f).is_err() => {
+                CallKind::Blas(BlasFn::Other)
+            }
+            k => k,
+        }
+    }
+
     /// The memory function, if the call is one.
     pub(crate) fn memory(self) -> Option<MemFn> {
         match self {

@@ -154,13 +154,17 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                 // receive's buffer is written by its wait: anything).
                 CallKind::Mpi(m) => mpi_written(i, m),
                 // The arrays a BLAS routine writes.
-                CallKind::Blas(f @ crate::names::BlasFn::Rule(..)) => Written::Objects(
-                    crate::analysis::blas::arrays(i, f)
-                        .into_iter()
-                        .filter(|(_, _, w)| *w)
-                        .flat_map(|(_, a, _)| roots(a))
-                        .collect(),
-                ),
+                CallKind::Blas(f @ crate::names::BlasFn::Rule(..))
+                    if crate::analysis::blas::check_arguments(i, f).is_ok() =>
+                {
+                    Written::Objects(
+                        crate::analysis::blas::arrays(i, f)
+                            .into_iter()
+                            .filter(|(_, _, w)| *w)
+                            .flat_map(|(_, a, _)| roots(a))
+                            .collect(),
+                    )
+                }
                 // frexp's exponent, modf's integer part.
                 CallKind::Math(f) => match math_written_pointer(i, f) {
                     Some((p, _)) => Written::Objects(roots(p)),

@@ -268,15 +268,16 @@ impl BlasRoutine {
     /// The (CBLAS) arguments of the arrays the routine writes.
     pub(crate) fn written(self) -> &'static [u32] {
         match self {
-            BlasRoutine::Axpy | BlasRoutine::Copy => &[4],
+            BlasRoutine::Axpy => &[4],
+            BlasRoutine::Copy => &[3],
             BlasRoutine::Scal => &[2],
             BlasRoutine::Swap => &[1, 3],
             BlasRoutine::Gemv => &[10],
             BlasRoutine::Ger => &[8],
-            BlasRoutine::Gemm | BlasRoutine::Syr2k => &[12],
+            BlasRoutine::Gemm => &[12],
+            BlasRoutine::Syr2k | BlasRoutine::Symm => &[11],
             BlasRoutine::Symv | BlasRoutine::Syrk => &[9],
             BlasRoutine::Trmv | BlasRoutine::Trsv => &[7],
-            BlasRoutine::Symm => &[11],
             BlasRoutine::Trmm | BlasRoutine::Trsm => &[10],
             BlasRoutine::Dot | BlasRoutine::Nrm2 | BlasRoutine::Asum | BlasRoutine::Iamax => &[],
         }
@@ -342,5 +343,15 @@ mod tests {
         assert_eq!(r("my_helper_"), None);
         assert_eq!(r("dgemm"), None);
         assert_eq!(cblas_name(Gemm, Single), "cblas_sgemm");
+        // What a routine writes is among its arrays.
+        for (_, r) in ROUTINES {
+            for k in r.written() {
+                let a = r.args()[*k as usize];
+                assert!(
+                    matches!(a, BlasArg::Vector | BlasArg::Matrix),
+                    "{r:?} writes {k}"
+                );
+            }
+        }
     }
 }

@@ -322,6 +322,13 @@ impl<'b, 'm> Emit<'b, 'm> {
         self.call(BlasRoutine::Gemm, &args);
     }
 
+    /// `|x|` of an `i32`.
+    fn abs(&self, x: Value<'m>) -> Value<'m> {
+        let b = self.b;
+        let neg = b.icmp(LLVMIntPredicate::LLVMIntSLT, x, b.i32(0));
+        b.select(neg, b.sub(b.i32(0), x), x)
+    }
+
     /// The other transpose of transpose code `t`.
     fn flip(&self, t: Value<'m>) -> Value<'m> {
         let b = self.b;
@@ -403,7 +410,9 @@ pub(crate) fn reverse<'m>(
                 if let Some(dx) = d(1) {
                     e.axpy(v[0], one, dy, v[4], dx, v[2]);
                 }
-                e.scal(v[0], zero, dy, v[4]);
+                // (scal does nothing for a negative increment: the span's
+                // elements at the increment's absolute value, in any order.)
+                e.scal(v[0], zero, dy, e.abs(v[4]));
             }
         }
         BlasRoutine::Swap => {
@@ -597,7 +606,7 @@ pub(crate) fn tangent<'m>(
                 (Some(dx), Some(dy)) => {
                     e.call(BlasRoutine::Copy, &[v[0], dx, v[2], dy, v[4]]);
                 }
-                (None, Some(dy)) => e.scal(v[0], zero, dy, v[4]),
+                (None, Some(dy)) => e.scal(v[0], zero, dy, e.abs(v[4])),
                 _ => {}
             }
             None
@@ -709,8 +718,10 @@ pub(crate) fn any_shadowed<'m>(
     shadowed: &dyn Fn(Value<'m>) -> bool,
 ) -> bool {
     match f {
-        BlasFn::Rule(..) => arrays(i, f).iter().any(|(_, a, _)| shadowed(*a)),
-        BlasFn::Other => (0..i.call_num_args()).any(|k| {
+        BlasFn::Rule(..) if crate::analysis::blas::check_arguments(i, f).is_ok() => {
+            arrays(i, f).iter().any(|(_, a, _)| shadowed(*a))
+        }
+        _ => (0..i.call_num_args()).any(|k| {
             let a = i.operand(k);
             a.ty().kind() == crate::ir::TyKind::Pointer && shadowed(a)
         }),
