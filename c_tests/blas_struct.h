@@ -9,13 +9,18 @@
  * read where BLAS does. Checked: the reverse gradient (combined) against
  * central differences in every entry, split against combined, and forward
  * mode along a direction against the gradient's projection and central
- * differences along it. */
+ * differences along it, and vector forward mode (width 2) against it. */
 #define SN 3
 #define SK 2
 #define NA (SN * SN)
 #define NB (SN * SK)
 
 double sloss(const double *A, const double *B, const double *x);
+
+typedef struct {
+  double d[2];
+} stan2;
+stan2 __enzyme_fwddiff_w2(void *, ...);
 
 static double sA_[NA], sB_[NB], sx_[SN];
 
@@ -79,4 +84,17 @@ static void run_struct_checks(void) {
     xp[k] = sx_[k] + h * tx[k], xm[k] = sx_[k] - h * tx[k];
   check_close("forward = central difference", got,
               (sloss(Ap, Bp, xp) - sloss(Am, Bm, xm)) / (2 * h), TOL_FD);
+  /* Vector forward mode: lane 1 along -0.5 times lane 0's direction. */
+  double uA[NA], uB[NB], ux[SN];
+  for (int k = 0; k < NA; k++)
+    uA[k] = -0.5 * tA[k];
+  for (int k = 0; k < NB; k++)
+    uB[k] = -0.5 * tB[k];
+  for (int k = 0; k < SN; k++)
+    ux[k] = -0.5 * tx[k];
+  check_at("structured forward, width 2");
+  stan2 w = __enzyme_fwddiff_w2((void *)sloss, enzyme_width, 2, enzyme_dup, sA_, tA, uA,
+                                enzyme_dup, sB_, tB, uB, enzyme_dup, sx_, tx, ux);
+  check_close("lane 0 = width 1", w.d[0], got, 1e-12);
+  check_close("lane 1 = -0.5 width 1", w.d[1], -0.5 * got, 1e-12);
 }
