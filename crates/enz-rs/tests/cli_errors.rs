@@ -497,6 +497,10 @@ fn bad_call_sites_are_diagnosed() {
             ],
         ),
         (
+            "blas_active_alpha.ll",
+            &[&["`cblas_daxpy`"], &["alpha or beta is active"]],
+        ),
+        (
             "blas_unreadable.ll",
             &[&["`cblas_ddot`"], &["3 arguments"], &["cannot read"]],
         ),

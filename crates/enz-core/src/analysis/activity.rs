@@ -324,9 +324,26 @@ impl<'m> Activity<'m> {
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
             Some(LLVMCall | LLVMInvoke) => {
                 let kind = kinds.get(i.into());
+                if let CallKind::Blas(f @ BlasFn::Rule(..)) = kind.filter_readable_blas(i) {
+                    // A scalar (`alpha`, `beta`) of a call whose results
+                    // carry derivatives is useful: synthesis refuses it
+                    // if it also varies (it has no derivative).
+                    let writes_active = self.useful.contains(&i.as_value())
+                        || super::blas::arrays(i, f)
+                            .iter()
+                            .any(|(_, a, w)| *w && self.is_shadowed(*a));
+                    if writes_active {
+                        for s in super::blas::scalars(i, f) {
+                            if s.ty().carries_float() {
+                                changed |= self.useful.insert(s);
+                            }
+                        }
+                    }
+                    return changed;
+                }
                 if kind.is_inactive()
                     || kind.memory().is_some_and(MemFn::transfers)
-                    || matches!(kind, CallKind::Mpi(_) | CallKind::Blas(BlasFn::Rule(..)))
+                    || matches!(kind, CallKind::Mpi(_))
                 {
                     return false;
                 }
