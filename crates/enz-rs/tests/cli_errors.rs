@@ -501,6 +501,15 @@ fn bad_call_sites_are_diagnosed() {
             &[&["`cblas_daxpy`"], &["alpha or beta is active"]],
         ),
         (
+            "blas_fwdsplit_in_place.ll",
+            &[
+                &["forward split mode"],
+                &["scale_in_place"],
+                &["cblas_dscal"],
+                &["in place"],
+            ],
+        ),
+        (
             "blas_unreadable.ll",
             &[&["`cblas_ddot`"], &["3 arguments"], &["cannot read"]],
         ),
