@@ -164,6 +164,8 @@ __attribute__((noinline)) double sloss(const double *A, const double *B, const d
   l += 0.3 * cblas_ddot(SN, w, 1, w, 1);
   cblas_dcopy(SN, y, 1, w, -1);
   l += 0.5 * cblas_ddot(SN, w, 1, x, -1);
+  /* i?amax has no derivative: only the entry it picks does. */
+  l += 0.25 * w[cblas_idamax(SN, w, 1)];
   for (int i = 0; i < SN; i++)
     for (int j = 0; j < SK; j++)
       l += C[i * ldc + j] * C[i * ldc + j] * (1.0 + 0.1 * j);

@@ -6,7 +6,7 @@
  * the diagonal large enough for the solves), B: SN x SK, x: SN, through
  * symv, trmv, trsv (unit diagonal), symm, syrk, trmm (right side, with the
  * syrk's result as its triangle) and trsm, each overwriting what it
- * read where BLAS does. Checked: the reverse gradient (combined) against
+ * read where BLAS does, and idamax (no derivative) picking an entry. Checked: the reverse gradient (combined) against
  * central differences in every entry, split against combined, and forward
  * mode along a direction against the gradient's projection and central
  * differences along it, and vector forward mode (width 2) against it. */
