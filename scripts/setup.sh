@@ -10,7 +10,7 @@
 # Idempotent: does nothing that is already done.
 set -euo pipefail
 
-pkgs=(llvm-22-dev llvm-22 clang-22 lld-22 libclang-22-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev libncurses-dev libpolly-22-dev libadolc-dev libclang-rt-22-dev libstdc++-12-dev libeigen3-dev libomp-22-dev libopenmpi-dev openmpi-bin libmpich-dev mpich cmake)
+pkgs=(llvm-22-dev llvm-22 clang-22 lld-22 libclang-22-dev libzstd-dev zlib1g-dev libxml2-dev libffi-dev libncurses-dev libpolly-22-dev libadolc-dev libclang-rt-22-dev libstdc++-12-dev libeigen3-dev libomp-22-dev libopenmpi-dev openmpi-bin libmpich-dev mpich cmake libopenblas-dev liblapacke-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

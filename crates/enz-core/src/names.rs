@@ -206,6 +206,7 @@ impl Marker {
     }
 }
 
+mod blas;
 mod helpers;
 mod library;
 mod math;
@@ -213,6 +214,7 @@ mod memory;
 mod mpi;
 mod openmp;
 
+pub(crate) use blas::*;
 pub(crate) use helpers::*;
 pub(crate) use library::*;
 pub use math::function_like_spelling;

@@ -17,7 +17,8 @@
 //! 4. `llvm-nm out.bc` must list no `__enzyme_*` or
 //!    `enzyme_*` symbol, undefined (an entry point, a marker) or defined
 //!    (a registration global);
-//! 5. `clang-22 out.bc -lm -o exe`;
+//! 5. `clang-22 out.bc -lm -o exe` (plus the libraries of a
+//!    `// enz-libs: ...` line, on every route: `-lopenblas`);
 //! 6. runs `exe`, which must exit 0 and print its `N checks, 0 failed` line.
 //!
 //! Every fixture at every level also goes through the plugin route
@@ -154,6 +155,12 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
+/// Libraries to link from `// enz-libs: ...` lines of a fixture (after
+/// the program, on every route; `-lopenblas` for the BLAS fixtures).
+fn fixture_libs(source: &str) -> Vec<String> {
+    fixture_directive(source, "enz-libs")
+}
+
 /// Extra compiler flags from `// enz-cflags: ...` lines of a fixture.
 fn fixture_cflags(source: &str) -> Vec<String> {
     fixture_directive(source, "enz-cflags")
@@ -276,6 +283,7 @@ fn run_steps(
         .args(fixture_cflags(source))
         .args(cflags)
         .arg("-lm")
+        .args(fixture_libs(source))
         .arg("-o")
         .arg(&exe);
     run(&mut link, "link the output of enz-rs")?;
@@ -303,7 +311,11 @@ fn run_plugin_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Fai
         {
             cc.arg("-I").arg(inc);
         }
-        cc.arg(fixture).arg("-lm").arg("-o").arg(&exe);
+        cc.arg(fixture)
+            .arg("-lm")
+            .args(fixture_libs(source))
+            .arg("-o")
+            .arg(&exe);
         plugin_env_of_args(&mut cc, &fixture_enz_args(source));
         run(&mut cc, "compile with the plugin")?;
         no_api_symbol_in(tools, &exe, &cc)?;
@@ -356,6 +368,7 @@ fn run_lto_case(tools: &Tools, fixture: &Path, level: &str) -> Result<(), Failed
             .arg(&main_bc)
             .arg(&rest_bc)
             .arg("-lm")
+            .args(fixture_libs(source))
             .arg("-o")
             .arg(&exe);
         run(&mut link, "link with LTO, differentiating")?;

@@ -488,6 +488,35 @@ fn bad_call_sites_are_diagnosed() {
             "inline_asm_active.ll",
             &[&["inline assembly"], &["sqrtsd"], &["`f`"], &["in c"]],
         ),
+        (
+            "blas_no_rule.ll",
+            &[
+                &["`cblas_zgemm`"],
+                &["blas routine"],
+                &["no derivative rule"],
+            ],
+        ),
+        (
+            "blas_active_alpha.ll",
+            &[&["`cblas_daxpy`"], &["alpha or beta is active"]],
+        ),
+        (
+            "blas_fwdsplit_in_place.ll",
+            &[
+                &["forward split mode"],
+                &["scale_in_place"],
+                &["cblas_dscal"],
+                &["in place"],
+            ],
+        ),
+        (
+            "blas_unreadable.ll",
+            &[&["`cblas_ddot`"], &["3 arguments"], &["cannot read"]],
+        ),
+        (
+            "blas_no_rule_fortran.ll",
+            &[&["`dsyr2k_`"], &["blas routine"], &["no derivative rule"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));

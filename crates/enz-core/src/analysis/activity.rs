@@ -24,7 +24,7 @@
 use super::calls::{CallFacts, CallKind, CallKinds, Direction};
 use crate::ir::LLVMOpcode;
 use crate::ir::{Function, Inst, TyKind, Value};
-use crate::names::MemFn;
+use crate::names::{BlasFn, MemFn};
 use std::collections::{HashMap, HashSet};
 
 /// How a parameter enters the analysis.
@@ -223,6 +223,26 @@ impl<'m> Activity<'m> {
                     }
                     return changed;
                 }
+                if let CallKind::Blas(f @ BlasFn::Rule(..)) = kind.filter_readable_blas(i) {
+                    // Floats flow from the arrays and scalars a BLAS call
+                    // reads into the arrays it writes and its result.
+                    let arrays = super::blas::arrays(i, f);
+                    let flows = arrays.iter().any(|(_, a, _)| self.is_shadowed(*a))
+                        || super::blas::scalars(i, f)
+                            .iter()
+                            .any(|s| self.varied.contains(s) || self.is_shadowed(*s));
+                    if flows {
+                        for (_, a, written) in arrays {
+                            if written {
+                                changed |= self.shadow(a);
+                            }
+                        }
+                        if i.ty().carries_float() {
+                            changed |= self.varied.insert(i.into());
+                        }
+                    }
+                    return changed;
+                }
                 let args = super::calls::data_arguments(i, kind);
                 let mem = kind.memory();
                 if mem.is_some_and(MemFn::transfers) {
@@ -304,6 +324,23 @@ impl<'m> Activity<'m> {
             Some(LLVMLoad | LLVMFCmp | LLVMICmp | LLVMFPToSI | LLVMFPToUI | LLVMAlloca) | None => {}
             Some(LLVMCall | LLVMInvoke) => {
                 let kind = kinds.get(i.into());
+                if let CallKind::Blas(f @ BlasFn::Rule(..)) = kind.filter_readable_blas(i) {
+                    // A scalar (`alpha`, `beta`) of a call whose results
+                    // carry derivatives is useful: synthesis refuses it
+                    // if it also varies (it has no derivative).
+                    let writes_active = self.useful.contains(&i.as_value())
+                        || super::blas::arrays(i, f)
+                            .iter()
+                            .any(|(_, a, w)| *w && self.is_shadowed(*a));
+                    if writes_active {
+                        for s in super::blas::scalars(i, f) {
+                            if s.ty().carries_float() {
+                                changed |= self.useful.insert(s);
+                            }
+                        }
+                    }
+                    return changed;
+                }
                 if kind.is_inactive()
                     || kind.memory().is_some_and(MemFn::transfers)
                     || matches!(kind, CallKind::Mpi(_))

@@ -25,6 +25,8 @@
 //!    by `synth/mpi.rs`; set-up, queries and clocks inactive; the barrier
 //!    mirrored; any other `MPI_*` refused when passed memory with a
 //!    shadow), by name, defined or not;
+//!    A BLAS routine declared, not defined ([`CallKind::Blas`]:
+//!    `synth/blas.rs`; one without a rule refused by name);
 //! 8. a known-inactive function (I/O, clocks, random numbers, markers);
 //! 9. a math function of the rule table (vector reductions included);
 //! 10. a masked vector load or store (`llvm.masked.load/store`);
@@ -37,8 +39,8 @@
 use crate::ir::{Function, Inst, TyKind, Value};
 use crate::names::{
     is_barrier, is_fork_call, is_iteration_count, is_known_inactive, is_openmp_bookkeeping,
-    is_openmp_ordering, is_structure_function, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn, OmpSync,
-    Written,
+    is_openmp_ordering, is_structure_function, BlasFn, EntryPoint, MaskedFn, MathFn, MemFn, MpiFn,
+    OmpSync, Written,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -118,6 +120,8 @@ pub(crate) enum CallKind<'m> {
     OmpOrdering,
     /// An MPI function (`synth/mpi.rs`).
     Mpi(MpiFn),
+    /// A BLAS routine with no body in the module (`synth/blas.rs`).
+    Blas(BlasFn),
     /// A function known to carry no derivative.
     KnownInactive,
     /// A math function of the rule table.
@@ -152,7 +156,19 @@ impl<'m> CallKind<'m> {
                 | CallKind::OmpSync(_)
                 | CallKind::OmpOrdering
                 | CallKind::Mpi(MpiFn::Inactive | MpiFn::Barrier)
-        )
+        ) || matches!(self, CallKind::Blas(b) if b.is_inactive())
+    }
+
+    /// The kind, less a BLAS routine whose arguments enz-rs cannot read
+    /// at call `i` (taken as any other external call: synthesis refuses
+    /// it by name if it carries derivatives).
+    pub(crate) fn filter_readable_blas(self, i: Inst<'m>) -> CallKind<'m> {
+        match self {
+            CallKind::Blas(f) if crate::analysis::blas::check_arguments(i, f).is_err() => {
+                CallKind::Blas(BlasFn::Other)
+            }
+            k => k,
+        }
     }
 
     /// The memory function, if the call is one.
@@ -309,6 +325,11 @@ pub(crate) fn classify_callee<'m>(
     }
     if let Some(m) = MpiFn::from_callee(&name) {
         return CallKind::Mpi(m);
+    }
+    if f.is_declaration() {
+        if let Some(b) = BlasFn::from_callee(&name) {
+            return CallKind::Blas(b);
+        }
     }
     if is_known_inactive(&name) {
         return CallKind::KnownInactive;

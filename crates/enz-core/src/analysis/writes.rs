@@ -21,6 +21,9 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug, Default)]
 pub(crate) struct Rereadable<'m> {
     loads: HashSet<Value<'m>>,
+    /// (BLAS call, array it reads) where nothing after the call may write
+    /// the array: its adjoint may read the primal's memory.
+    blas_reads: HashSet<(Value<'m>, Value<'m>)>,
 }
 
 impl<'m> Rereadable<'m> {
@@ -62,11 +65,39 @@ impl<'m> Rereadable<'m> {
             })
             .map(|l| l.as_value())
             .collect();
-        Rereadable { loads }
+        let spared = |i: Inst<'m>, p: Value<'m>| {
+            let r = roots(p);
+            written.iter().all(|(w, objs)| {
+                !order.may_follow(i, *w) || objs.as_ref().is_some_and(|o| !may_alias(&r, o))
+            })
+        };
+        let mut blas_reads = HashSet::new();
+        for i in &insts {
+            if !matches!(
+                i.opcode(),
+                Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke)
+            ) {
+                continue;
+            }
+            if let CallKind::Blas(f) = calls.classify(i.as_value(), Direction::Reverse) {
+                for (_, a, written) in super::blas::arrays(*i, f) {
+                    if !written && spared(*i, a) {
+                        blas_reads.insert((i.as_value(), a));
+                    }
+                }
+            }
+        }
+        Rereadable { loads, blas_reads }
     }
 
     pub(crate) fn contains(&self, load: Value<'m>) -> bool {
         self.loads.contains(&load)
+    }
+
+    /// Whether nothing after BLAS call `call` may write the memory of
+    /// `array`, an array it reads.
+    pub(crate) fn spares_blas_read(&self, call: Value<'m>, array: Value<'m>) -> bool {
+        self.blas_reads.contains(&(call, array))
     }
 }
 
@@ -122,6 +153,18 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                 // What an MPI call receives into (a non-blocking
                 // receive's buffer is written by its wait: anything).
                 CallKind::Mpi(m) => mpi_written(i, m),
+                // The arrays a BLAS routine writes.
+                CallKind::Blas(f @ crate::names::BlasFn::Rule(..))
+                    if crate::analysis::blas::check_arguments(i, f).is_ok() =>
+                {
+                    Written::Objects(
+                        crate::analysis::blas::arrays(i, f)
+                            .into_iter()
+                            .filter(|(_, _, w)| *w)
+                            .flat_map(|(_, a, _)| roots(a))
+                            .collect(),
+                    )
+                }
                 // frexp's exponent, modf's integer part.
                 CallKind::Math(f) => match math_written_pointer(i, f) {
                     Some((p, _)) => Written::Objects(roots(p)),

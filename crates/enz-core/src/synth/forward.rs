@@ -13,6 +13,7 @@
 //! shadows when duplicated; returns `{primal ret?, tangent₁ … tangent_w}`
 //! (void when there is nothing to return).
 
+mod blas;
 mod calls;
 mod math;
 mod mpi;

@@ -2,6 +2,7 @@
 //! the analyses' facts. Synthesis never re-runs an analysis.
 
 pub(crate) mod adjoint;
+pub(crate) mod blas;
 pub(crate) mod checkpoint;
 pub(crate) mod components;
 pub(crate) mod cuda_host;

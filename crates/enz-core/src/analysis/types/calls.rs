@@ -98,6 +98,35 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
                 }
             }
         }
+        // A BLAS call's arrays hold floats of its precision, its
+        // dimensions are integers (Fortran: pointed to).
+        CallKind::Blas(b @ crate::names::BlasFn::Rule(_, p, iface)) => {
+            let ct = match p {
+                crate::names::BlasPrecision::Single => ConcreteType::Float(FloatKind::F32),
+                crate::names::BlasPrecision::Double => ConcreteType::Float(FloatKind::F64),
+            };
+            let float = TypeTree::from_path(&[0], ct);
+            for (_, a, _) in super::super::blas::arrays(call, b) {
+                s.update(a, &float);
+            }
+            let fortran = iface == crate::names::BlasInterface::Fortran;
+            for v in super::super::blas::scalars(call, b) {
+                if fortran {
+                    s.update(v, &float);
+                }
+            }
+            for (what, v) in super::super::blas::integers(call, b) {
+                if !fortran {
+                    s.integer(v);
+                } else if what == crate::names::BlasArg::Int {
+                    s.update(v, &TypeTree::from_path(&[0], ConcreteType::Integer));
+                }
+            }
+            if call.ty().carries_float() {
+                s.update(call.into(), &TypeTree::from_path(&[], ct));
+            }
+            return;
+        }
         CallKind::Defined(f) if !f.blocks().is_empty() => {
             return interprocedural(s, call.into(), f, &args);
         }

@@ -24,6 +24,9 @@ impl<'m, 'a> Forward<'m, 'a> {
         if let CallKind::Mpi(f) = kind {
             return self.mpi_call(i, gi, f, &b);
         }
+        if let CallKind::Blas(f) = kind {
+            return self.blas_call(i, gi, f, &b);
+        }
         if kind.is_inactive() {
             return;
         }

@@ -21,6 +21,7 @@ use crate::analysis::writes::{points_into_local_objects, Rereadable};
 use crate::diag::Diagnostic;
 use crate::ir::LLVMOpcode;
 use crate::ir::{Builder, Value};
+use crate::names::{BlasFn, BlasRoutine};
 use crate::signature::Param;
 use crate::synth::registry::Registry;
 use std::collections::HashSet;
@@ -55,6 +56,11 @@ pub(super) fn check_replayable<'m>(
                         CallKind::Defined(_) | CallKind::Custom(_) | CallKind::Indirect | CallKind::Team(_) => {
                             "enz-rs cannot check what this call (not inlined) reads"
                         }
+                        // A BLAS call reads its arrays as loads do, and
+                        // one updating memory in place would do it twice.
+                        CallKind::Blas(f) if !blas_replayable(i, f, &rereadable) => {
+                            "this BLAS call reads memory that the function may write after it (or updates it in place), so running it again would compute another value"
+                        }
                         _ => continue,
                     }
                 }
@@ -76,6 +82,29 @@ pub(super) fn check_replayable<'m>(
     } else {
         Err(diags)
     }
+}
+
+/// Whether BLAS call `i` computes the same again from the memory the
+/// first run left: every array it reads that the function did not create
+/// is written neither by the call (`?copy`'s destination aside, written
+/// only) nor after it.
+fn blas_replayable<'m>(i: crate::ir::Inst<'m>, f: BlasFn, rereadable: &Rereadable<'m>) -> bool {
+    let BlasFn::Rule(r, _, _) = f else {
+        return false;
+    };
+    if crate::analysis::blas::check_arguments(i, f).is_err() {
+        return false;
+    }
+    crate::analysis::blas::arrays(i, f)
+        .iter()
+        .all(|(k, a, written)| {
+            points_into_local_objects(*a)
+                || if *written {
+                    r == BlasRoutine::Copy && *k == 3
+                } else {
+                    rereadable.spares_blas_read(i.as_value(), *a)
+                }
+        })
 }
 
 impl<'m, 'a> Forward<'m, 'a> {

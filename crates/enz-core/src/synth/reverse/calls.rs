@@ -75,6 +75,8 @@ pub(super) struct CallBook<'m> {
     /// Blocking MPI receives whose source or tag may be a wildcard: the
     /// actual source and tag, read from the status by the forward sweep.
     pub(super) mpi_sources: HashMap<Value<'m>, (Value<'m>, Value<'m>)>,
+    /// BLAS calls: what the forward sweep kept for their adjoints.
+    pub(super) blas: HashMap<Value<'m>, super::blas::BlasTape<'m>>,
     /// The augmented calls whose reverse function the reverse sweep calls
     /// (each must be among them: [`Reverse::check_reversed_calls`]).
     pub(super) reversed: HashSet<Value<'m>>,
@@ -297,6 +299,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 "an ordered region (#pragma omp ordered) in a parallel region with derivatives: its reverse would have to run in the opposite iteration order, which enz-rs does not do; take the ordered part out of the parallel loop (forward mode, __enzyme_fwddiff, differentiates it)",
             ),
             CallKind::Mpi(f) => self.reverse_mpi_call(i, f),
+            CallKind::Blas(f) => self.reverse_blas_call(i, f),
             CallKind::Memory(m) => self.reverse_memory_call(i, m),
             CallKind::Masked(m) => self.reverse_masked(i, m),
             CallKind::Math(f) => self.reverse_math_call(i, f),

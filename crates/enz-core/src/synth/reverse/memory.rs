@@ -90,6 +90,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     self.augment_team_call(i, gi, f, registry);
                 } else if let CallKind::Mpi(f) = kind {
                     self.augment_mpi_call(i, gi, f);
+                } else if let CallKind::Blas(f) = kind {
+                    self.augment_blas_call(i, gi, f);
                 } else if kind == CallKind::Indirect {
                     self.augment_indirect_call(i, gi);
                 }

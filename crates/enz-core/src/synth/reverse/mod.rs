@@ -18,6 +18,7 @@
 //! Adjoints of SSA values live in zero-initialised stack slots (post-opt
 //! turns them into registers); reading one resets it to zero.
 
+mod blas;
 mod calls;
 mod control;
 mod explain;
