@@ -150,46 +150,62 @@ pub(crate) fn push<'m>(b: &Builder<'m>, req: Value<'m>) -> Value<'m> {
     b.call(fty, f, &[req]).as_value()
 }
 
+/// Scans the table from its newest record down for the first record
+/// `matches` (given the record's address) says is wanted and not retired;
+/// leaves `h` positioned in a block where the record (an `i64` index and
+/// its address) was found, and returns those with the block reached when
+/// none was.
+fn scan_newest<'m>(
+    h: &Helper<'m>,
+    matches: impl FnOnce(&Helper<'m>, Value<'m>) -> Value<'m>,
+) -> (Value<'m>, Value<'m>, crate::ir::Block<'m>) {
+    let ctx = h.b.ctx();
+    let (p, i64t, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 64), Ty::int(ctx, 32));
+    let t = table(&h.b, h.module);
+    let len = h.b.load(i64t, h.b.byte_gep(t, 8));
+    let data = h.b.load(p, t);
+    let entry = h.b.insert_block();
+    let head = h.f.append_block("head");
+    let body = h.f.append_block("body");
+    let found = h.f.append_block("found");
+    let none = h.f.append_block("none");
+    h.b.br(head);
+    h.b.position_at_end(head);
+    let k = h.b.phi(i64t, "k");
+    h.b.cond_br(h.eq(k.into(), 0), none, body);
+    h.b.position_at_end(body);
+    let km1 = h.b.sub(k.into(), h.i64(1));
+    let rec =
+        h.b.gep(Ty::int(ctx, 8), data, &[h.b.mul(km1, h.i64(RECORD))]);
+    let live = h.b.icmp(
+        LLVMIntPredicate::LLVMIntNE,
+        h.field(rec, STATE, i32t),
+        h.i32(2),
+    );
+    let wanted = matches(h, rec);
+    h.b.cond_br(h.b.and(wanted, live), found, head);
+    k.add_incoming(len, entry);
+    k.add_incoming(km1, body);
+    h.b.position_at_end(found);
+    (km1, rec, none)
+}
+
 /// `__enz_mpi_find(req)`: the newest record not retired whose request
 /// was posted at address `req`, or null.
 fn find<'m>(b: &Builder<'m>, req: Value<'m>) -> Value<'m> {
     let ctx = b.ctx();
-    let (p, i64t, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 64), Ty::int(ctx, 32));
+    let p = Ty::ptr(ctx);
     let fty = Ty::function(p, &[p], false);
     let f = match Helper::get(b, &helper_name("find", None), fty) {
         Ok(f) => f,
         Err(h) => {
-            let t = table(&h.b, h.module);
-            let len = h.b.load(i64t, h.b.byte_gep(t, 8));
-            let data = h.b.load(p, t);
-            let entry = h.b.insert_block();
-            let head = h.f.append_block("head");
-            let body = h.f.append_block("body");
-            let found = h.f.append_block("found");
-            let none = h.f.append_block("none");
-            h.b.br(head);
-            h.b.position_at_end(head);
-            let k = h.b.phi(i64t, "k");
-            let empty = h.eq(k.into(), 0);
-            h.b.cond_br(empty, none, body);
-            h.b.position_at_end(body);
-            let km1 = h.b.sub(k.into(), h.i64(1));
-            let rec =
-                h.b.gep(Ty::int(ctx, 8), data, &[h.b.mul(km1, h.i64(RECORD))]);
-            let same = h.b.icmp(
-                LLVMIntPredicate::LLVMIntEQ,
-                h.field(rec, REQ, p),
-                h.param(0),
-            );
-            let live = h.b.icmp(
-                LLVMIntPredicate::LLVMIntNE,
-                h.field(rec, STATE, i32t),
-                h.i32(2),
-            );
-            h.b.cond_br(h.b.and(same, live), found, head);
-            k.add_incoming(len, entry);
-            k.add_incoming(km1, body);
-            h.b.position_at_end(found);
+            let (_, rec, none) = scan_newest(&h, |h, rec| {
+                h.b.icmp(
+                    LLVMIntPredicate::LLVMIntEQ,
+                    h.field(rec, REQ, p),
+                    h.param(0),
+                )
+            });
             h.b.ret(Some(rec));
             h.b.position_at_end(none);
             h.b.ret(Some(h.null()));
@@ -289,7 +305,6 @@ fn build_claim<'m>(h: Helper<'m>, abi: Abi<'m>) -> Function<'m> {
     let hsize = abi.handle.alloc_size(h.module) as i64;
     let n = h.b.sext(h.param(0), i64t);
     let reqs = h.param(1);
-    let t = table(&h.b, h.module);
     let count = h.b.alloca(i64t, "claimed");
     h.b.store(h.i64(0), count);
     h.each(n, |h, k| {
@@ -298,45 +313,22 @@ fn build_claim<'m>(h: Helper<'m>, abi: Abi<'m>) -> Function<'m> {
         // The newest unclaimed, unretired record posted at `req` or
         // holding its value (a request value is live once at a time, so
         // the newest record holding it is the live transfer's).
-        let len = h.b.load(i64t, h.b.byte_gep(t, 8));
-        let data = h.b.load(p, t);
-        let entry = h.b.insert_block();
-        let head = h.f.append_block("head");
-        let body = h.f.append_block("body");
-        let found = h.f.append_block("found");
-        let done = h.f.append_block("done");
-        h.b.br(head);
-        h.b.position_at_end(head);
-        let j = h.b.phi(i64t, "j");
-        h.b.cond_br(h.eq(j.into(), 0), done, body);
-        h.b.position_at_end(body);
-        let jm1 = h.b.sub(j.into(), h.i64(1));
-        let rec =
-            h.b.gep(Ty::int(ctx, 8), data, &[h.b.mul(jm1, h.i64(RECORD))]);
-        let posted =
-            h.b.icmp(LLVMIntPredicate::LLVMIntEQ, h.field(rec, REQ, p), req);
-        let held = h.b.icmp(
-            LLVMIntPredicate::LLVMIntEQ,
-            h.field(rec, VALUE, abi.handle),
-            value,
-        );
-        let open = h.b.and(
-            h.eq(h.field(rec, CLAIMED, i32t), 0),
-            h.b.icmp(
-                LLVMIntPredicate::LLVMIntNE,
-                h.field(rec, STATE, i32t),
-                h.i32(2),
-            ),
-        );
-        h.b.cond_br(h.b.and(h.b.or(posted, held), open), found, head);
-        j.add_incoming(len, entry);
-        j.add_incoming(jm1, body);
-        h.b.position_at_end(found);
+        let (index, rec, none) = scan_newest(h, |h, rec| {
+            let posted =
+                h.b.icmp(LLVMIntPredicate::LLVMIntEQ, h.field(rec, REQ, p), req);
+            let held = h.b.icmp(
+                LLVMIntPredicate::LLVMIntEQ,
+                h.field(rec, VALUE, abi.handle),
+                value,
+            );
+            let unclaimed = h.eq(h.field(rec, CLAIMED, i32t), 0);
+            h.b.and(h.b.or(posted, held), unclaimed)
+        });
         h.set(rec, CLAIMED, h.i32(1));
-        push_claim(h, jm1);
+        push_claim(h, index);
         h.b.store(h.b.add(h.b.load(i64t, count), h.i64(1)), count);
-        h.b.br(done);
-        h.b.position_at_end(done);
+        h.b.br(none);
+        h.b.position_at_end(none);
     });
     push_claim(&h, h.b.load(i64t, count));
     h.finish()
