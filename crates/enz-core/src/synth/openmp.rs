@@ -35,6 +35,34 @@ pub(crate) fn runs_in_team(f: Function<'_>) -> bool {
     f.users().into_iter().any(|u| team_microtask(u) == Some(f))
 }
 
+/// The activities of the microtask that fork call `i` runs, for its
+/// derivative: its two thread-id pointers constant, then per forked value
+/// `Dup` for a pointer with a shadow, `Const` otherwise; `None` when
+/// nothing is forked that carries derivatives (the fork needs none); an
+/// error when an active float is forked by value (clang forks shared
+/// variables by pointer; enz-rs forks only pointers' shadows).
+pub(crate) fn team_activities(
+    i: Inst<'_>,
+    act: &crate::analysis::activity::Activity<'_>,
+) -> Result<Option<Vec<crate::signature::ArgActivity>>, &'static str> {
+    use crate::signature::ArgActivity;
+    let mut acts = vec![ArgActivity::Const, ArgActivity::Const];
+    for k in 3..i.call_num_args() {
+        let a = i.operand(k);
+        if a.ty().kind() == TyKind::Pointer && act.is_shadowed(a) {
+            acts.push(ArgActivity::Dup);
+        } else if a.ty().carries_float() && act.is_active(a) {
+            return Err("this parallel region receives an active floating-point value by value; enz-rs forks pointers only: make the variable shared");
+        } else {
+            acts.push(ArgActivity::Const);
+        }
+    }
+    Ok(acts
+        .iter()
+        .any(|a| *a != ArgActivity::Const)
+        .then_some(acts))
+}
+
 /// Whether type `t` may pass through the fork's variable arguments
 /// (pointer-sized: a pointer or a 64-bit integer).
 fn pointer_sized(t: Ty<'_>) -> bool {

@@ -308,23 +308,11 @@ impl<'m, 'a> Forward<'m, 'a> {
     ) {
         // Microtask parameter k is fork operand k + 1 (k >= 2).
         let operand = |k: usize| i.operand(k as u32 + 1);
-        let mut acts = vec![ArgActivity::Const, ArgActivity::Const];
-        for k in 3..i.call_num_args() {
-            let a = i.operand(k);
-            if a.ty().kind() == TyKind::Pointer && self.act.is_shadowed(a) {
-                acts.push(ArgActivity::Dup);
-            } else if self.act.is_active(a) {
-                return self.unsupported(
-                    i,
-                    "this parallel region receives an active value by value; enz-rs forks pointers only: make the variable shared",
-                );
-            } else {
-                acts.push(ArgActivity::Const);
-            }
-        }
-        if acts.iter().all(|a| *a == ArgActivity::Const) {
-            return;
-        }
+        let acts = match crate::synth::openmp::team_activities(i, &self.act) {
+            Ok(Some(acts)) => acts,
+            Ok(None) => return,
+            Err(why) => return self.unsupported(i, why),
+        };
         let width = self.req.width;
         let key = Request {
             function: f,

@@ -7,7 +7,7 @@ use super::calls::{AugmentedCall, ReverseTarget};
 use super::Reverse;
 use crate::ir::{Builder, Function, Inst, Ty, TyKind, Value};
 use crate::names::OmpSync;
-use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request};
+use crate::signature::{Field, Kind, Mode, Param, Request};
 use crate::synth::openmp;
 use crate::synth::registry::Registry;
 
@@ -55,23 +55,11 @@ impl<'m, 'a> Reverse<'m, 'a> {
                 "a parallel region in vector reverse mode (enzyme_width): differentiate it with width 1",
             );
         }
-        let mut args = vec![ArgActivity::Const, ArgActivity::Const];
-        for k in 3..i.call_num_args() {
-            let a = i.operand(k);
-            if a.ty().kind() == TyKind::Pointer && self.facts.act.is_shadowed(a) {
-                args.push(ArgActivity::Dup);
-            } else if a.ty().carries_float() && self.facts.act.is_active(a) {
-                return self.unsupported(
-                    i,
-                    "this parallel region receives an active floating-point value by value; enz-rs forks pointers only: make the variable shared",
-                );
-            } else {
-                args.push(ArgActivity::Const);
-            }
-        }
-        if args.iter().all(|a| *a == ArgActivity::Const) {
-            return;
-        }
+        let args = match openmp::team_activities(i, &self.facts.act) {
+            Ok(Some(acts)) => acts,
+            Ok(None) => return,
+            Err(why) => return self.unsupported(i, why),
+        };
         if let Some(d) = crate::synth::check_integer_arguments(i, &self.facts.act, self.req.name) {
             return self.diags.push(d);
         }
