@@ -144,12 +144,80 @@ pub(crate) fn function_passed<'m>(v: Value<'m>) -> Option<Function<'m>> {
 /// it and however often they are parsed.
 pub(crate) type IntegerOnlyParams<'m> = std::collections::HashMap<Function<'m>, Vec<bool>>;
 
+/// What parsing keeps between the two parses of every call site (the
+/// second after earlier sites were lowered): the facts of
+/// [`IntegerOnlyParams`], and the primal return slot made for each forward
+/// call whose function returns through `sret` while the call returns only
+/// the tangent (made once, in the caller's entry block).
+#[derive(Default)]
+pub(crate) struct ParseMemo<'m> {
+    pub(crate) integer_only: IntegerOnlyParams<'m>,
+    pub(crate) return_slots: std::collections::HashMap<Inst<'m>, Value<'m>>,
+}
+
+/// The argument for parameter 0 of `function` when it returns through
+/// `sret` and forward-mode call `call` returns a class through its own
+/// `sret` (`None` when either does not): `Dup` with the primal in a slot of
+/// the caller (the call returns the tangent only) or in the first half of
+/// the call's return (it returns the primal, then the tangent), the
+/// tangent in the call's return. Forward mode of width 1 only.
+fn sret_return<'m>(
+    call: Inst<'m>,
+    entry: EntryPoint,
+    function: Function<'m>,
+    sret: Option<Value<'m>>,
+    width: u32,
+    memo: &mut ParseMemo<'m>,
+) -> Result<Option<CallArg<'m>>, String> {
+    let (Some(out), Some(fty)) = (sret, function.param_sret_type(0)) else {
+        return Ok(None);
+    };
+    if !matches!(entry, EntryPoint::FwdDiff) || width != 1 {
+        // Reverse mode packs adjoints into the call's return slot: the
+        // function's own return pointer is passed like any argument.
+        return Ok(None);
+    }
+    let module = function.global_parent();
+    let cty = call
+        .call_arg_sret_type(0)
+        .ok_or("the call's return has no type")?;
+    let (fsize, csize) = (fty.abi_size(module), cty.abi_size(module));
+    let b = crate::ir::Builder::new(call.context());
+    let (primal, tangent) = if csize == fsize {
+        let slot = *memo.return_slots.entry(call).or_insert_with(|| {
+            let caller = call.parent_block().parent();
+            b.position_before(
+                caller
+                    .entry_block()
+                    .first_instruction()
+                    .expect("an entry block"),
+            );
+            let slot = b.alloca(fty, "primal.ret");
+            slot.set_alignment(16);
+            slot
+        });
+        (slot, out)
+    } else if csize >= 2 * fsize {
+        b.position_before(call);
+        (out, b.byte_gep(out, fsize))
+    } else {
+        return Err(format!(
+            "the call returns {csize} bytes, neither the tangent's {fsize} nor the primal's and the tangent's"
+        ));
+    };
+    Ok(Some(CallArg {
+        activity: ArgActivity::Dup,
+        value: primal,
+        shadows: vec![tangent],
+    }))
+}
+
 /// Parses a call to an entry point.
 pub(crate) fn parse<'m>(
     call: Inst<'m>,
     entry: EntryPoint,
     caller: &str,
-    integer_only: &mut IntegerOnlyParams<'m>,
+    memo: &mut ParseMemo<'m>,
 ) -> Result<CallSite<'m>, Diagnostic> {
     let err = |msg: String| Diagnostic::new(msg).in_function(caller).at(call);
     let nargs = call.call_num_args();
@@ -196,7 +264,23 @@ pub(crate) fn parse<'m>(
         ))
         .help("pass one value per parameter, each optionally preceded by an activity marker (enzyme_const, enzyme_out, enzyme_dup + shadow)")
     };
-    for (pi, p) in params.iter().enumerate() {
+    // A function returning a class by value (through `sret`, parameter
+    // 0) called by forward mode that returns a class too: the call's own
+    // return slot holds the function's tangent (and, before it, its
+    // primal when the call returns both, as `enzyme::Duplicated<T>` does).
+    let implicit_return = sret_return(call, entry, function, sret, width, memo).map_err(|why| {
+        err(format!(
+            "`{fname}` returns its value through a pointer (sret): {why}"
+        ))
+    })?;
+    let mut ret = cfg.ret;
+    if let Some(arg) = implicit_return {
+        // Where the primal is asked for, it is already the first half of
+        // the call's return.
+        ret.primal = false;
+        args.push(arg);
+    }
+    for (pi, p) in params.iter().enumerate().skip(args.len()) {
         if pos >= rest.len() {
             return Err(too_few(at(pos)));
         }
@@ -255,7 +339,8 @@ pub(crate) fn parse<'m>(
             // `f` is analysed once, when first needed.
             _ if ty.kind() == crate::ir::TyKind::Pointer
                 && !is_function_choice(v)
-                && integer_only
+                && memo
+                    .integer_only
                     .entry(function)
                     .or_insert_with(|| enz_core::pointer_params_holding_no_floats(function))
                     [pi] =>
@@ -343,7 +428,7 @@ pub(crate) fn parse<'m>(
         width,
         allocated: cfg.allocated,
         tape: cfg.tape,
-        ret: cfg.ret,
+        ret,
         trailing,
     })
 }

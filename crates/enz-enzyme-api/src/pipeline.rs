@@ -168,14 +168,14 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     function_choice::version_function_choices(m);
     let mut sites = Vec::new();
     let mut vtable_shadows = Vec::new();
-    let mut integer_only = callsite::IntegerOnlyParams::new();
+    let mut memo = callsite::ParseMemo::default();
     for f in functions(m) {
         for blk in f.blocks() {
             for i in blk.instructions() {
                 if virtual_tables::is_call(i) {
                     vtable_shadows.push(i);
                 } else if let Some(entry) = callsite::entry_point_of(i) {
-                    match callsite::parse(i, entry, &f.name(), &mut integer_only) {
+                    match callsite::parse(i, entry, &f.name(), &mut memo) {
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
                     }
@@ -235,7 +235,7 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
             // Re-read the operands: lowering earlier sites may have replaced
             // values this call uses (a tape from __enzyme_augmentfwd).
             let caller = cs.call.parent_block().parent().name();
-            let cs = match callsite::parse(cs.call, cs.entry, &caller, &mut integer_only) {
+            let cs = match callsite::parse(cs.call, cs.entry, &caller, &mut memo) {
                 Ok(cs) => cs,
                 Err(d) => {
                     diags.push(d);

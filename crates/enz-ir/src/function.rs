@@ -92,6 +92,18 @@ impl<'m> Function<'m> {
     pub fn delete_function(self) {
         crate::graveyard::delete_function(self.0 .0)
     }
+
+    /// The type of parameter `k`'s `sret` attribute, if it has one.
+    pub fn param_sret_type(self, k: u32) -> Option<Ty<'m>> {
+        // SAFETY: attribute queries on a function; the type lives in the
+        // context.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
+            let a = LLVMGetEnumAttributeAtIndex(self.0 .0, k + 1, kind);
+            (!a.is_null()).then(|| Ty::wrap(LLVMGetTypeAttributeValue(a)))
+        }
+    }
+
     /// The value of string attribute `name` at attribute index `index`
     /// (0: the return value, k + 1: parameter k).
     pub fn string_attribute_at(self, index: u32, name: &str) -> Option<String> {

@@ -153,6 +153,17 @@ impl<'m> Inst<'m> {
         }
     }
 
+    /// The type of call argument `arg`'s `sret` attribute, if it has one.
+    pub fn call_arg_sret_type(self, arg: u32) -> Option<Ty<'m>> {
+        // SAFETY: attribute queries on a call site; the type lives in the
+        // context.
+        unsafe {
+            let kind = LLVMGetEnumAttributeKindForName(c"sret".as_ptr(), 4);
+            let a = LLVMGetCallSiteEnumAttribute(self.0 .0, arg + 1, kind);
+            (!a.is_null()).then(|| Ty::wrap(LLVMGetTypeAttributeValue(a)))
+        }
+    }
+
     /// Incoming (value, block) pairs of a phi.
     pub fn incoming(self) -> Vec<(Value<'m>, Block<'m>)> {
         let n = unsafe { LLVMCountIncoming(self.0 .0) };
