@@ -27,6 +27,8 @@ pub(crate) fn check_arguments(i: Inst<'_>, f: BlasFn) -> Result<(), String> {
     let args = r.args();
     let want = match iface {
         BlasInterface::Cblas => args.len(),
+        // LAPACK's Fortran symbols take `info` after the arguments.
+        BlasInterface::Fortran if r.is_lapack() => args.len(),
         BlasInterface::Fortran if r.has_layout() => args.len() - 1,
         BlasInterface::Fortran => args.len(),
     } as u32;
@@ -53,7 +55,29 @@ pub(crate) fn check_arguments(i: Inst<'_>, f: BlasFn) -> Result<(), String> {
             ));
         }
     }
+    if let Some(o) = info_operand(r, iface) {
+        if i.operand(o).ty().kind() != TyKind::Pointer {
+            return Err(format!(
+                "argument {o} of `{name}` is not the `info` pointer LAPACK writes: enz-rs cannot read it"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The operand of a LAPACK Fortran call holding `info` (an integer the
+/// call writes).
+fn info_operand(r: BlasRoutine, iface: BlasInterface) -> Option<u32> {
+    (r.is_lapack() && iface == BlasInterface::Fortran).then(|| r.args().len() as u32 - 1)
+}
+
+/// The `info` pointer of a LAPACK Fortran call (written by it), if any.
+pub(crate) fn info<'m>(i: Inst<'m>, f: BlasFn) -> Option<Value<'m>> {
+    let BlasFn::Rule(r, _, iface) = f else {
+        return None;
+    };
+    check_arguments(i, f).ok()?;
+    info_operand(r, iface).map(|o| i.operand(o))
 }
 
 fn is_array(a: BlasArg) -> bool {

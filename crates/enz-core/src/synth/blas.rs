@@ -21,7 +21,8 @@
 //! | `A += a x y^T` (`ger`) | `dx += a dA y`, `dy += a dA^T x` (`gemv`) | `dA += a dx y^T + a x dy^T` |
 //! | `C = a op(A) op(B) + b C` (`gemm`) | `dA += a dC op(B)^T` (or `a op(B) dC^T`), `dB += a op(A)^T dC` (or `a dC^T op(A)`), `dC *= b` | `dC = a op(dA) op(B) + a op(A) op(dB) + b dC` |
 //!
-//! The symmetric and triangular routines' rules are in `structured.rs`.
+//! The symmetric and triangular routines' rules are in `structured.rs`,
+//! LAPACK's Cholesky routines' (`?potrf`, `?potrs`) in `lapack.rs`.
 //!
 //! `dC *= b` is a `gemm` (`gemv`) with `alpha = 0`, which reads neither
 //! operand. Transposes known only at run time (Fortran's characters)
@@ -31,6 +32,7 @@
 //! a call whose scalars are active is refused.
 
 mod asum;
+mod lapack;
 mod structured;
 mod tri;
 
@@ -135,6 +137,9 @@ pub(crate) fn needed_in_reverse(r: BlasRoutine, shadowed: &dyn Fn(u32) -> bool) 
         BlasRoutine::Symm => &[(6, 8), (8, 6)],
         BlasRoutine::Syrk => &[(6, 6)],
         BlasRoutine::Trmm | BlasRoutine::Trsm => &[(8, 10), (10, 8)],
+        // The factor (after the call), and potrs's solution.
+        BlasRoutine::Potrf => &[(3, 3)],
+        BlasRoutine::Potrs => &[(4, 6), (6, 4)],
         _ => &[],
     };
     let mut out: Vec<u32> = pairs
@@ -205,6 +210,9 @@ pub(crate) fn span<'m>(b: &Builder<'m>, a: &Args<'m>, k: u32) -> Value<'m> {
             (ka, ka, v(9))
         }
         (BlasRoutine::Trmm | BlasRoutine::Trsm, 10) => (v(5), v(6), v(11)),
+        (BlasRoutine::Potrf, 3) => (v(2), v(2), v(4)),
+        (BlasRoutine::Potrs, 4) => (v(2), v(2), v(5)),
+        (BlasRoutine::Potrs, 6) => (v(2), v(3), v(7)),
         (_, k) => return vector(v(0), v(k + 1)),
     };
     let col = b.icmp(LLVMIntPredicate::LLVMIntEQ, a.v[0], b.i32(CBLAS_COL_MAJOR));
@@ -440,6 +448,7 @@ pub(crate) fn reverse<'m>(
         | BlasRoutine::Syrk
         | BlasRoutine::Trmm
         | BlasRoutine::Trsm => structured::reverse(e, a, arr),
+        BlasRoutine::Potrf | BlasRoutine::Potrs => lapack::reverse(e, a, arr),
         BlasRoutine::Gemv => {
             // y = alpha op(A) x + beta y
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
@@ -639,6 +648,10 @@ pub(crate) fn tangent<'m>(
             structured::tangent(e, a, arr);
             None
         }
+        BlasRoutine::Potrf | BlasRoutine::Potrs => {
+            lapack::tangent(e, a, arr);
+            None
+        }
         BlasRoutine::Gemv => {
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
                 (v[0], v[1], v[2], v[3], v[4], v[6], v[8], v[9], v[11]);
@@ -701,6 +714,9 @@ pub(crate) fn tangent<'m>(
 pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
     match f {
+        BlasFn::Other if crate::names::is_lapack_name(&name) => Some(format!(
+            "`{name}`: a LAPACK routine enz-rs has no derivative rule for (it differentiates ?potrf and ?potrs in single and double precision, through LAPACKE and the Fortran symbols)"
+        )),
         BlasFn::Other => Some(format!(
             "`{name}`: a BLAS routine enz-rs has no derivative rule for (it differentiates ?dot, ?axpy, ?scal, ?copy, ?swap, ?nrm2, ?asum, ?gemv, ?ger, ?gemm, ?symv, ?trmv, ?trsv, ?symm, ?syrk, ?trmm and ?trsm in single and double precision, through CBLAS and the Fortran symbols)"
         )),
