@@ -2,11 +2,13 @@
  * Cholesky routines, shared by lapack_gauss.c (LAPACKE, row-major, upper
  * triangle, padded leading dimensions) and lapack_gauss_f77.c (the
  * Fortran symbols, column-major, lower triangle). The including file
- * defines A_AT(A, i, j) and X_AT(X, i, r) (its storage, NA and NX entries)
- * and
- *   double loss(const double *B, const double *y, double *A, double *X);
- * which builds A = B B^T + N I (B: N x N, row-major), X = Y (Y: N x NRHS,
- * y[i * NRHS + r]), factors A (?potrf), solves A X = Y (?potrs) and returns
+ * defines A_AT(A, i, j) and X_AT(X, i, r) (its storage, NA1 entries a
+ * matrix, NX for X), POTRF(A, uplo) and POTRS(A, uplo, X) (the calls), and
+ * UPLO1, UPLO2 (the two triangles); loss (below)
+ * builds A = B B^T + N I twice (B: N x N, row-major), X = Y (Y: N x NRHS,
+ * y[i * NRHS + r]), factors the first copy in triangle UPLO1 and the
+ * second in UPLO2 (?potrf), solves A X = Y with the second (?potrs) and
+ * returns
  *   loss = 1/2 sum_r y_r^T A^-1 y_r + sum_i log L_ii
  *        = 1/2 sum_r y_r^T A^-1 y_r + 1/2 log det A,
  * then overwrites its scratch A and X (the reverse must keep copies).
@@ -23,7 +25,37 @@
 #define NB (N * N)
 #define NY (N * NRHS)
 
-double loss(const double *B, const double *y, double *A, double *X);
+#define NA (2 * NA1)
+
+__attribute__((noinline)) double loss(const double *B, const double *y, double *A, double *X) {
+  double *A2 = A + NA1;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      double s = i == j ? N : 0;
+      for (int k = 0; k < N; k++)
+        s += B[i * N + k] * B[j * N + k];
+      A_AT(A, i, j) = s;
+      A_AT(A2, i, j) = s;
+    }
+  for (int i = 0; i < N; i++)
+    for (int r = 0; r < NRHS; r++)
+      X_AT(X, i, r) = y[i * NRHS + r];
+  POTRF(A, UPLO1);
+  POTRF(A2, UPLO2);
+  POTRS(A2, UPLO2, X);
+  double l = 0;
+  for (int i = 0; i < N; i++) {
+    l += log(A_AT(A, i, i));
+    for (int r = 0; r < NRHS; r++)
+      l += 0.5 * y[i * NRHS + r] * X_AT(X, i, r);
+  }
+  /* The scratch is overwritten: the reverse reads copies. */
+  for (int k = 0; k < NA; k++)
+    A[k] = 7.0;
+  for (int k = 0; k < NX; k++)
+    X[k] = 7.0;
+  return l;
+}
 
 void __enzyme_reverse_v(void *, ...);
 void *__enzyme_augmentfwd(void *, ...);
