@@ -14,7 +14,8 @@
  * then overwrites its scratch A and X (the reverse must keep copies).
  * Gradient: dy_r = A^-1 y_r (checked against a Cholesky solve by hand);
  * dB against central differences. Reverse (combined and split, the caller
- * overwriting the scratch between the calls) and forward mode. */
+ * overwriting the scratch between the calls), forward mode and vector
+ * forward mode (width 2). */
 #include <math.h>
 #include <string.h>
 #include "enzyme.h"
@@ -57,6 +58,10 @@ __attribute__((noinline)) double loss(const double *B, const double *y, double *
   return l;
 }
 
+typedef struct {
+  double d[2];
+} gauss_tan2;
+gauss_tan2 __enzyme_fwddiff_w2(void *, ...);
 void __enzyme_reverse_v(void *, ...);
 void *__enzyme_augmentfwd(void *, ...);
 
@@ -170,6 +175,19 @@ static void run_checks(void) {
   check_close("forward = gradient . direction", got, want, TOL_AD);
   check_close("forward = central difference", got,
               (loss_at(Bp, yp) - loss_at(Bm, ym)) / (2 * h), TOL_FD);
+
+  /* Vector forward mode: lane 1 along -0.5 times lane 0's direction. */
+  double uB[NB], uy[NY], dA2[2 * NA] = {0}, dX2[2 * NX] = {0};
+  for (int k = 0; k < NB; k++)
+    uB[k] = -0.5 * tB[k];
+  for (int k = 0; k < NY; k++)
+    uy[k] = -0.5 * ty[k];
+  check_at("forward, width 2");
+  gauss_tan2 w = __enzyme_fwddiff_w2((void *)loss, enzyme_width, 2, enzyme_dup, B, tB, uB,
+                                     enzyme_dup, y, ty, uy, enzyme_dup, A, dA2, dA2 + NA,
+                                     enzyme_dup, X, dX2, dX2 + NX);
+  check_close("lane 0 = width 1", w.d[0], got, 1e-12);
+  check_close("lane 1 = -0.5 width 1", w.d[1], -0.5 * got, 1e-12);
 }
 
 int main(void) {
