@@ -520,7 +520,7 @@ fn bad_call_sites_are_diagnosed() {
         (
             "lapack_no_rule.ll",
             &[
-                &["`dgetrf_`"],
+                &["`dgetri_`"],
                 &["lapack routine"],
                 &["no derivative rule"],
                 &["?potrf"],

@@ -47,7 +47,7 @@ pub(crate) fn check_arguments(i: Inst<'_>, f: BlasFn) -> Result<(), String> {
             continue;
         };
         let pointer = i.operand(o).ty().kind() == TyKind::Pointer;
-        let want_pointer = iface == BlasInterface::Fortran || is_array(*a);
+        let want_pointer = iface == BlasInterface::Fortran || is_array(*a) || *a == BlasArg::Pivots;
         if pointer != want_pointer {
             return Err(format!(
                 "argument {o} of `{name}` is not the {} BLAS passes there: enz-rs cannot read it",
@@ -71,13 +71,23 @@ fn info_operand(r: BlasRoutine, iface: BlasInterface) -> Option<u32> {
     (r.is_lapack() && iface == BlasInterface::Fortran).then(|| r.args().len() as u32 - 1)
 }
 
-/// The `info` pointer of a LAPACK Fortran call (written by it), if any.
-pub(crate) fn info<'m>(i: Inst<'m>, f: BlasFn) -> Option<Value<'m>> {
+/// The integer arrays of a LAPACK call: its pivots and a Fortran call's
+/// `info` (operand, whether the call writes it).
+pub(crate) fn int_arrays<'m>(i: Inst<'m>, f: BlasFn) -> Vec<(Value<'m>, bool)> {
     let BlasFn::Rule(r, _, iface) = f else {
-        return None;
+        return Vec::new();
     };
-    check_arguments(i, f).ok()?;
-    info_operand(r, iface).map(|o| i.operand(o))
+    if check_arguments(i, f).is_err() {
+        return Vec::new();
+    }
+    let pivots = r
+        .args()
+        .iter()
+        .position(|a| *a == BlasArg::Pivots)
+        .and_then(|k| operand_index(r, iface, k as u32))
+        .map(|o| (i.operand(o), r.writes_pivots()));
+    let info = info_operand(r, iface).map(|o| (i.operand(o), true));
+    pivots.into_iter().chain(info).collect()
 }
 
 fn is_array(a: BlasArg) -> bool {

@@ -162,8 +162,13 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                             .into_iter()
                             .filter(|(_, _, w)| *w)
                             .map(|(_, a, _)| a)
-                            // LAPACK's `info`.
-                            .chain(crate::analysis::blas::info(i, f))
+                            // LAPACK's pivots and `info`.
+                            .chain(
+                                crate::analysis::blas::int_arrays(i, f)
+                                    .into_iter()
+                                    .filter(|(_, w)| *w)
+                                    .map(|(a, _)| a),
+                            )
                             .flat_map(roots)
                             .collect(),
                     )

@@ -66,6 +66,15 @@ pub(crate) enum BlasRoutine {
     /// LAPACK's `potrs(layout, uplo, n, nrhs, A, lda, B, ldb)`: `B =
     /// A^-1 B`, `A` given by its Cholesky factor.
     Potrs,
+    /// LAPACK's `getrf(layout, m, n, A, lda, ipiv)`: `A = P L U` (rule:
+    /// square `A`), `L` (unit) and `U` over `A`, the pivots in `ipiv`.
+    Getrf,
+    /// LAPACK's `getrs(layout, trans, n, nrhs, A, lda, ipiv, B, ldb)`:
+    /// `B = op(A)^-1 B`, `A` given by `getrf`'s factors.
+    Getrs,
+    /// LAPACK's `gesv(layout, n, nrhs, A, lda, ipiv, B, ldb)`: `getrf`
+    /// then `getrs` (no transpose).
+    Gesv,
 }
 
 /// Single or double precision.
@@ -122,6 +131,8 @@ pub(crate) enum BlasArg {
     Vector,
     /// A matrix of floats.
     Matrix,
+    /// LAPACK's pivot indices (an array of `int`, 1-based rows).
+    Pivots,
 }
 
 /// `CblasColMajor`.
@@ -152,16 +163,21 @@ pub(crate) const CBLAS_ROW_MAJOR: i64 = 101;
 const LAPACKE_PREFIX: &str = "LAPACKE_";
 
 /// The LAPACK routines with rules (without precision and decoration).
-const LAPACK_ROUTINES: [(&str, BlasRoutine); 2] =
-    [("potrf", BlasRoutine::Potrf), ("potrs", BlasRoutine::Potrs)];
+const LAPACK_ROUTINES: [(&str, BlasRoutine); 5] = [
+    ("potrf", BlasRoutine::Potrf),
+    ("potrs", BlasRoutine::Potrs),
+    ("getrf", BlasRoutine::Getrf),
+    ("getrs", BlasRoutine::Getrs),
+    ("gesv", BlasRoutine::Gesv),
+];
 
 /// Other LAPACK routines (without precision and decoration) that take
 /// float arrays, refused by name when passed memory with a shadow.
 const OTHER_LAPACK: &[&str] = &[
-    "getrf", "getrs", "gesv", "getri", "potri", "posv", "geqrf", "orgqr", "ormqr", "gels", "gelsd",
-    "gelss", "gesvd", "gesdd", "syev", "syevd", "syevr", "geev", "trtrs", "trtri", "sytrf",
-    "sytrs", "sysv", "gbsv", "gtsv", "ptsv", "pbsv", "ppsv", "lacpy", "laset", "gecon", "pocon",
-    "lange", "lansy", "gglse", "ggev", "gees", "hetrf", "heev",
+    "getri", "potri", "posv", "geqrf", "orgqr", "ormqr", "gels", "gelsd", "gelss", "gesvd",
+    "gesdd", "syev", "syevd", "syevr", "geev", "trtrs", "trtri", "sytrf", "sytrs", "sysv", "gbsv",
+    "gtsv", "ptsv", "pbsv", "ppsv", "lacpy", "laset", "gecon", "pocon", "lange", "lansy", "gglse",
+    "ggev", "gees", "hetrf", "heev",
 ];
 
 /// Whether `name` is a LAPACK function (LAPACKE's or a Fortran symbol of
@@ -334,6 +350,9 @@ impl BlasRoutine {
             ],
             BlasRoutine::Potrf => &[Layout, Uplo, Int, Matrix, Int],
             BlasRoutine::Potrs => &[Layout, Uplo, Int, Int, Matrix, Int, Matrix, Int],
+            BlasRoutine::Getrf => &[Layout, Int, Int, Matrix, Int, Pivots],
+            BlasRoutine::Getrs => &[Layout, Trans, Int, Int, Matrix, Int, Pivots, Matrix, Int],
+            BlasRoutine::Gesv => &[Layout, Int, Int, Matrix, Int, Pivots, Matrix, Int],
         }
     }
 
@@ -353,6 +372,9 @@ impl BlasRoutine {
             BlasRoutine::Trmm | BlasRoutine::Trsm => &[10],
             BlasRoutine::Potrf => &[3],
             BlasRoutine::Potrs => &[6],
+            BlasRoutine::Getrf => &[3],
+            BlasRoutine::Getrs => &[7],
+            BlasRoutine::Gesv => &[3, 6],
             BlasRoutine::Dot | BlasRoutine::Nrm2 | BlasRoutine::Asum | BlasRoutine::Iamax => &[],
         }
     }
@@ -373,7 +395,19 @@ impl BlasRoutine {
     /// Whether it is a LAPACK routine: its Fortran symbol takes an `info`
     /// pointer (written) after the arguments, its LAPACKE form returns it.
     pub(crate) fn is_lapack(self) -> bool {
-        matches!(self, BlasRoutine::Potrf | BlasRoutine::Potrs)
+        matches!(
+            self,
+            BlasRoutine::Potrf
+                | BlasRoutine::Potrs
+                | BlasRoutine::Getrf
+                | BlasRoutine::Getrs
+                | BlasRoutine::Gesv
+        )
+    }
+
+    /// Whether it writes its pivots (`getrf`, `gesv`).
+    pub(crate) fn writes_pivots(self) -> bool {
+        matches!(self, BlasRoutine::Getrf | BlasRoutine::Gesv)
     }
 
     /// The routine's name without precision and decoration.
@@ -429,11 +463,13 @@ mod tests {
         );
         assert_eq!(r("dpotrs_"), Some(BlasFn::Rule(Potrs, Double, Fortran)));
         assert_eq!(r("spotrf_"), Some(BlasFn::Rule(Potrf, Single, Fortran)));
-        assert_eq!(r("dgetrf_"), Some(BlasFn::Other));
-        assert_eq!(r("LAPACKE_dgesv"), Some(BlasFn::Other));
+        assert_eq!(r("dgetrf_"), Some(BlasFn::Rule(Getrf, Double, Fortran)));
+        assert_eq!(r("dgetri_"), Some(BlasFn::Other));
+        assert_eq!(r("LAPACKE_dgesv"), Some(BlasFn::Rule(Gesv, Double, Cblas)));
+        assert_eq!(r("LAPACKE_zgesv"), Some(BlasFn::Other));
         assert_eq!(r("zpotrf_"), Some(BlasFn::Other));
         assert_eq!(r("cblas_dpotrf"), Some(BlasFn::Other));
-        assert!(is_lapack_name("dgetrf_") && is_lapack_name("LAPACKE_zgesv"));
+        assert!(is_lapack_name("dgetri_") && is_lapack_name("LAPACKE_zgesv"));
         assert!(!is_lapack_name("dgemm_") && !is_lapack_name("dpotrfx_"));
         assert_eq!(cblas_name(Gemm, Single), "cblas_sgemm");
         // What a routine writes is among its arrays.

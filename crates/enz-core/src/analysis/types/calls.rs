@@ -122,7 +122,7 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
                     s.update(v, &TypeTree::from_path(&[0], ConcreteType::Integer));
                 }
             }
-            if let Some(v) = super::super::blas::info(call, b) {
+            for (v, _) in super::super::blas::int_arrays(call, b) {
                 s.update(v, &TypeTree::from_path(&[0], ConcreteType::Integer));
             }
             if call.ty().carries_float() {

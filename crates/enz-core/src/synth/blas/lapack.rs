@@ -64,7 +64,7 @@ impl<'b, 'm> Emit<'b, 'm> {
     /// `trmm` (`tri` true) or `trsm` on `B` (`m x n`, ld `ldb`) with
     /// lower triangular `L` (ld `lda`) in layout `lay`, alpha 1.
     #[allow(clippy::too_many_arguments)]
-    fn tri(
+    pub(super) fn tri(
         &self,
         mul: bool,
         lay: Value<'m>,
@@ -103,7 +103,14 @@ impl<'b, 'm> Emit<'b, 'm> {
 
     /// `x[i,j] *= diag, lower, upper` (where `i = j`, `i > j`, `i < j`)
     /// over the `n x n` matrix `x` in layout `lay`.
-    fn tri_scale(&self, lay: Value<'m>, n: Value<'m>, x: Value<'m>, ld: Value<'m>, f: [f64; 3]) {
+    pub(super) fn tri_scale(
+        &self,
+        lay: Value<'m>,
+        n: Value<'m>,
+        x: Value<'m>,
+        ld: Value<'m>,
+        f: [f64; 3],
+    ) {
         let b = self.b;
         let h = scale_helper(b, self.prec);
         let [d, l, u] = f.map(|c| self.float(c));
