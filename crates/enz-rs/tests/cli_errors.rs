@@ -526,6 +526,10 @@ fn bad_call_sites_are_diagnosed() {
                 &["?potrf"],
             ],
         ),
+        (
+            "lapack_getrf_nonsquare.ll",
+            &[&["`lapacke_dgetrf`"], &["non-square"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));

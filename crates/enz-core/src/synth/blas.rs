@@ -747,6 +747,19 @@ pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
         BlasFn::Rule(BlasRoutine::Syr2k, _, _) => Some(format!(
             "`{name}`: a BLAS routine enz-rs has no derivative rule for (?syr2k)"
         )),
+        // getrf's rule is for square matrices: a call whose dimensions
+        // are known to differ is refused (other ones are taken as square).
+        BlasFn::Rule(BlasRoutine::Getrf, _, BlasInterface::Cblas)
+            if crate::analysis::blas::check_arguments(i, f).is_ok()
+                && matches!(
+                    (i.operand(1).const_int_sext(), i.operand(2).const_int_sext()),
+                    (Some(m), Some(n)) if m != n
+                ) =>
+        {
+            Some(format!(
+                "`{name}`: an LU factorisation of a non-square matrix; enz-rs differentiates ?getrf of square matrices only"
+            ))
+        }
         _ => crate::analysis::blas::check_arguments(i, f).err(),
     }
 }
