@@ -517,6 +517,19 @@ fn bad_call_sites_are_diagnosed() {
             "blas_no_rule_fortran.ll",
             &[&["`dsyr2k_`"], &["blas routine"], &["no derivative rule"]],
         ),
+        (
+            "lapack_no_rule.ll",
+            &[
+                &["`dgetri_`"],
+                &["lapack routine"],
+                &["no derivative rule"],
+                &["?potrf"],
+            ],
+        ),
+        (
+            "lapack_getrf_nonsquare.ll",
+            &[&["`lapacke_dgetrf`"], &["non-square"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));

@@ -27,6 +27,8 @@ pub(crate) fn check_arguments(i: Inst<'_>, f: BlasFn) -> Result<(), String> {
     let args = r.args();
     let want = match iface {
         BlasInterface::Cblas => args.len(),
+        // LAPACK's Fortran symbols take `info` after the arguments.
+        BlasInterface::Fortran if r.is_lapack() => args.len(),
         BlasInterface::Fortran if r.has_layout() => args.len() - 1,
         BlasInterface::Fortran => args.len(),
     } as u32;
@@ -45,7 +47,7 @@ pub(crate) fn check_arguments(i: Inst<'_>, f: BlasFn) -> Result<(), String> {
             continue;
         };
         let pointer = i.operand(o).ty().kind() == TyKind::Pointer;
-        let want_pointer = iface == BlasInterface::Fortran || is_array(*a);
+        let want_pointer = iface == BlasInterface::Fortran || is_array(*a) || *a == BlasArg::Pivots;
         if pointer != want_pointer {
             return Err(format!(
                 "argument {o} of `{name}` is not the {} BLAS passes there: enz-rs cannot read it",
@@ -53,7 +55,39 @@ pub(crate) fn check_arguments(i: Inst<'_>, f: BlasFn) -> Result<(), String> {
             ));
         }
     }
+    if let Some(o) = info_operand(r, iface) {
+        if i.operand(o).ty().kind() != TyKind::Pointer {
+            return Err(format!(
+                "argument {o} of `{name}` is not the `info` pointer LAPACK writes: enz-rs cannot read it"
+            ));
+        }
+    }
     Ok(())
+}
+
+/// The operand of a LAPACK Fortran call holding `info` (an integer the
+/// call writes).
+fn info_operand(r: BlasRoutine, iface: BlasInterface) -> Option<u32> {
+    (r.is_lapack() && iface == BlasInterface::Fortran).then(|| r.args().len() as u32 - 1)
+}
+
+/// The integer arrays of a LAPACK call: its pivots and a Fortran call's
+/// `info` (operand, whether the call writes it).
+pub(crate) fn int_arrays<'m>(i: Inst<'m>, f: BlasFn) -> Vec<(Value<'m>, bool)> {
+    let BlasFn::Rule(r, _, iface) = f else {
+        return Vec::new();
+    };
+    if check_arguments(i, f).is_err() {
+        return Vec::new();
+    }
+    let pivots = r
+        .args()
+        .iter()
+        .position(|a| *a == BlasArg::Pivots)
+        .and_then(|k| operand_index(r, iface, k as u32))
+        .map(|o| (i.operand(o), r.writes_pivots()));
+    let info = info_operand(r, iface).map(|o| (i.operand(o), true));
+    pivots.into_iter().chain(info).collect()
 }
 
 fn is_array(a: BlasArg) -> bool {

@@ -161,7 +161,15 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                         crate::analysis::blas::arrays(i, f)
                             .into_iter()
                             .filter(|(_, _, w)| *w)
-                            .flat_map(|(_, a, _)| roots(a))
+                            .map(|(_, a, _)| a)
+                            // LAPACK's pivots and `info`.
+                            .chain(
+                                crate::analysis::blas::int_arrays(i, f)
+                                    .into_iter()
+                                    .filter(|(_, w)| *w)
+                                    .map(|(a, _)| a),
+                            )
+                            .flat_map(roots)
                             .collect(),
                     )
                 }

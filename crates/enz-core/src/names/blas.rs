@@ -60,6 +60,21 @@ pub(crate) enum BlasRoutine {
     /// `syr2k(layout, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C,
     /// ldc)`: no rule of its own; syrk's tangent calls it.
     Syr2k,
+    /// LAPACK's `potrf(layout, uplo, n, A, lda)`: the Cholesky factor of
+    /// `A` (`A = L L^T`, or `U^T U`) over that triangle of `A`.
+    Potrf,
+    /// LAPACK's `potrs(layout, uplo, n, nrhs, A, lda, B, ldb)`: `B =
+    /// A^-1 B`, `A` given by its Cholesky factor.
+    Potrs,
+    /// LAPACK's `getrf(layout, m, n, A, lda, ipiv)`: `A = P L U` (rule:
+    /// square `A`), `L` (unit) and `U` over `A`, the pivots in `ipiv`.
+    Getrf,
+    /// LAPACK's `getrs(layout, trans, n, nrhs, A, lda, ipiv, B, ldb)`:
+    /// `B = op(A)^-1 B`, `A` given by `getrf`'s factors.
+    Getrs,
+    /// LAPACK's `gesv(layout, n, nrhs, A, lda, ipiv, B, ldb)`: `getrf`
+    /// then `getrs` (no transpose).
+    Gesv,
 }
 
 /// Single or double precision.
@@ -116,6 +131,8 @@ pub(crate) enum BlasArg {
     Vector,
     /// A matrix of floats.
     Matrix,
+    /// LAPACK's pivot indices (an array of `int`, 1-based rows).
+    Pivots,
 }
 
 /// `CblasColMajor`.
@@ -136,6 +153,72 @@ pub(crate) const CBLAS_UNIT: i64 = 132;
 pub(crate) const CBLAS_LEFT: i64 = 141;
 /// `CblasRight`.
 pub(crate) const CBLAS_RIGHT: i64 = 142;
+
+/// `CblasRowMajor` (and `LAPACK_ROW_MAJOR`).
+pub(crate) const CBLAS_ROW_MAJOR: i64 = 101;
+
+/// The prefix of LAPACK's C interface (`LAPACKE_dpotrf`): the CBLAS form
+/// of the arguments (a layout first, by value), but triangles as
+/// characters (`'L'`, `'U'`) and `info` returned.
+const LAPACKE_PREFIX: &str = "LAPACKE_";
+
+/// The LAPACK routines with rules (without precision and decoration).
+const LAPACK_ROUTINES: [(&str, BlasRoutine); 5] = [
+    ("potrf", BlasRoutine::Potrf),
+    ("potrs", BlasRoutine::Potrs),
+    ("getrf", BlasRoutine::Getrf),
+    ("getrs", BlasRoutine::Getrs),
+    ("gesv", BlasRoutine::Gesv),
+];
+
+/// Other LAPACK routines (without precision and decoration) that take
+/// float arrays, refused by name when passed memory with a shadow.
+const OTHER_LAPACK: &[&str] = &[
+    "getri", "potri", "posv", "geqrf", "orgqr", "ormqr", "gels", "gelsd", "gelss", "gesvd",
+    "gesdd", "syev", "syevd", "syevr", "geev", "trtrs", "trtri", "sytrf", "sytrs", "sysv", "gbsv",
+    "gtsv", "ptsv", "pbsv", "ppsv", "lacpy", "laset", "gecon", "pocon", "lange", "lansy", "gglse",
+    "ggev", "gees", "hetrf", "heev",
+];
+
+/// Whether `name` is a LAPACK function (LAPACKE's or a Fortran symbol of
+/// a routine enz-rs knows), for diagnostics.
+pub(crate) fn is_lapack_name(name: &str) -> bool {
+    if name.starts_with(LAPACKE_PREFIX) {
+        return true;
+    }
+    let Some(stem) = name.strip_suffix('_') else {
+        return false;
+    };
+    stem.len() > 1
+        && matches!(stem.as_bytes()[0], b's' | b'd' | b'c' | b'z')
+        && (OTHER_LAPACK.contains(&&stem[1..])
+            || LAPACK_ROUTINES.iter().any(|(n, _)| *n == &stem[1..]))
+}
+
+/// The LAPACK function `name` designates, if it is one.
+fn lapack_from_callee(name: &str) -> Option<BlasFn> {
+    let (stem, iface) = match name.strip_prefix(LAPACKE_PREFIX) {
+        // `LAPACKE_dpotrf_work`: the same arguments.
+        Some(s) => (s.strip_suffix("_work").unwrap_or(s), BlasInterface::Cblas),
+        None => (name.strip_suffix('_')?, BlasInterface::Fortran),
+    };
+    let (&p, rest) = stem.as_bytes().split_first()?;
+    let rest = std::str::from_utf8(rest).ok()?;
+    let prec = match p {
+        b's' => Some(BlasPrecision::Single),
+        b'd' => Some(BlasPrecision::Double),
+        b'c' | b'z' => None,
+        _ if iface == BlasInterface::Cblas => return Some(BlasFn::Other),
+        _ => return None,
+    };
+    let known = LAPACK_ROUTINES.iter().find(|(n, _)| *n == rest);
+    match (known, prec) {
+        (Some((_, r)), Some(p)) => Some(BlasFn::Rule(*r, p, iface)),
+        (Some(_), None) => Some(BlasFn::Other),
+        _ if iface == BlasInterface::Cblas || OTHER_LAPACK.contains(&rest) => Some(BlasFn::Other),
+        _ => None,
+    }
+}
 
 /// The prefix of the helpers BLAS derivatives emit into the module
 /// (`__enz_blas_dasum_adjoint`: the element loops of `?asum`'s rules).
@@ -177,6 +260,9 @@ const OTHER_ROUTINES: &[&str] = &[
 impl BlasFn {
     /// The BLAS function `name` designates, if it is one.
     pub(crate) fn from_callee(name: &str) -> Option<BlasFn> {
+        if let Some(f) = lapack_from_callee(name) {
+            return Some(f);
+        }
         let (stem, iface) = if let Some(s) = name.strip_prefix("cblas_") {
             (s, BlasInterface::Cblas)
         } else if let Some(s) = name.strip_suffix('_') {
@@ -262,6 +348,11 @@ impl BlasRoutine {
                 Layout, Uplo, Trans, Int, Int, Scalar, Matrix, Int, Matrix, Int, Scalar, Matrix,
                 Int,
             ],
+            BlasRoutine::Potrf => &[Layout, Uplo, Int, Matrix, Int],
+            BlasRoutine::Potrs => &[Layout, Uplo, Int, Int, Matrix, Int, Matrix, Int],
+            BlasRoutine::Getrf => &[Layout, Int, Int, Matrix, Int, Pivots],
+            BlasRoutine::Getrs => &[Layout, Trans, Int, Int, Matrix, Int, Pivots, Matrix, Int],
+            BlasRoutine::Gesv => &[Layout, Int, Int, Matrix, Int, Pivots, Matrix, Int],
         }
     }
 
@@ -279,6 +370,11 @@ impl BlasRoutine {
             BlasRoutine::Symv | BlasRoutine::Syrk => &[9],
             BlasRoutine::Trmv | BlasRoutine::Trsv => &[7],
             BlasRoutine::Trmm | BlasRoutine::Trsm => &[10],
+            BlasRoutine::Potrf => &[3],
+            BlasRoutine::Potrs => &[6],
+            BlasRoutine::Getrf => &[3],
+            BlasRoutine::Getrs => &[7],
+            BlasRoutine::Gesv => &[3, 6],
             BlasRoutine::Dot | BlasRoutine::Nrm2 | BlasRoutine::Asum | BlasRoutine::Iamax => &[],
         }
     }
@@ -296,10 +392,29 @@ impl BlasRoutine {
         self.args().first() == Some(&BlasArg::Layout)
     }
 
+    /// Whether it is a LAPACK routine: its Fortran symbol takes an `info`
+    /// pointer (written) after the arguments, its LAPACKE form returns it.
+    pub(crate) fn is_lapack(self) -> bool {
+        matches!(
+            self,
+            BlasRoutine::Potrf
+                | BlasRoutine::Potrs
+                | BlasRoutine::Getrf
+                | BlasRoutine::Getrs
+                | BlasRoutine::Gesv
+        )
+    }
+
+    /// Whether it writes its pivots (`getrf`, `gesv`).
+    pub(crate) fn writes_pivots(self) -> bool {
+        matches!(self, BlasRoutine::Getrf | BlasRoutine::Gesv)
+    }
+
     /// The routine's name without precision and decoration.
     pub(crate) fn stem(self) -> &'static str {
         ROUTINES
             .iter()
+            .chain(LAPACK_ROUTINES.iter())
             .find(|(_, r)| *r == self)
             .map(|(n, _)| *n)
             .expect("every routine is in the table")
@@ -342,6 +457,20 @@ mod tests {
         assert_eq!(r("damax_"), None);
         assert_eq!(r("my_helper_"), None);
         assert_eq!(r("dgemm"), None);
+        assert_eq!(
+            r("LAPACKE_dpotrf"),
+            Some(BlasFn::Rule(Potrf, Double, Cblas))
+        );
+        assert_eq!(r("dpotrs_"), Some(BlasFn::Rule(Potrs, Double, Fortran)));
+        assert_eq!(r("spotrf_"), Some(BlasFn::Rule(Potrf, Single, Fortran)));
+        assert_eq!(r("dgetrf_"), Some(BlasFn::Rule(Getrf, Double, Fortran)));
+        assert_eq!(r("dgetri_"), Some(BlasFn::Other));
+        assert_eq!(r("LAPACKE_dgesv"), Some(BlasFn::Rule(Gesv, Double, Cblas)));
+        assert_eq!(r("LAPACKE_zgesv"), Some(BlasFn::Other));
+        assert_eq!(r("zpotrf_"), Some(BlasFn::Other));
+        assert_eq!(r("cblas_dpotrf"), Some(BlasFn::Other));
+        assert!(is_lapack_name("dgetri_") && is_lapack_name("LAPACKE_zgesv"));
+        assert!(!is_lapack_name("dgemm_") && !is_lapack_name("dpotrfx_"));
         assert_eq!(cblas_name(Gemm, Single), "cblas_sgemm");
         // What a routine writes is among its arrays.
         for (_, r) in ROUTINES {

@@ -21,7 +21,8 @@
 //! | `A += a x y^T` (`ger`) | `dx += a dA y`, `dy += a dA^T x` (`gemv`) | `dA += a dx y^T + a x dy^T` |
 //! | `C = a op(A) op(B) + b C` (`gemm`) | `dA += a dC op(B)^T` (or `a op(B) dC^T`), `dB += a op(A)^T dC` (or `a dC^T op(A)`), `dC *= b` | `dC = a op(dA) op(B) + a op(A) op(dB) + b dC` |
 //!
-//! The symmetric and triangular routines' rules are in `structured.rs`.
+//! The symmetric and triangular routines' rules are in `structured.rs`,
+//! LAPACK's Cholesky routines' (`?potrf`, `?potrs`) in `lapack.rs`.
 //!
 //! `dC *= b` is a `gemm` (`gemv`) with `alpha = 0`, which reads neither
 //! operand. Transposes known only at run time (Fortran's characters)
@@ -31,6 +32,8 @@
 //! a call whose scalars are active is refused.
 
 mod asum;
+mod lapack;
+mod lu;
 mod structured;
 mod tri;
 
@@ -84,7 +87,8 @@ pub(crate) fn read<'m>(
         };
         let x = get(i.operand(o));
         let x = match (iface, a) {
-            (BlasInterface::Cblas, _) | (_, BlasArg::Vector | BlasArg::Matrix) => x,
+            (BlasInterface::Cblas, _)
+            | (_, BlasArg::Vector | BlasArg::Matrix | BlasArg::Pivots) => x,
             (BlasInterface::Fortran, BlasArg::Int | BlasArg::Layout) => b.load(i32t, x),
             (BlasInterface::Fortran, BlasArg::Scalar) => b.load(t, x),
             (
@@ -135,6 +139,13 @@ pub(crate) fn needed_in_reverse(r: BlasRoutine, shadowed: &dyn Fn(u32) -> bool) 
         BlasRoutine::Symm => &[(6, 8), (8, 6)],
         BlasRoutine::Syrk => &[(6, 6)],
         BlasRoutine::Trmm | BlasRoutine::Trsm => &[(8, 10), (10, 8)],
+        // The factor (after the call), and potrs's solution.
+        BlasRoutine::Potrf => &[(3, 3)],
+        BlasRoutine::Potrs => &[(4, 6), (6, 4)],
+        // The factors and pivots (after the call), and the solution.
+        BlasRoutine::Getrf => &[(3, 3), (5, 3)],
+        BlasRoutine::Getrs => &[(4, 7), (6, 7), (7, 4)],
+        BlasRoutine::Gesv => &[(3, 3), (3, 6), (5, 3), (5, 6), (6, 3)],
         _ => &[],
     };
     let mut out: Vec<u32> = pairs
@@ -205,6 +216,21 @@ pub(crate) fn span<'m>(b: &Builder<'m>, a: &Args<'m>, k: u32) -> Value<'m> {
             (ka, ka, v(9))
         }
         (BlasRoutine::Trmm | BlasRoutine::Trsm, 10) => (v(5), v(6), v(11)),
+        (BlasRoutine::Potrf, 3) => (v(2), v(2), v(4)),
+        (BlasRoutine::Potrs, 4) => (v(2), v(2), v(5)),
+        (BlasRoutine::Potrs, 6) => (v(2), v(3), v(7)),
+        // Pivots: as many as the factored matrix's smaller dimension.
+        (BlasRoutine::Getrf, 5) => {
+            let less = b.icmp(LLVMIntPredicate::LLVMIntSLT, v(1), v(2));
+            return b.select(less, v(1), v(2));
+        }
+        (BlasRoutine::Getrs, 6) => return v(2),
+        (BlasRoutine::Gesv, 5) => return v(1),
+        (BlasRoutine::Getrf, 3) => (v(1), v(2), v(4)),
+        (BlasRoutine::Getrs, 4) => (v(2), v(2), v(5)),
+        (BlasRoutine::Getrs, 7) => (v(2), v(3), v(8)),
+        (BlasRoutine::Gesv, 3) => (v(1), v(1), v(4)),
+        (BlasRoutine::Gesv, 6) => (v(1), v(2), v(7)),
         (_, k) => return vector(v(0), v(k + 1)),
     };
     let col = b.icmp(LLVMIntPredicate::LLVMIntEQ, a.v[0], b.i32(CBLAS_COL_MAJOR));
@@ -224,6 +250,7 @@ pub(crate) fn copy_array<'m>(b: &Builder<'m>, a: &Args<'m>, k: u32) -> Value<'m>
     let ctx = b.ctx();
     let i64t = Ty::int(ctx, 64);
     let esize = match a.prec {
+        _ if a.routine.args()[k as usize] == BlasArg::Pivots => 4,
         BlasPrecision::Single => 4,
         BlasPrecision::Double => 8,
     };
@@ -263,7 +290,7 @@ impl<'b, 'm> Emit<'b, 'm> {
                 | BlasArg::Side
                 | BlasArg::Int => i32t,
                 BlasArg::Scalar => self.t(),
-                BlasArg::Vector | BlasArg::Matrix => ptr,
+                BlasArg::Vector | BlasArg::Matrix | BlasArg::Pivots => ptr,
             })
             .collect();
         let ret = if r.returns_float() {
@@ -440,6 +467,8 @@ pub(crate) fn reverse<'m>(
         | BlasRoutine::Syrk
         | BlasRoutine::Trmm
         | BlasRoutine::Trsm => structured::reverse(e, a, arr),
+        BlasRoutine::Potrf | BlasRoutine::Potrs => lapack::reverse(e, a, arr),
+        BlasRoutine::Getrf | BlasRoutine::Getrs | BlasRoutine::Gesv => lu::reverse(e, a, arr),
         BlasRoutine::Gemv => {
             // y = alpha op(A) x + beta y
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
@@ -639,6 +668,14 @@ pub(crate) fn tangent<'m>(
             structured::tangent(e, a, arr);
             None
         }
+        BlasRoutine::Potrf | BlasRoutine::Potrs => {
+            lapack::tangent(e, a, arr);
+            None
+        }
+        BlasRoutine::Getrf | BlasRoutine::Getrs | BlasRoutine::Gesv => {
+            lu::tangent(e, a, arr);
+            None
+        }
         BlasRoutine::Gemv => {
             let (l, t, m, n, alpha, lda, incx, beta, incy) =
                 (v[0], v[1], v[2], v[3], v[4], v[6], v[8], v[9], v[11]);
@@ -701,12 +738,28 @@ pub(crate) fn tangent<'m>(
 pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
     let name = i.called_function().map(|f| f.name()).unwrap_or_default();
     match f {
+        BlasFn::Other if crate::names::is_lapack_name(&name) => Some(format!(
+            "`{name}`: a LAPACK routine enz-rs has no derivative rule for (it differentiates ?potrf, ?potrs, ?getrf (square), ?getrs and ?gesv in single and double precision, through LAPACKE and the Fortran symbols)"
+        )),
         BlasFn::Other => Some(format!(
             "`{name}`: a BLAS routine enz-rs has no derivative rule for (it differentiates ?dot, ?axpy, ?scal, ?copy, ?swap, ?nrm2, ?asum, ?gemv, ?ger, ?gemm, ?symv, ?trmv, ?trsv, ?symm, ?syrk, ?trmm and ?trsm in single and double precision, through CBLAS and the Fortran symbols)"
         )),
         BlasFn::Rule(BlasRoutine::Syr2k, _, _) => Some(format!(
             "`{name}`: a BLAS routine enz-rs has no derivative rule for (?syr2k)"
         )),
+        // getrf's rule is for square matrices: a call whose dimensions
+        // are known to differ is refused (other ones are taken as square).
+        BlasFn::Rule(BlasRoutine::Getrf, _, BlasInterface::Cblas)
+            if crate::analysis::blas::check_arguments(i, f).is_ok()
+                && matches!(
+                    (i.operand(1).const_int_sext(), i.operand(2).const_int_sext()),
+                    (Some(m), Some(n)) if m != n
+                ) =>
+        {
+            Some(format!(
+                "`{name}`: an LU factorisation of a non-square matrix; enz-rs differentiates ?getrf of square matrices only"
+            ))
+        }
         _ => crate::analysis::blas::check_arguments(i, f).err(),
     }
 }

@@ -122,6 +122,9 @@ pub(super) fn visit_call<'m>(s: &mut Solver<'m, '_>, call: Inst<'m>) {
                     s.update(v, &TypeTree::from_path(&[0], ConcreteType::Integer));
                 }
             }
+            for (v, _) in super::super::blas::int_arrays(call, b) {
+                s.update(v, &TypeTree::from_path(&[0], ConcreteType::Integer));
+            }
             if call.ty().carries_float() {
                 s.update(call.into(), &TypeTree::from_path(&[], ct));
             }

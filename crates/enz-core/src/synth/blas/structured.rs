@@ -36,7 +36,7 @@ pub(crate) fn tangent_before(r: BlasRoutine) -> bool {
 
 impl<'b, 'm> Emit<'b, 'm> {
     /// A zeroed `rows x cols` scratch matrix (`i32`s), freed by [`Self::release`].
-    fn scratch(&self, rows: Value<'m>, cols: Value<'m>) -> Value<'m> {
+    pub(super) fn scratch(&self, rows: Value<'m>, cols: Value<'m>) -> Value<'m> {
         let b = self.b;
         let i64t = crate::ir::Ty::int(b.ctx(), 64);
         let es = match self.prec {
@@ -50,7 +50,7 @@ impl<'b, 'm> Emit<'b, 'm> {
         p
     }
 
-    fn release(&self, p: Value<'m>) {
+    pub(super) fn release(&self, p: Value<'m>) {
         self.b.free(p);
     }
 

@@ -14,7 +14,7 @@
 use super::Reverse;
 use crate::analysis::blas::arrays;
 use crate::ir::{Builder, Inst, Value};
-use crate::names::{BlasFn, BlasInterface, BlasRoutine};
+use crate::names::{BlasArg, BlasFn, BlasInterface, BlasRoutine};
 use crate::synth::blas::{self as rules, Args, Arrays, Emit};
 
 /// What the forward sweep kept of one BLAS call for its adjoint.
@@ -134,6 +134,8 @@ impl<'m, 'a> Reverse<'m, 'a> {
             for (k, x) in tape.args.iter().enumerate() {
                 let x = match ops.iter().find(|(j, _, _)| *j as usize == k) {
                     Some((_, a, _)) => self.primal(*a),
+                    // LAPACK's pivots: read from the forward sweep's copy.
+                    None if r.args()[k] == BlasArg::Pivots => x.ty().null_constant(),
                     None if x.is_instruction() => self.cached_forward(*x, blk),
                     None => *x,
                 };
@@ -142,6 +144,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
         } else {
             for k in 0..i.call_num_args() {
                 let o = i.operand(k);
+                if r.args().get(k as usize) == Some(&BlasArg::Pivots) {
+                    v.push(o.ty().null_constant());
+                    continue;
+                }
                 v.push(self.primal(o));
             }
         }
