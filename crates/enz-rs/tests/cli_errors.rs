@@ -530,6 +530,10 @@ fn bad_call_sites_are_diagnosed() {
             "lapack_getrf_nonsquare.ll",
             &[&["`lapacke_dgetrf`"], &["non-square"]],
         ),
+        (
+            "lapack_getrf_unseen_square.ll",
+            &[&["`dgetrf_`"], &["square matrices only"], &["M and N"]],
+        ),
     ];
     for (name, mentions) in cases {
         let out = dir.path().join(format!("{name}.out.bc"));

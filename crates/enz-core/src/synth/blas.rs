@@ -747,21 +747,29 @@ pub(crate) fn refusal(i: Inst<'_>, f: BlasFn) -> Option<String> {
         BlasFn::Rule(BlasRoutine::Syr2k, _, _) => Some(format!(
             "`{name}`: a BLAS routine enz-rs has no derivative rule for (?syr2k)"
         )),
-        // getrf's rule is for square matrices: a call whose dimensions
-        // are known to differ is refused (other ones are taken as square).
-        BlasFn::Rule(BlasRoutine::Getrf, _, BlasInterface::Cblas)
-            if crate::analysis::blas::check_arguments(i, f).is_ok()
-                && matches!(
-                    (i.operand(1).const_int_sext(), i.operand(2).const_int_sext()),
-                    (Some(m), Some(n)) if m != n
-                ) =>
+        // getrf's rule is for square matrices: M and N must be seen to be
+        // the same (one value, or equal constants; in the Fortran form one
+        // pointer), else the call is refused rather than taken as square.
+        BlasFn::Rule(BlasRoutine::Getrf, _, iface)
+            if crate::analysis::blas::check_arguments(i, f).is_ok() && !getrf_is_square(i, iface) =>
         {
             Some(format!(
-                "`{name}`: an LU factorisation of a non-square matrix; enz-rs differentiates ?getrf of square matrices only"
+                "`{name}`: enz-rs differentiates ?getrf of square matrices only, and cannot see that M and N are equal here (pass the same variable, or equal constants, for both; a non-square LU has no rule)"
             ))
         }
         _ => crate::analysis::blas::check_arguments(i, f).err(),
     }
+}
+
+/// Whether `?getrf` call `i` visibly factors a square matrix: M and N
+/// (arguments 1 and 2 of LAPACKE's form, pointers 0 and 1 of Fortran's)
+/// are one value or equal constants.
+fn getrf_is_square(i: Inst<'_>, iface: BlasInterface) -> bool {
+    let (m, n) = match iface {
+        BlasInterface::Cblas => (i.operand(1), i.operand(2)),
+        BlasInterface::Fortran => (i.operand(0), i.operand(1)),
+    };
+    m == n || matches!((m.const_int_sext(), n.const_int_sext()), (Some(a), Some(b)) if a == b)
 }
 
 /// Whether any array of call `i` has a shadow according to `shadowed`.
