@@ -17,7 +17,7 @@
 //! Fortran call's was read into its CBLAS code by `read`. The layout codes
 //! are CBLAS's.
 
-use super::tri::{tri_move, Move};
+use super::tri::{for_each_entry, tri_move, Move};
 use super::{float_ty, Args, Arrays, Emit};
 use crate::ir::{add_internal_function, named_function, Builder, Function, LLVMIntPredicate};
 use crate::ir::{LLVMRealPredicate, Ty, Value};
@@ -269,58 +269,31 @@ fn scale_helper<'m>(b: &Builder<'m>, prec: BlasPrecision) -> Function<'m> {
     let ps = f.params();
     let (layout, n, x, ld, fd, fl, fu) = (ps[0], ps[1], ps[2], ps[3], ps[4], ps[5], ps[6]);
     let h = Builder::new(ctx);
-    let entry = f.append_block("entry");
-    let outer = f.append_block("outer");
-    let inner = f.append_block("inner");
-    let body = f.append_block("body");
-    let next_j = f.append_block("next_j");
-    let done = f.append_block("done");
-    h.position_at_end(entry);
+    h.position_at_end(f.append_block("entry"));
     let n64 = h.sext(n, i64t);
     let ld = h.sext(ld, i64t);
     let col = h.icmp(LLVMIntPredicate::LLVMIntEQ, layout, h.i32(CBLAS_COL_MAJOR));
-    let zero64 = h.const_int(i64t, 0);
-    let one64 = h.const_int(i64t, 1);
-    h.br(outer);
-    h.position_at_end(outer);
-    let j = h.phi(i64t, "j");
-    let more_j = h.icmp(LLVMIntPredicate::LLVMIntSLT, j.into(), n64);
-    h.cond_br(more_j, inner, done);
-    h.position_at_end(inner);
-    let i = h.phi(i64t, "i");
-    let more_i = h.icmp(LLVMIntPredicate::LLVMIntSLT, i.into(), n64);
-    h.cond_br(more_i, body, next_j);
-    h.position_at_end(body);
-    let (iv, jv): (Value, Value) = (i.into(), j.into());
-    let at = h.select(col, h.add(iv, h.mul(jv, ld)), h.add(h.mul(iv, ld), jv));
-    let c = h.select(
-        h.icmp(LLVMIntPredicate::LLVMIntEQ, iv, jv),
-        fd,
-        h.select(h.icmp(LLVMIntPredicate::LLVMIntSGT, iv, jv), fl, fu),
-    );
-    // Entries kept as they are are not stored (the other triangle may be
-    // another array's memory); a zero factor stores zero.
-    let store = f.append_block("store");
-    let step_i = f.append_block("step_i");
-    let keep = h.fcmp(LLVMRealPredicate::LLVMRealOEQ, c, h.const_float(t, 1.0));
-    h.cond_br(keep, step_i, store);
-    h.position_at_end(store);
-    let px = h.gep(t, x, &[at]);
-    let zero = h.fcmp(LLVMRealPredicate::LLVMRealOEQ, c, h.const_float(t, 0.0));
-    let scaled = h.fmul(h.load(t, px), c);
-    h.store(h.select(zero, h.const_float(t, 0.0), scaled), px);
-    h.br(step_i);
-    h.position_at_end(step_i);
-    let i_next = h.add(iv, one64);
-    h.br(inner);
-    i.add_incoming(zero64, outer);
-    i.add_incoming(i_next, step_i);
-    h.position_at_end(next_j);
-    let j_next = h.add(jv, one64);
-    h.br(outer);
-    j.add_incoming(zero64, entry);
-    j.add_incoming(j_next, next_j);
-    h.position_at_end(done);
+    for_each_entry(&h, f, n64, |iv, jv| {
+        let at = h.select(col, h.add(iv, h.mul(jv, ld)), h.add(h.mul(iv, ld), jv));
+        let c = h.select(
+            h.icmp(LLVMIntPredicate::LLVMIntEQ, iv, jv),
+            fd,
+            h.select(h.icmp(LLVMIntPredicate::LLVMIntSGT, iv, jv), fl, fu),
+        );
+        // Entries kept as they are are not stored (the other triangle may be
+        // another array's memory); a zero factor stores zero.
+        let store = f.append_block("store");
+        let step_i = f.append_block("step_i");
+        let keep = h.fcmp(LLVMRealPredicate::LLVMRealOEQ, c, h.const_float(t, 1.0));
+        h.cond_br(keep, step_i, store);
+        h.position_at_end(store);
+        let px = h.gep(t, x, &[at]);
+        let zero = h.fcmp(LLVMRealPredicate::LLVMRealOEQ, c, h.const_float(t, 0.0));
+        let scaled = h.fmul(h.load(t, px), c);
+        h.store(h.select(zero, h.const_float(t, 0.0), scaled), px);
+        h.br(step_i);
+        h.position_at_end(step_i);
+    });
     h.ret(None);
     f
 }

@@ -80,80 +80,95 @@ fn helper<'m>(b: &Builder<'m>, prec: BlasPrecision) -> Function<'m> {
     let (layout, uplo, mode, n, src, lds, dst, ldd) =
         (ps[0], ps[1], ps[2], ps[3], ps[4], ps[5], ps[6], ps[7]);
     let h = Builder::new(ctx);
-    let entry = f.append_block("entry");
-    let outer = f.append_block("outer");
-    let inner = f.append_block("inner");
-    let body = f.append_block("body");
-    let next_j = f.append_block("next_j");
-    let done = f.append_block("done");
-    h.position_at_end(entry);
+    h.position_at_end(f.append_block("entry"));
     let n64 = h.sext(n, i64t);
     let (lds, ldd) = (h.sext(lds, i64t), h.sext(ldd, i64t));
     let col = h.icmp(LLVMIntPredicate::LLVMIntEQ, layout, h.i32(CBLAS_COL_MAJOR));
     let upper = h.icmp(LLVMIntPredicate::LLVMIntEQ, uplo, h.i32(CBLAS_UPPER));
-    let zero64 = h.const_int(i64t, 0);
-    let one64 = h.const_int(i64t, 1);
-    h.br(outer);
-    // for j in 0..n
-    h.position_at_end(outer);
-    let j = h.phi(i64t, "j");
-    let more_j = h.icmp(LLVMIntPredicate::LLVMIntSLT, j.into(), n64);
-    h.cond_br(more_j, inner, done);
-    // for i in 0..n
-    h.position_at_end(inner);
-    let i = h.phi(i64t, "i");
-    let more_i = h.icmp(LLVMIntPredicate::LLVMIntSLT, i.into(), n64);
-    h.cond_br(more_i, body, next_j);
-    h.position_at_end(body);
-    let (iv, jv): (Value, Value) = (i.into(), j.into());
-    let at = |r: Value<'m>, c: Value<'m>, ld: Value<'m>| {
-        let cm = h.add(r, h.mul(c, ld));
-        let rm = h.add(h.mul(r, ld), c);
-        h.select(col, cm, rm)
-    };
-    let load = |p: Value<'m>, k: Value<'m>| h.load(t, h.gep(t, p, &[k]));
-    let in_tri = |r: Value<'m>, c: Value<'m>| {
-        let up = h.icmp(LLVMIntPredicate::LLVMIntSLE, r, c);
-        let lo = h.icmp(LLVMIntPredicate::LLVMIntSGE, r, c);
-        h.select(upper, up, lo)
-    };
-    let zero = h.const_float(t, 0.0);
-    let diag = h.icmp(LLVMIntPredicate::LLVMIntEQ, iv, jv);
-    let tri_ij = in_tri(iv, jv);
-    let tri_ji = in_tri(jv, iv);
-    let s_ij = load(src, at(iv, jv, lds));
-    let s_ji = load(src, at(jv, iv, lds));
-    let is = |m: Move| h.icmp(LLVMIntPredicate::LLVMIntEQ, mode, h.i32(m as i64));
-    // Triangle / Strict / Fold: only where in(i, j).
-    let tri_val = h.select(
-        is(Move::Fold),
-        h.select(diag, s_ij, h.fadd(s_ij, s_ji)),
-        h.select(h.and(is(Move::Strict), diag), zero, s_ij),
-    );
-    let tri_val = h.select(tri_ij, tri_val, zero);
-    let expand = h.fadd(h.select(tri_ij, s_ij, zero), h.select(tri_ji, s_ji, zero));
-    let add = h.select(is(Move::Expand), expand, tri_val);
-    // Skip the store where nothing is added (the other triangle of dst
-    // may be another array's memory, or unwritable).
-    let touches = h.or(is(Move::Expand), tri_ij);
-    let store = f.append_block("store");
-    let step_i = f.append_block("step_i");
-    h.cond_br(touches, store, step_i);
-    h.position_at_end(store);
-    let pd = h.gep(t, dst, &[at(iv, jv, ldd)]);
-    h.store(h.fadd(h.load(t, pd), add), pd);
-    h.br(step_i);
-    h.position_at_end(step_i);
-    let i_next = h.add(iv, one64);
-    h.br(inner);
-    i.add_incoming(zero64, outer);
-    i.add_incoming(i_next, step_i);
-    h.position_at_end(next_j);
-    let j_next = h.add(jv, one64);
-    h.br(outer);
-    j.add_incoming(zero64, entry);
-    j.add_incoming(j_next, next_j);
-    h.position_at_end(done);
+    for_each_entry(&h, f, n64, |iv, jv| {
+        let at = |r: Value<'m>, c: Value<'m>, ld: Value<'m>| {
+            let cm = h.add(r, h.mul(c, ld));
+            let rm = h.add(h.mul(r, ld), c);
+            h.select(col, cm, rm)
+        };
+        let load = |p: Value<'m>, k: Value<'m>| h.load(t, h.gep(t, p, &[k]));
+        let in_tri = |r: Value<'m>, c: Value<'m>| {
+            let up = h.icmp(LLVMIntPredicate::LLVMIntSLE, r, c);
+            let lo = h.icmp(LLVMIntPredicate::LLVMIntSGE, r, c);
+            h.select(upper, up, lo)
+        };
+        let zero = h.const_float(t, 0.0);
+        let diag = h.icmp(LLVMIntPredicate::LLVMIntEQ, iv, jv);
+        let tri_ij = in_tri(iv, jv);
+        let tri_ji = in_tri(jv, iv);
+        let s_ij = load(src, at(iv, jv, lds));
+        let s_ji = load(src, at(jv, iv, lds));
+        let is = |m: Move| h.icmp(LLVMIntPredicate::LLVMIntEQ, mode, h.i32(m as i64));
+        // Triangle / Strict / Fold: only where in(i, j).
+        let tri_val = h.select(
+            is(Move::Fold),
+            h.select(diag, s_ij, h.fadd(s_ij, s_ji)),
+            h.select(h.and(is(Move::Strict), diag), zero, s_ij),
+        );
+        let tri_val = h.select(tri_ij, tri_val, zero);
+        let expand = h.fadd(h.select(tri_ij, s_ij, zero), h.select(tri_ji, s_ji, zero));
+        let add = h.select(is(Move::Expand), expand, tri_val);
+        // Skip the store where nothing is added (the other triangle of dst
+        // may be another array's memory, or unwritable).
+        let touches = h.or(is(Move::Expand), tri_ij);
+        let store = f.append_block("store");
+        let step_i = f.append_block("step_i");
+        h.cond_br(touches, store, step_i);
+        h.position_at_end(store);
+        let pd = h.gep(t, dst, &[at(iv, jv, ldd)]);
+        h.store(h.fadd(h.load(t, pd), add), pd);
+        h.br(step_i);
+        h.position_at_end(step_i);
+    });
     h.ret(None);
     f
+}
+
+/// Emits `for j in 0..n { for i in 0..n { body(i, j) } }` into `f` from
+/// where `h` is (`n`: an `i64`; `i`, `j` `i64`s), leaving `h` after the
+/// loops: the entry-by-entry walk of the `n x n` helpers (here and
+/// `lapack.rs`'s `?tri_scale`). `body` may add blocks; where it leaves
+/// `h` the next `i` begins.
+pub(super) fn for_each_entry<'m>(
+    h: &Builder<'m>,
+    f: Function<'m>,
+    n: Value<'m>,
+    body: impl FnOnce(Value<'m>, Value<'m>),
+) {
+    let i64t = n.ty();
+    let (zero, one) = (h.const_int(i64t, 0), h.const_int(i64t, 1));
+    let entry = h.insert_block();
+    let outer = f.append_block("outer");
+    let inner = f.append_block("inner");
+    let each = f.append_block("body");
+    let next_j = f.append_block("next_j");
+    let done = f.append_block("done");
+    h.br(outer);
+    h.position_at_end(outer);
+    let j = h.phi(i64t, "j");
+    let more_j = h.icmp(LLVMIntPredicate::LLVMIntSLT, j.into(), n);
+    h.cond_br(more_j, inner, done);
+    h.position_at_end(inner);
+    let i = h.phi(i64t, "i");
+    let more_i = h.icmp(LLVMIntPredicate::LLVMIntSLT, i.into(), n);
+    h.cond_br(more_i, each, next_j);
+    h.position_at_end(each);
+    let (iv, jv): (Value<'m>, Value<'m>) = (i.into(), j.into());
+    body(iv, jv);
+    let end = h.insert_block();
+    let i_next = h.add(iv, one);
+    h.br(inner);
+    i.add_incoming(zero, outer);
+    i.add_incoming(i_next, end);
+    h.position_at_end(next_j);
+    let j_next = h.add(jv, one);
+    h.br(outer);
+    j.add_incoming(zero, entry);
+    j.add_incoming(j_next, next_j);
+    h.position_at_end(done);
 }
