@@ -7,10 +7,13 @@
 # compiler versions and how long each AD tool took to differentiate each
 # file) and a bar chart of gradient/primal ratios to bench/ratios.png.
 #
-#   scripts/bench.sh [--quick] [gmm] [ba] [lstm] [hand] [stencil]
+#   scripts/bench.sh [--quick] [--one-process] [gmm] [ba] [lstm] [hand] [stencil]
 #
 #   --quick    fewer sizes and 20 ms samples: a smoke run; writes its
 #              table to target/adbench/ only (BENCHMARKS.md is left alone)
+#   --one-process  every size in one process (by default each size runs in
+#              a child process of its own: every tool then starts from a
+#              fresh heap, whatever the sizes before it left behind)
 #   names      only these benchmarks (default all; BENCHMARKS.md is then
 #              not written either)
 #
@@ -51,17 +54,19 @@ source scripts/enzyme-plugin.sh
 root=$PWD
 
 quick=0
+one_process=0
 args=()
 for a in "$@"; do
   case "$a" in
     --quick) quick=1; args+=("$a") ;;
+    --one-process) one_process=1; args+=("$a") ;;
     gmm | ba | lstm | hand | stencil) args+=("$a") ;;
-    -h | --help) sed -n '2,45p' "$0"; exit 0 ;;
-    *) echo "usage: scripts/bench.sh [--quick] [gmm] [ba] [lstm] [hand] [stencil]" >&2; exit 2 ;;
+    -h | --help) sed -n '2,48p' "$0"; exit 0 ;;
+    *) echo "usage: scripts/bench.sh [--quick] [--one-process] [gmm] [ba] [lstm] [hand] [stencil]" >&2; exit 2 ;;
   esac
 done
 full=1
-[[ $quick == 1 || ${#args[@]} -gt $quick ]] && full=0
+[[ $quick == 1 || ${#args[@]} -gt $((quick + one_process)) ]] && full=0
 
 # ---- what the run needs ----------------------------------------------------
 bash scripts/setup.sh >/dev/null
@@ -285,6 +290,11 @@ report=$out/BENCHMARKS.md
   echo
   echo "- date: $start; run took $((t1 - t0)) s"
   echo "- machine: $cpu, $ncpu cores, $mem; $(uname -sr); load average $load_before before, $load_after after"
+  if [[ $one_process == 1 ]]; then
+    echo "- every size ran in one process (\`--one-process\`): a tool's times may depend on what the sizes before it left in the heap"
+  else
+    echo "- each size ran in a process of its own (all tools, interleaved): every tool starts from a fresh heap (\`--one-process\` for one process)"
+  fi
   echo "- compilers: $($clang --version | head -1); rustc $(rustc --version | cut -d' ' -f2-)"
   enz_cmd=$(echo "$clang -O2 ${extra[*]} ${enz_extra[*]} -c -emit-llvm" | tr -s ' ')
   echo "- enz-rs: commit $commit$dirty; objectives compiled with \`$enz_cmd\`, then \`enz-rs${enz_args[*]:+ ${enz_args[*]}}\` (post-AD \`default<O2>\`), then \`$clang -O2 -c\`"

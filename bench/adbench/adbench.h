@@ -72,8 +72,18 @@ extern int opt_samples;       /* 11 (--samples N; at least 5) */
 extern int opt_quick;         /* --quick: larger sizes skipped, 20 ms samples */
 extern int opt_size;          /* --size I: only the I-th size (0-based) */
 extern int opt_enzyme;        /* --enzyme: bench.sh had an Enzyme plugin */
+extern int opt_one_process;   /* --one-process: every size in this process */
 /* whether size i of a benchmark runs (in_quick: it is part of --quick) */
 int size_selected(int i, int in_quick);
+/* Runs one size of a benchmark, fn(args), in a child process of its own
+ * (unless --one-process): every tool then starts from the same fresh heap,
+ * whatever the sizes before it allocated and freed (glibc's malloc adapts
+ * its mmap and trim thresholds to earlier frees, which made one tool's
+ * times depend on the order of the sizes). The child's rows come back
+ * through a pipe; a child that fails (a gradient mismatch exits 3) makes
+ * this process exit with its status. */
+typedef void (*size_fn)(const int *args);
+void run_size(size_fn fn, const int *args);
 
 /* Central finite differences of a whole gradient (2 primal runs per
  * parameter) are checked in full when they take <= FD_CHECK_S seconds

@@ -356,12 +356,15 @@ static void ba_size(int n, int m, int p) {
   free(jf);
 }
 
+/* One size, from its row of the table below. */
+static void ba_at(const int *s) { ba_size(s[0], s[1], s[2]); }
+
 void run_ba(void) {
   /* cameras, points, observations, in --quick */
   static const int sizes[][4] = {
       {5, 50, 200, 1}, {20, 2000, 10000, 1}, {49, 7776, 31843, 0}};
   for (int i = 0; i < 3; i++)
     if (size_selected(i, sizes[i][3]))
-      ba_size(sizes[i][0], sizes[i][1], sizes[i][2]);
+      run_size(ba_at, sizes[i]);
 }
 #endif /* !AD_ENZYME */

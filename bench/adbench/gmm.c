@@ -468,6 +468,9 @@ static void gmm_size(int d, int k, int n) {
   free(gf);
 }
 
+/* One size, from its row of the table below. */
+static void gmm_at(const int *s) { gmm_size(s[0], s[1], s[2]); }
+
 void run_gmm(void) {
   /* d, K, n, in --quick */
   static const int sizes[][4] = {{2, 5, 1000, 1},    {10, 25, 1000, 1},
@@ -475,6 +478,6 @@ void run_gmm(void) {
                                  {64, 200, 1000, 0}, {128, 200, 1000, 0}};
   for (int i = 0; i < 6; i++)
     if (size_selected(i, sizes[i][3]))
-      gmm_size(sizes[i][0], sizes[i][1], sizes[i][2]);
+      run_size(gmm_at, sizes[i]);
 }
 #endif /* !AD_ENZYME */

@@ -433,11 +433,14 @@ static void hand_size(int nverts, int npts) {
   free(je);
 }
 
+/* One size, from its row of the table below. */
+static void hand_at(const int *s) { hand_size(s[0], s[1]); }
+
 void run_hand(void) {
   /* vertices, points, in --quick */
   static const int sizes[][3] = {{544, 100, 1}, {544, 1000, 0}};
   for (int i = 0; i < 2; i++)
     if (size_selected(i, sizes[i][2]))
-      hand_size(sizes[i][0], sizes[i][1]);
+      run_size(hand_at, sizes[i]);
 }
 #endif /* !AD_ENZYME */

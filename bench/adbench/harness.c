@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "adbench.h"
@@ -20,6 +21,7 @@ int opt_samples = 11;
 int opt_quick = 0;
 int opt_size = -1;
 int opt_enzyme = 0;
+int opt_one_process = 0;
 
 int size_selected(int i, int in_quick) {
   if (opt_size >= 0)
@@ -322,6 +324,87 @@ result_t *result_new(const char *bench, const char *size, const char *params) {
   for (int t = 0; t < NTOOLS; t++)
     r->grad[t] = r->mem[t] = -1;
   return r;
+}
+
+/* Reads exactly n bytes (0 on a short read). */
+static int read_full(int fd, void *buf, size_t n) {
+  char *p = buf;
+  while (n > 0) {
+    ssize_t k = read(fd, p, n);
+    if (k <= 0)
+      return 0;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 1;
+}
+
+static int write_full(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t k = write(fd, p, n);
+    if (k <= 0)
+      return 0;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 1;
+}
+
+void run_size(size_fn fn, const int *args) {
+  int fd[2];
+  if (opt_one_process) {
+    fn(args);
+    return;
+  }
+  fflush(stdout);
+  fflush(stderr);
+  if (pipe(fd) != 0) {
+    perror("adbench: pipe");
+    exit(2);
+  }
+  int first = nres;
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("adbench: fork");
+    exit(2);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    fn(args);
+    fflush(stdout);
+    fflush(stderr);
+    int rows = nres - first;
+    if (!write_full(fd[1], &rows, sizeof rows) ||
+        !write_full(fd[1], &results[first], (size_t)rows * sizeof results[0]) ||
+        !write_full(fd[1], &mem_ok, sizeof mem_ok))
+      _exit(2);
+    _exit(0);
+  }
+  close(fd[1]);
+  int rows = 0, child_mem_ok = 1, status = 0;
+  int ok = read_full(fd[0], &rows, sizeof rows) && rows >= 0 &&
+           first + rows <= MAXRES &&
+           read_full(fd[0], &results[first], (size_t)rows * sizeof results[0]) &&
+           read_full(fd[0], &child_mem_ok, sizeof child_mem_ok);
+  close(fd[0]);
+  if (waitpid(pid, &status, 0) != pid) {
+    perror("adbench: waitpid");
+    exit(2);
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+    exit(WEXITSTATUS(status));
+  if (!WIFEXITED(status)) {
+    fprintf(stderr, "adbench: a benchmark's process died (signal %d)\n",
+            WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    exit(2);
+  }
+  if (!ok) {
+    fprintf(stderr, "adbench: lost a benchmark's results\n");
+    exit(2);
+  }
+  nres = first + rows;
+  mem_ok &= child_mem_ok;
 }
 
 void result_skip(result_t *r, int tool, const char *fmt, ...) {

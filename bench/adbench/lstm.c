@@ -328,12 +328,15 @@ static void lstm_size(int l, int c, int b) {
   free(gf);
 }
 
+/* One size, from its row of the table below. */
+static void lstm_at(const int *s) { lstm_size(s[0], s[1], s[2]); }
+
 void run_lstm(void) {
   /* layers, characters, alphabet, in --quick */
   static const int sizes[][4] = {
       {1, 4, 8, 1}, {2, 20, 128, 1}, {4, 1024, 128, 0}};
   for (int i = 0; i < 3; i++)
     if (size_selected(i, sizes[i][3]))
-      lstm_size(sizes[i][0], sizes[i][1], sizes[i][2]);
+      run_size(lstm_at, sizes[i]);
 }
 #endif /* !AD_ENZYME */

@@ -1,5 +1,5 @@
 /*
- * main.c -- runs the ADBench-style benchmarks in one process and prints the
+ * main.c -- runs the ADBench-style benchmarks (a child process per size) and prints the
  * table. See adbench.h for the layout and scripts/bench.sh for the build.
  *
  *   adbench [--quick] [--size I] [--enzyme] [--md FILE] [--tsv FILE]
@@ -7,6 +7,9 @@
  *
  *   --quick   fewer sizes, 20 ms samples (a smoke run, not for reporting)
  *   --size I  only the I-th size (0-based) of each benchmark (profiling)
+ *   --one-process  every size in this process (by default each size runs
+ *             in a child process of its own, so that no tool's times
+ *             depend on what the sizes before it left in the heap)
  *   --enzyme  an Enzyme plugin was given to bench.sh: a benchmark without
  *             its Enzyme wrapper linked in reads FAIL (else "not run")
  *   --md      also write the table (markdown) to FILE
@@ -36,6 +39,8 @@ int main(int argc, char **argv) {
       opt_samples = 5;
     } else if (!strcmp(argv[i], "--size") && i + 1 < argc) {
       opt_size = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--one-process")) {
+      opt_one_process = 1;
     } else if (!strcmp(argv[i], "--samples") && i + 1 < argc) {
       opt_samples = atoi(argv[++i]);
     } else if (!strcmp(argv[i], "--enzyme")) {
@@ -56,7 +61,7 @@ int main(int argc, char **argv) {
       want[4] = any = 1;
     } else {
       fprintf(stderr,
-              "usage: adbench [--quick] [--size I] [--samples N] [--enzyme] [--md FILE] "
+              "usage: adbench [--quick] [--size I] [--one-process] [--samples N] [--enzyme] [--md FILE] "
               "[--tsv FILE] [gmm] [ba] [lstm] [hand] [stencil]\n");
       return 2;
     }

@@ -261,11 +261,14 @@ static void stencil_size(int n, int steps) {
   free(gh);
 }
 
+/* One size, from its row of the table below. */
+static void stencil_at(const int *s) { stencil_size(s[0], s[1]); }
+
 void run_stencil(void) {
   /* cells, steps, in --quick */
   static const int sizes[][3] = {{2000, 20, 1}, {20000, 200, 0}};
   for (int i = 0; i < 2; i++)
     if (size_selected(i, sizes[i][2]))
-      stencil_size(sizes[i][0], sizes[i][1]);
+      run_size(stencil_at, sizes[i]);
 }
 #endif /* !AD_ENZYME */
