@@ -186,6 +186,8 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
                     }
+                } else if fixed_point::is_call(i) || fixed_point::is_set_call(i) {
+                    // Diagnosed when lowered (a call lowered is gone).
                 } else if let Some(d) = unsupported_api_call(i.as_value(), &f.name()) {
                     diags.push(d);
                 }
