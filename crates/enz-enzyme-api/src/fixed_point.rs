@@ -46,8 +46,22 @@ pub(crate) fn refuse_set(i: Inst<'_>) -> Diagnostic {
     .in_function(&caller)
     .at(i.as_value())
     .help(format!(
-        "move one iteration into a function `int step(int64_t i, args...)` and call {FIXED_POINT}(step, enzyme_fp_state, z, bytes, ..., args...)"
+        "move one iteration into a function `int step(int64_t i, args...)`: {}",
+        usage()
     ))
+}
+
+/// The call's form, for diagnostics.
+fn usage() -> String {
+    use FixedPointOption::*;
+    format!(
+        "the call is {FIXED_POINT}(step, {}, z, bytes, [{}, r,] [{}, n,] [{}, control,] [{}, ptr, bytes,]... args...) with `int step(int64_t i, args...)`",
+        State.name(),
+        Reduction.name(),
+        MaxIters.name(),
+        Control.name(),
+        CheckpointRegion.name()
+    )
 }
 
 /// What the options of one call say.
@@ -69,9 +83,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
         Diagnostic::new(msg)
             .in_function(&cname)
             .at(i.as_value())
-            .help(format!(
-                "the call is {FIXED_POINT}(step, enzyme_fp_state, z, bytes, [enzyme_fp_reduction, r,] [enzyme_fp_max_iters, n,] [enzyme_fp_control, control,] [enzyme_checkpoint_region, ptr, bytes,]... args...) with `int step(int64_t i, args...)`"
-            ))
+            .help(usage())
     };
     let i = if i.opcode() == Some(LLVMOpcode::LLVMInvoke) {
         i.replace_invoke_with_call()

@@ -110,3 +110,34 @@ impl FixedPointLayout {
 pub const DEFAULT_REDUCTION: f64 = 1e-12;
 /// See [`DEFAULT_REDUCTION`].
 pub const DEFAULT_MAX_ITERS: i64 = 1000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_round_trips_and_places_the_options() {
+        let l = FixedPointLayout {
+            states: 2,
+            regions: 1,
+        };
+        assert_eq!(FixedPointLayout::parse(&l.attribute()), Some(l));
+        assert_eq!(l.reduction(), 6);
+        assert_eq!(l.first_arg(), 9);
+        assert_eq!(FixedPointLayout::parse("x,1"), None);
+    }
+
+    #[test]
+    fn options_by_name() {
+        for o in [
+            FixedPointOption::State,
+            FixedPointOption::Reduction,
+            FixedPointOption::MaxIters,
+            FixedPointOption::Control,
+            FixedPointOption::CheckpointRegion,
+        ] {
+            assert_eq!(FixedPointOption::from_name(o.name()), Some(o));
+        }
+        assert_eq!(FixedPointOption::from_name("enzyme_dup"), None);
+    }
+}
