@@ -45,7 +45,11 @@ pub use explain::{Allocation, CachedValue, Explanation, LoopPlan, Strategy};
 pub use facts::pointer_params_holding_no_floats;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
-pub use names::{function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, Marker};
+pub use names::{
+    function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, FixedPointLayout,
+    FixedPointOption, Marker, DEFAULT_MAX_ITERS, DEFAULT_REDUCTION, FIXED_POINT, FIXED_POINT_LOOP,
+    SET_FIXED_POINT,
+};
 pub use preprocess::lower_iteration_counts;
 pub use session::{
     CacheBudget, Derivative, LoopMode, Session, SessionOptions, UserFacts, DEFAULT_GPU_THREAD_CACHE,

@@ -207,6 +207,7 @@ impl Marker {
 }
 
 mod blas;
+mod fixed_point;
 mod helpers;
 mod library;
 mod math;
@@ -215,6 +216,7 @@ mod mpi;
 mod openmp;
 
 pub(crate) use blas::*;
+pub use fixed_point::*;
 pub(crate) use helpers::*;
 pub(crate) use library::*;
 pub use math::function_like_spelling;

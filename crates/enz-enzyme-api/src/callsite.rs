@@ -48,9 +48,16 @@ pub(crate) struct CallSite<'m> {
 /// itself, possibly through a constant cast, as C++'s `&enzyme_const`), or
 /// a metadata string naming one (as rustc passes them).
 pub(crate) fn marker_of<'m>(v: Value<'m>) -> Option<Marker> {
+    marker_name(v).and_then(|n| Marker::from_name(&n))
+}
+
+/// The name of the `enzyme_*` global (or metadata string) `v` passes, as
+/// [`marker_of`] reads it: a load of the global, the global's address, or
+/// a metadata string.
+pub(crate) fn marker_name<'m>(v: Value<'m>) -> Option<String> {
     let v = forwarded(v);
     if let Some(s) = v.metadata_string() {
-        return Marker::from_name(&s);
+        return Some(s);
     }
     let global_under = |mut p: Value<'m>| {
         while !p.is_global_variable() && p.num_operands() > 0 && !p.is_instruction() {
@@ -59,12 +66,12 @@ pub(crate) fn marker_of<'m>(v: Value<'m>) -> Option<Marker> {
         p.is_global_variable().then(|| p.name())
     };
     if v.opcode() == Some(LLVMOpcode::LLVMLoad) {
-        return global_under(v.operand(0)).and_then(|n| Marker::from_name(&n));
+        return global_under(v.operand(0));
     }
     if v.is_instruction() || v.ty().kind() != crate::ir::TyKind::Pointer {
         return None;
     }
-    global_under(v).and_then(|n| Marker::from_name(&n))
+    global_under(v)
 }
 
 /// The entry point a call (or, in C++ with exceptions, an invoke)

@@ -23,6 +23,7 @@ mod annotations;
 mod batch;
 mod call_config;
 mod callsite;
+mod fixed_point;
 mod function_choice;
 mod inspect;
 mod lower;

@@ -10,6 +10,7 @@
 
 use crate::batch;
 use crate::callsite::{self, CallSite};
+use crate::fixed_point;
 use crate::function_choice;
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
 use crate::ir::{Function, Module};
@@ -161,6 +162,12 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
                     if let Err(d) = batch::lower(i) {
                         diags.push(d);
                     }
+                } else if fixed_point::is_call(i) {
+                    if let Err(d) = fixed_point::lower(i) {
+                        diags.push(d);
+                    }
+                } else if fixed_point::is_set_call(i) {
+                    diags.push(fixed_point::refuse_set(i));
                 }
             }
         }
@@ -179,6 +186,8 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
                     }
+                } else if fixed_point::is_call(i) || fixed_point::is_set_call(i) {
+                    // Diagnosed when lowered (a call lowered is gone).
                 } else if let Some(d) = unsupported_api_call(i.as_value(), &f.name()) {
                     diags.push(d);
                 }
@@ -418,7 +427,7 @@ fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
         Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
             .in_function(caller)
             .at(i)
-            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_virtualreverse and __enzyme_batch"),
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_virtualreverse, __enzyme_batch and __enzyme_fixed_point"),
     )
 }
 

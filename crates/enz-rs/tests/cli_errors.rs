@@ -369,6 +369,26 @@ fn bad_call_sites_are_diagnosed() {
             &[&["__enzyme_batch"], &["enzyme_width, N"]],
         ),
         (
+            "fixed_point_no_state.ll",
+            &[&["__enzyme_fixed_point"], &["no state"], &["`solve`"]],
+        ),
+        (
+            "fixed_point_step_not_function.ll",
+            &[
+                &["__enzyme_fixed_point"],
+                &["function defined in the module"],
+                &["`solve`"],
+            ],
+        ),
+        (
+            "fixed_point_set_marker.ll",
+            &[
+                &["__enzyme_set_fixed_point"],
+                &["not supported"],
+                &["`solve`"],
+            ],
+        ),
+        (
             "vector_reverse_recursive_call.ll",
             &[&["enzyme_width in reverse mode"], &["`pw`"], &["inlined"]],
         ),

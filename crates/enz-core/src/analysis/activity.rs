@@ -264,6 +264,15 @@ impl<'m> Activity<'m> {
                 if mem.is_some() {
                     return false;
                 }
+                if let CallKind::Defined(f) = kind {
+                    // A fixed-point loop's states are its results: shadowed
+                    // whatever the step reads (it may read globals).
+                    if let Some(l) = super::calls::fixed_point_layout(f) {
+                        for j in 0..l.states {
+                            changed |= self.shadow(args[2 * j]);
+                        }
+                    }
+                }
                 let any_active = args
                     .iter()
                     .any(|a| self.varied.contains(a) || self.is_shadowed(*a));

@@ -268,6 +268,13 @@ pub(crate) fn data_arguments<'m>(call: Inst<'m>, kind: CallKind<'m>) -> Vec<Valu
         .collect()
 }
 
+/// The layout of `f` if it is the loop function a `__enzyme_fixed_point`
+/// call was lowered to (its derivatives: `synth/fixed_point.rs`).
+pub(crate) fn fixed_point_layout(f: Function<'_>) -> Option<crate::names::FixedPointLayout> {
+    f.string_attribute_at(u32::MAX, crate::names::FIXED_POINT_LOOP)
+        .and_then(|v| crate::names::FixedPointLayout::parse(&v))
+}
+
 /// The kind of a call to `f` (see the module documentation).
 pub(crate) fn classify_callee<'m>(
     f: Function<'m>,

@@ -9,6 +9,7 @@ pub(crate) mod cuda_host;
 pub(crate) mod custom;
 pub(crate) mod disjoint;
 pub(crate) mod emit;
+pub(crate) mod fixed_point;
 pub(crate) mod forward;
 pub(crate) mod function_shadow;
 pub(crate) mod gpu;

@@ -47,7 +47,8 @@ struct UserDecls<'m> {
     custom: HashMap<Function<'m>, CustomRules<'m>>,
     /// Shadows the user registered for globals (never zeroed by enz-rs).
     global_shadows: HashMap<Global<'m>, Global<'m>>,
-    /// The globals of `global_shadows`, as values.
+    /// The globals of `global_shadows`, as values, and the writable
+    /// globals fixed-point steps reach (see [`Registry::seed_globals`]).
     shadowed: HashSet<Value<'m>>,
     /// Globals the user declared inactive.
     inactive_globals: HashSet<Value<'m>>,
@@ -159,9 +160,17 @@ impl<'m> Registry<'m> {
         }
     }
 
-    /// Globals with a user-registered shadow.
+    /// Globals with a user-registered shadow, and those of
+    /// [`Registry::seed_globals`]: shadowed in every activity analysis.
     pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value<'m>> {
         &self.user.shadowed
+    }
+
+    /// Shadows `globals` in the activity analyses made from now on: the
+    /// writable globals a fixed-point step reaches, whose activity its
+    /// caller cannot pass it (its derivatives are analysed on their own).
+    pub(crate) fn seed_globals(&mut self, globals: impl IntoIterator<Item = Value<'m>>) {
+        self.user.shadowed.extend(globals);
     }
 
     /// The user's allocators (`__enzyme_allocation_like`), by function.
@@ -209,6 +218,11 @@ impl<'m> Registry<'m> {
         };
         if let Some(f) = self.made.forward.get(key) {
             return Ok(*f);
+        }
+        if let Some(layout) = super::fixed_point::layout_of(key.function) {
+            let f = super::fixed_point::forward(key, layout, self)?;
+            self.made.forward.insert(key.clone(), f);
+            return Ok(f);
         }
         if let Some(user) = self.custom_forward(key.function) {
             if kind == Kind::ForwardSplit {
@@ -514,6 +528,11 @@ impl<'m> Registry<'m> {
         if let Some(d) = self.made.split.get(key) {
             return Ok(*d);
         }
+        if let Some(layout) = super::fixed_point::layout_of(key.function) {
+            let d = super::fixed_point::split(key, layout, self)?;
+            self.made.split.insert(key.clone(), d);
+            return Ok(d);
+        }
         if let Some((aug, rev)) = self.custom_gradient(key.function) {
             let d = super::custom::gradient_adapters(key, aug, rev)?;
             self.made.split.insert(key.clone(), d);
@@ -545,6 +564,13 @@ impl<'m> Registry<'m> {
     pub(crate) fn release(&mut self, key: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
         if let Some(f) = self.made.release.get(key) {
             return Ok(*f);
+        }
+        if super::fixed_point::layout_of(key.function).is_some() {
+            return Err(Diagnostic::new(format!(
+                "__enzyme_fwdsplit through the fixed-point loop `{}` is not supported",
+                key.function.name()
+            ))
+            .help("call __enzyme_fwddiff or __enzyme_autodiff instead"));
         }
         if self.custom_gradient(key.function).is_some() {
             return Err(Diagnostic::new(format!(
