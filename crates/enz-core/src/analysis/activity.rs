@@ -57,6 +57,11 @@ pub(crate) struct Activity<'m> {
     /// them (the callee gets them const too); storing varied values
     /// through them still does (and then fails for want of a shadow).
     const_param_families: HashSet<usize>,
+    /// Functions of the module called here that use a global of
+    /// `ActivityInputs::shadowed_globals`, themselves or through their
+    /// callees (`analysis::global_activity`): their calls are active
+    /// whatever their arguments.
+    global_callees: HashSet<Function<'m>>,
 }
 
 /// What the analysis needs to know about the world outside the function.
@@ -118,6 +123,17 @@ impl<'m> Activity<'m> {
             .collect();
         for g in inputs.shadowed_globals {
             a.shadow(*g);
+        }
+        if !inputs.shadowed_globals.is_empty() {
+            let callees: HashSet<Function<'m>> = insts
+                .iter()
+                .filter_map(|i| i.called_function())
+                .filter(|f| !f.is_declaration())
+                .collect();
+            a.global_callees = callees
+                .into_iter()
+                .filter(|f| super::global_activity::reaches_globals(*f, inputs.shadowed_globals))
+                .collect();
         }
         if inputs.ret_shadowed {
             for i in &insts {
@@ -276,6 +292,14 @@ impl<'m> Activity<'m> {
                 let any_active = args
                     .iter()
                     .any(|a| self.varied.contains(a) || self.is_shadowed(*a));
+                // A callee moving derivatives through globals: its result
+                // may carry them, its pointer arguments need no shadow.
+                if !any_active
+                    && matches!(kind, CallKind::Defined(f) if self.global_callees.contains(&f))
+                    && i.ty().carries_float()
+                {
+                    changed |= self.varied.insert(i.into());
+                }
                 if kind == CallKind::Indirect && (any_active || self.is_shadowed(i.as_value())) {
                     // Called through its shadow table.
                     let callee = i.called_value().expect("a call");
@@ -422,6 +446,12 @@ impl<'m> Activity<'m> {
     /// Whether `v` is reached from an active input (whether or not useful).
     pub(crate) fn is_varied(&self, v: Value<'m>) -> bool {
         self.varied.contains(&v)
+    }
+
+    /// Whether calls of `f` move derivatives through shadowed globals (and
+    /// so are differentiated whatever their arguments).
+    pub(crate) fn moves_global_derivatives(&self, f: Function<'m>) -> bool {
+        self.global_callees.contains(&f)
     }
 
     /// Whether pointer `v` has a shadow.

@@ -8,6 +8,7 @@ pub(crate) mod cfg;
 pub(crate) mod checkpoint;
 pub(crate) mod deferred_stores;
 pub(crate) mod elementwise;
+pub(crate) mod global_activity;
 pub(crate) mod gpu;
 pub(crate) mod invariance;
 pub(crate) mod loops;

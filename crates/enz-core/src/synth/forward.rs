@@ -76,6 +76,7 @@ pub(crate) fn synthesize_forward<'m>(
         })
         .collect();
     let ret_ty = p.function_type().return_type();
+    registry.shadow_globals_reached_from(p);
     let act = Activity::analyse(
         p,
         &ActivityInputs {

@@ -37,6 +37,9 @@ pub(crate) struct Registry<'m> {
     pub(super) shadows: GlobalShadows<'m>,
     /// What is reported back to the front end.
     pub(crate) out: Output,
+    /// The functions whose out-of-line callees' globals were followed
+    /// ([`Registry::shadow_globals_reached_from`]).
+    shadows_followed: HashSet<Function<'m>>,
 }
 
 /// What the user declared about the module's functions and globals.
@@ -149,6 +152,7 @@ impl<'m> Registry<'m> {
             clones: Clones::default(),
             shadows: GlobalShadows::default(),
             out: Output::default(),
+            shadows_followed: HashSet::new(),
         }
     }
 
@@ -164,6 +168,22 @@ impl<'m> Registry<'m> {
     /// [`Registry::seed_globals`]: shadowed in every activity analysis.
     pub(crate) fn user_shadowed_globals(&self) -> &HashSet<Value<'m>> {
         &self.user.shadowed
+    }
+
+    /// Shadows, in the activity analyses made from now on, the globals that
+    /// carry derivatives in the functions `prep` calls out of line
+    /// (`analysis::global_activity`), once per function.
+    pub(crate) fn shadow_globals_reached_from(&mut self, prep: Function<'m>) {
+        if !self.shadows_followed.insert(prep) {
+            return;
+        }
+        let reached = crate::analysis::global_activity::shadowed_globals_reached(
+            prep,
+            self.call_facts(),
+            &self.user.shadowed,
+            &self.user.inactive_globals,
+        );
+        self.user.shadowed.extend(reached);
     }
 
     /// Shadows `globals` in the activity analyses made from now on: the

@@ -44,7 +44,13 @@ impl<'m, 'a> Forward<'m, 'a> {
         let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
         let active: Vec<bool> = args.iter().map(|a| self.act.is_active(*a)).collect();
         let any_shadow = args.iter().any(|a| self.act.is_shadowed(*a));
-        if !active.iter().any(|a| *a) && !any_shadow && !self.act.is_active(i.into()) {
+        let through_globals =
+            matches!(kind, CallKind::Defined(f) if self.act.moves_global_derivatives(f));
+        if !active.iter().any(|a| *a)
+            && !any_shadow
+            && !self.act.is_active(i.into())
+            && !through_globals
+        {
             return;
         }
         match kind {

@@ -121,7 +121,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
             return self.diags.push(d);
         }
         let (args, ret_active, ret_shadowed) = self.call_signature(i);
-        if !Self::call_is_active(&args, ret_active, ret_shadowed) {
+        if !Self::call_is_active(&args, ret_active, ret_shadowed)
+            && !self.facts.act.moves_global_derivatives(callee)
+        {
             return;
         }
         let key = Request {

@@ -124,6 +124,7 @@ pub(crate) fn synthesize<'m>(
             ArgActivity::Const => ArgFact::Const,
         })
         .collect();
+    registry.shadow_globals_reached_from(req.prep);
     let activity = Activity::analyse(
         req.prep,
         &ActivityInputs {
