@@ -182,6 +182,25 @@ impl<'m> Cfg<'m> {
         out
     }
 
+    /// An edge that closes a cycle entered at more than one block (its
+    /// target does not dominate its source, yet comes first in reverse
+    /// post-order): the control flow is irreducible, and such a cycle is
+    /// no loop enz-rs can reverse. `None` for reducible control flow.
+    pub(crate) fn irreducible_edge(&self) -> Option<(Block<'m>, Block<'m>)> {
+        let order: HashMap<Block, usize> = self
+            .rpo()
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| (b, k))
+            .collect();
+        self.graph.edge_indices().find_map(|e| {
+            let (s, t) = self.graph.edge_endpoints(e).expect("edge");
+            let (sb, tb) = (self.graph[s], self.graph[t]);
+            let (os, ot) = (order.get(&sb)?, order.get(&tb)?);
+            (ot <= os && !self.dominates(tb, sb)).then_some((sb, tb))
+        })
+    }
+
     /// Reachable blocks in reverse post-order (definitions before uses,
     /// except through phis).
     pub(crate) fn rpo(&self) -> Vec<Block<'m>> {
@@ -259,3 +278,6 @@ fn dominator_intervals<'m>(
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -66,6 +66,12 @@ pub(crate) struct LoopShapeError<'m> {
 
 impl<'m> LoopNest<'m> {
     pub(crate) fn new(cfg: &Cfg<'m>) -> Result<LoopNest<'m>, LoopShapeError<'m>> {
+        if let Some((_, entered)) = cfg.irreducible_edge() {
+            return Err(LoopShapeError {
+                header: entered,
+                reason: "control flow enters this cycle at more than one block (irreducible control flow, which fix-irreducible could not make a loop of)",
+            });
+        }
         // Headers in the order their first back edge is found, so that loop
         // numbering (and so the output) does not depend on hashing.
         let mut headers: Vec<Block> = Vec::new();

@@ -36,13 +36,13 @@ use std::collections::{HashMap, HashSet};
 /// a second iteration calls `report_fatal_error` (as on ordinary -O0 C and
 /// on Eigen code); LLVM's own pipelines turn the check off too.
 const PREOPT_PIPELINE: &str =
-    "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa,instcombine<no-verify-fixpoint>,loop-mssa(licm),loop-simplify,lcssa";
+    "sroa,early-cse,instcombine<no-verify-fixpoint>,simplifycfg,sroa,instcombine<no-verify-fixpoint>,loop-mssa(licm),fix-irreducible,loop-simplify,lcssa";
 
 /// After loads were forwarded (`scratch_forwarding`): a scratch array
 /// left with only stores and its `free` is removed, and the loop form
 /// restored.
 const AFTER_FORWARDING_PIPELINE: &str =
-    "instcombine<no-verify-fixpoint>,loop(loop-deletion),simplifycfg,loop-simplify,lcssa";
+    "instcombine<no-verify-fixpoint>,loop(loop-deletion),simplifycfg,fix-irreducible,loop-simplify,lcssa";
 
 /// The clean-up run on the clone after each round of inlining (with
 /// clean-up on): calls inlined from rustc's or clang's -O0 output are
@@ -55,9 +55,12 @@ const AFTER_FORWARDING_PIPELINE: &str =
 /// folded away takes its calls with it before they are inlined.
 const INLINE_ROUND_PIPELINE: &str = "sroa,early-cse,simplifycfg";
 
-/// What synthesis needs even without clean-up: loops with one preheader,
+/// What synthesis needs even without clean-up: cycles entered at one block
+/// only (`fix-irreducible` routes the other entries through a new header:
+/// the reverse sweep of a loop left from two blocks is such a cycle, and a
+/// higher-order derivative differentiates it), loops with one preheader,
 /// one latch and dedicated exits, and values leaving loops through phis.
-const LOOP_FORM_PIPELINE: &str = "loop-simplify,lcssa";
+const LOOP_FORM_PIPELINE: &str = "fix-irreducible,loop-simplify,lcssa";
 
 /// How many rounds of inlining (each inlines one more level of calls):
 /// libstdc++ at -O0 reaches a `memmove` through about a dozen levels
