@@ -46,8 +46,9 @@ pub use facts::pointer_params_holding_no_floats;
 pub use gpu::retarget_to_host;
 pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
 pub use names::{
-    function_like_spelling, is_api_symbol, is_iteration_count, EntryPoint, FixedPointLayout,
-    FixedPointOption, Marker, DEFAULT_MAX_ITERS, DEFAULT_REDUCTION, FIXED_POINT, FIXED_POINT_LOOP,
+    function_like_spelling, is_api_symbol, is_iteration_count, CheckpointLayout, CheckpointOption,
+    EntryPoint, FixedPointLayout, FixedPointOption, Marker, CHECKPOINT_FOR, CHECKPOINT_LOOP,
+    CHECKPOINT_WHILE, DEFAULT_MAX_ITERS, DEFAULT_REDUCTION, FIXED_POINT, FIXED_POINT_LOOP,
     SET_FIXED_POINT,
 };
 pub use preprocess::lower_iteration_counts;

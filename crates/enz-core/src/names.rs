@@ -207,6 +207,7 @@ impl Marker {
 }
 
 mod blas;
+mod checkpoint_loop;
 mod fixed_point;
 mod helpers;
 mod library;
@@ -216,6 +217,7 @@ mod mpi;
 mod openmp;
 
 pub(crate) use blas::*;
+pub use checkpoint_loop::*;
 pub use fixed_point::*;
 pub(crate) use helpers::*;
 pub(crate) use library::*;

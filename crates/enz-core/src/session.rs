@@ -57,6 +57,7 @@ impl<'m> Session<'m> {
         if let Some((_, g)) = self.gradients.iter().find(|(r, _)| r == req) {
             return Ok(*g);
         }
+        self.registry.seed_api_loop_globals(req.function);
         let name = req.function.name();
         // Checkpointed loops are calls, which vector reverse mode does not
         // take: a vector gradient keeps its loops.
@@ -99,6 +100,7 @@ impl<'m> Session<'m> {
     /// [`Mode::Split`] request): declared now, synthesised by
     /// [`Session::synthesize_pending`].
     pub fn split(&mut self, req: &Request<'m>) -> Result<Derivative<'m>, Diagnostic> {
+        self.registry.seed_api_loop_globals(req.function);
         self.registry.split(req)
     }
 
@@ -107,6 +109,7 @@ impl<'m> Session<'m> {
     /// the front end calls: declared now, synthesised by
     /// [`Session::synthesize_pending`].
     pub fn forward(&mut self, req: &Request<'m>) -> Result<Function<'m>, Diagnostic> {
+        self.registry.seed_api_loop_globals(req.function);
         let f = self.registry.forward(req)?;
         if !self.forwards.contains(&f) {
             self.forwards.push(f);

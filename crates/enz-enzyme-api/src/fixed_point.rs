@@ -13,8 +13,9 @@
 //! is refused with a diagnostic.
 
 use crate::abi;
-use crate::callsite::{function_passed, marker_name};
+use crate::callsite::marker_name;
 use crate::ir::{add_internal_function, Builder, Function, Inst, LLVMOpcode, Ty, TyKind, Value};
+use crate::loop_call::{called_api, memory_option, replace_call, step_arguments, step_passed};
 use enz_core::{
     Diagnostic, FixedPointLayout, FixedPointOption, DEFAULT_MAX_ITERS, DEFAULT_REDUCTION,
     FIXED_POINT, FIXED_POINT_LOOP, SET_FIXED_POINT,
@@ -29,12 +30,6 @@ pub(crate) fn is_call(i: Inst<'_>) -> bool {
 /// Whether `i` calls `__enzyme_set_fixed_point`.
 pub(crate) fn is_set_call(i: Inst<'_>) -> bool {
     called_api(i).is_some_and(|n| n.contains(SET_FIXED_POINT))
-}
-
-fn called_api(i: Inst<'_>) -> Option<String> {
-    i.called_function_of_call_or_invoke()
-        .filter(|f| f.is_declaration())
-        .map(|f| f.name())
 }
 
 /// The diagnostic for a call of `__enzyme_set_fixed_point`.
@@ -91,11 +86,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
         i
     };
     let nargs = i.call_num_args();
-    let Some(step) = (nargs > 0)
-        .then(|| function_passed(i.operand(0)))
-        .flatten()
-        .filter(|f| !f.is_declaration())
-    else {
+    let Some(step) = step_passed(i) else {
         return Err(err(format!(
             "`{FIXED_POINT}` needs the step, a function defined in the module, as its first argument"
         )));
@@ -130,14 +121,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
         let v = i.operand(k + 1);
         match opt {
             FixedPointOption::State | FixedPointOption::CheckpointRegion => {
-                let bytes = i.operand(k + 2);
-                if v.ty().kind() != TyKind::Pointer || !bytes.ty().is_integer() {
-                    return Err(err(format!(
-                        "`{}` at argument {k} must be followed by a pointer and a size in bytes",
-                        opt.name()
-                    )));
-                }
-                let pair = (v, b.signed_int_cast(bytes, i64t));
+                let pair = memory_option(&b, i, k, opt.name()).map_err(err)?;
                 if opt == FixedPointOption::State {
                     opts.states.push(pair);
                 } else {
@@ -183,35 +167,15 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
         )));
     }
     // The step's arguments: its parameters after the iteration counter.
-    let params = step.params();
-    let sname = step.name();
-    let counter_ok = params.first().is_some_and(|p| p.ty().is_integer());
-    let step_ret = step.function_type().return_type();
-    if !counter_ok || !step_ret.is_integer() || step.function_type().is_vararg() {
-        return Err(err(format!(
-            "the step `{sname}` must be `int step(int64_t i, args...)`: an integer result and the iteration counter first"
-        )));
-    }
-    let given = nargs - k;
-    if given as usize != params.len() - 1 {
-        return Err(err(format!(
-            "the step `{sname}` takes {} argument(s) after its counter, the call passes {given}",
-            params.len() - 1
-        )));
-    }
-    let mut args = Vec::new();
-    for (j, p) in params.iter().enumerate().skip(1) {
-        let v = i.operand(k + j as u32 - 1);
-        let Some(v) = abi::convert_arg(&b, v, p.ty()) else {
-            return Err(err(format!(
-                "argument {} passes {} for parameter {j} of `{sname}`, which has type {}",
-                k + j as u32 - 1,
-                v.ty(),
-                p.ty()
-            )));
-        };
-        args.push(v);
-    }
+    let args = step_arguments(
+        &b,
+        i,
+        step,
+        k,
+        |t| t.is_integer(),
+        "`int step(int64_t i, args...)`: an integer result and the iteration counter first",
+    )
+    .map_err(err)?;
     let layout = FixedPointLayout {
         states: opts.states.len(),
         regions: opts.regions.len(),
@@ -232,18 +196,7 @@ pub(crate) fn lower<'m>(i: Inst<'m>) -> Result<(), Diagnostic> {
     call_args.push(opts.control.unwrap_or_else(|| b.zero(ptr)));
     call_args.extend(args);
     let loop_fn = loop_function(i, step, layout, &call_args);
-    b.call(loop_fn.function_type(), loop_fn, &call_args);
-    if i.as_value().has_uses() {
-        i.replace_all_uses_with(b.poison(i.ty()));
-    }
-    i.erase();
-    for v in marker_uses {
-        if let Some(load) = v.as_inst() {
-            if !load.as_value().has_uses() {
-                load.erase();
-            }
-        }
-    }
+    replace_call(&b, i, loop_fn, &call_args, marker_uses);
     Ok(())
 }
 

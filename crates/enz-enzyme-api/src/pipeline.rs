@@ -10,6 +10,7 @@
 
 use crate::batch;
 use crate::callsite::{self, CallSite};
+use crate::checkpoint_loop;
 use crate::fixed_point;
 use crate::function_choice;
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
@@ -168,6 +169,10 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
                     }
                 } else if fixed_point::is_set_call(i) {
                     diags.push(fixed_point::refuse_set(i));
+                } else if let Some(while_loop) = checkpoint_loop::call_kind(i) {
+                    if let Err(d) = checkpoint_loop::lower(i, while_loop) {
+                        diags.push(d);
+                    }
                 }
             }
         }
@@ -186,7 +191,10 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
                         Ok(cs) => sites.push(cs),
                         Err(d) => diags.push(d),
                     }
-                } else if fixed_point::is_call(i) || fixed_point::is_set_call(i) {
+                } else if fixed_point::is_call(i)
+                    || fixed_point::is_set_call(i)
+                    || checkpoint_loop::call_kind(i).is_some()
+                {
                     // Diagnosed when lowered (a call lowered is gone).
                 } else if let Some(d) = unsupported_api_call(i.as_value(), &f.name()) {
                     diags.push(d);
@@ -427,7 +435,7 @@ fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
         Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
             .in_function(caller)
             .at(i)
-            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_virtualreverse, __enzyme_batch and __enzyme_fixed_point"),
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_virtualreverse, __enzyme_batch, __enzyme_fixed_point, __enzyme_checkpoint_for and __enzyme_checkpoint_while"),
     )
 }
 

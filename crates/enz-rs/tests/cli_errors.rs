@@ -389,6 +389,26 @@ fn bad_call_sites_are_diagnosed() {
             ],
         ),
         (
+            "checkpoint_for_no_scheme.ll",
+            &[&["__enzyme_checkpoint_for"], &["no scheme"], &["`run`"]],
+        ),
+        (
+            "checkpoint_while_void_step.ll",
+            &[
+                &["__enzyme_checkpoint_while"],
+                &["must be `int step"],
+                &["`run`"],
+            ],
+        ),
+        (
+            "checkpoint_for_arg_count.ll",
+            &[
+                &["__enzyme_checkpoint_for"],
+                &["takes 2 argument(s) after its counter, the call passes 1"],
+                &["`run`"],
+            ],
+        ),
+        (
             "vector_reverse_recursive_call.ll",
             &[&["enzyme_width in reverse mode"], &["`pw`"], &["inlined"]],
         ),

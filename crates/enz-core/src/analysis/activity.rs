@@ -311,12 +311,21 @@ impl<'m> Activity<'m> {
                 if i.ty().carries_float() {
                     changed |= self.varied.insert(i.into());
                 }
+                // A checkpointed loop's scheme and its data are the
+                // driver's, never differentiated.
+                let driver = match kind {
+                    CallKind::Defined(f) => {
+                        super::calls::checkpoint_layout(f).map(|l| l.scheme()..l.scheme() + 2)
+                    }
+                    _ => None,
+                };
                 if !matches!(kind, CallKind::Math(_) | CallKind::Linear) {
-                    for a in &args {
+                    for (k, a) in args.iter().enumerate() {
                         let declared_const = self
                             .family
                             .get(a)
-                            .is_some_and(|f| self.const_param_families.contains(f));
+                            .is_some_and(|f| self.const_param_families.contains(f))
+                            || driver.as_ref().is_some_and(|d| d.contains(&k));
                         if a.ty().kind() == TyKind::Pointer && !declared_const {
                             changed |= self.shadow(*a);
                         }

@@ -275,6 +275,20 @@ pub(crate) fn fixed_point_layout(f: Function<'_>) -> Option<crate::names::FixedP
         .and_then(|v| crate::names::FixedPointLayout::parse(&v))
 }
 
+/// The layout of `f` if it is the loop function a
+/// `__enzyme_checkpoint_for` or `__enzyme_checkpoint_while` call was
+/// lowered to (its reverse derivative: `synth/checkpoint_loop.rs`).
+pub(crate) fn checkpoint_layout(f: Function<'_>) -> Option<crate::names::CheckpointLayout> {
+    f.string_attribute_at(u32::MAX, crate::names::CHECKPOINT_LOOP)
+        .and_then(|v| crate::names::CheckpointLayout::parse(&v))
+}
+
+/// Whether `f` is a loop function of the Enzyme API (fixed-point or
+/// checkpointed), whose derivatives enz-core builds from its step's.
+pub(crate) fn is_api_loop(f: Function<'_>) -> bool {
+    fixed_point_layout(f).is_some() || checkpoint_layout(f).is_some()
+}
+
 /// The kind of a call to `f` (see the module documentation).
 pub(crate) fn classify_callee<'m>(
     f: Function<'m>,

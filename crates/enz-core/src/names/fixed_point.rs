@@ -37,7 +37,7 @@ impl FixedPointOption {
         (FixedPointOption::Control, "enzyme_fp_control"),
         (
             FixedPointOption::CheckpointRegion,
-            "enzyme_checkpoint_region",
+            super::checkpoint_loop::CHECKPOINT_REGION,
         ),
     ];
 

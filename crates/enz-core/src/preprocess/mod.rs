@@ -311,8 +311,9 @@ const LARGE_CALLEE: usize = 500;
 /// worse than the pairs (LULESH nx=20, 20 cycles: gradient / primal
 /// 16.6 -> 10.4).
 fn kept_as_a_pair(callee: Function<'_>) -> bool {
-    // A fixed-point loop's derivatives are its own (`synth/fixed_point.rs`).
-    if crate::analysis::calls::fixed_point_layout(callee).is_some() {
+    // A fixed-point or checkpointed loop's derivatives are its own
+    // (`synth/fixed_point.rs`, `synth/checkpoint_loop.rs`).
+    if crate::analysis::calls::is_api_loop(callee) {
         return true;
     }
     if callee.has_enum_attribute("optnone")

@@ -30,79 +30,15 @@
 //! the converged state. The states hold doubles. Pointers the step stores
 //! into memory with shadows are not kept in step with their shadows.
 
+use super::loop_fn::{copy_parts, step_globals, step_of, Frame};
 use super::registry::Registry;
 use super::reverse::{new_function, Derivative};
 use crate::diag::Diagnostic;
 use crate::ir::{Block, Builder, Function, LLVMIntPredicate, LLVMRealPredicate, Ty, Value};
 use crate::names::FixedPointLayout;
-use crate::signature::{ArgActivity, Field, Kind, Mode, Param, Request, Signature};
+use crate::signature::{Field, Kind, Mode, Param, Request, Signature};
 
 pub(crate) use crate::analysis::calls::fixed_point_layout as layout_of;
-
-/// The step a loop function calls.
-fn step_of<'m>(f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
-    f.blocks()
-        .iter()
-        .flat_map(|b| b.instructions())
-        .find_map(|i| i.called_function().filter(|g| !g.is_declaration()))
-        .ok_or_else(|| Diagnostic::internal("a fixed-point loop function calls no step"))
-}
-
-/// The writable globals `step` and the functions it calls (defined in the
-/// module) refer to: what the step's own activity analysis must take as
-/// shadowed, since no argument tells it (Enzyme's
-/// `-enzyme-global-activity`).
-fn step_globals<'m>(step: Function<'m>) -> Vec<Value<'m>> {
-    const MAX_FUNCTIONS: usize = 256;
-    let mut out = Vec::new();
-    let mut seen = vec![step];
-    let mut k = 0;
-    while k < seen.len() && k < MAX_FUNCTIONS {
-        let f = seen[k];
-        k += 1;
-        for i in f.blocks().iter().flat_map(|b| b.instructions()) {
-            if let Some(g) = i.called_function().filter(|g| !g.is_declaration()) {
-                if !seen.contains(&g) {
-                    seen.push(g);
-                }
-            }
-            let mut stack: Vec<(Value<'m>, u32)> = i
-                .as_value()
-                .operands()
-                .into_iter()
-                .map(|v| (v, 0))
-                .collect();
-            while let Some((v, depth)) = stack.pop() {
-                if let Some(g) = v.as_global() {
-                    if !g.is_global_constant() && !out.contains(&v) {
-                        out.push(v);
-                    }
-                } else if !v.is_instruction() && depth < 4 && v.is_constant_expr() {
-                    stack.extend(v.operands().into_iter().map(|o| (o, depth + 1)));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The request for the step's derivative matching `key`, the loop's.
-fn step_request<'m>(
-    key: &Request<'m>,
-    layout: FixedPointLayout,
-    step: Function<'m>,
-    mode: Mode,
-) -> Request<'m> {
-    let mut args = vec![ArgActivity::Const];
-    args.extend(key.args.iter().skip(layout.first_arg()).copied());
-    Request {
-        function: step,
-        args,
-        ret_active: false,
-        ret_shadowed: false,
-        mode,
-    }
-}
 
 /// The augmented primal and reverse of fixed-point loop `key.function`.
 pub(crate) fn split<'m>(
@@ -113,7 +49,7 @@ pub(crate) fn split<'m>(
     let f = key.function;
     let step = step_of(f)?;
     registry.seed_globals(step_globals(step));
-    let skey = step_request(key, layout, step, Mode::Split);
+    let skey = super::loop_fn::step_request(key, layout.first_arg(), step, Mode::Split);
     let fns = registry.split(&skey)?;
     let name = f.name();
     let asig = key.signature(Kind::Augmented);
@@ -145,7 +81,7 @@ pub(crate) fn forward<'m>(
     }
     let step = step_of(f)?;
     registry.seed_globals(step_globals(step));
-    let skey = step_request(key, layout, step, key.mode);
+    let skey = super::loop_fn::step_request(key, layout.first_arg(), step, key.mode);
     let tangent = registry.forward(&skey)?;
     let sig = key.signature(Kind::Forward { width: 1 });
     let d = new_function(f, &format!("fwddiffe_{}", f.name()), sig.function_type());
@@ -156,33 +92,6 @@ pub(crate) fn forward<'m>(
     };
     g.tangent(d, &sig, &skey, tangent);
     Ok(d)
-}
-
-/// The parameters of a derivative, by what they carry.
-struct Frame<'m> {
-    sig: Signature<'m>,
-    params: Vec<Value<'m>>,
-}
-
-impl<'m> Frame<'m> {
-    fn new(f: Function<'m>, sig: &Signature<'m>) -> Frame<'m> {
-        Frame {
-            sig: sig.clone(),
-            params: f.params(),
-        }
-    }
-
-    fn get(&self, p: Param) -> Option<Value<'m>> {
-        self.sig.param_index(p).map(|k| self.params[k])
-    }
-
-    fn primal(&self, k: usize) -> Value<'m> {
-        self.get(Param::Primal(k)).expect("every primal parameter")
-    }
-
-    fn shadow(&self, k: usize) -> Option<Value<'m>> {
-        self.get(Param::Shadow { of: k, lane: 0 })
-    }
 }
 
 /// The (pointer, bytes) of the states and regions, and their total.
@@ -230,18 +139,7 @@ impl<'m> Gen<'m> {
 
     /// Copies the states and regions to (`save`) or from the buffer `at`.
     fn copy(&self, m: &Memory<'m>, at: Value<'m>, save: bool) {
-        let b = &self.b;
-        let i8t = Ty::int(b.ctx(), 8);
-        let mut off = self.c(0);
-        for (p, len) in &m.parts {
-            let there = b.gep(i8t, at, &[off]);
-            if save {
-                b.memcpy(there, *p, *len);
-            } else {
-                b.memcpy(*p, there, *len);
-            }
-            off = b.add(off, *len);
-        }
+        copy_parts(&self.b, &m.parts, at, save);
     }
 
     /// The states with a shadow: (state, shadow, bytes).
@@ -255,8 +153,7 @@ impl<'m> Gen<'m> {
     }
 
     /// The step's arguments for a call of its derivative with signature
-    /// `ssig`, from the loop's frame: the counter `i`, the loop's
-    /// arguments and their shadows, the tape if given.
+    /// `ssig`: see [`Frame::step_args`].
     fn step_args(
         &self,
         ssig: &Signature<'m>,
@@ -264,22 +161,7 @@ impl<'m> Gen<'m> {
         i: Value<'m>,
         tape: Option<Value<'m>>,
     ) -> Vec<Value<'m>> {
-        let first = self.layout.first_arg();
-        ssig.params()
-            .iter()
-            .map(|(p, ty)| match *p {
-                Param::Primal(0) => self.b.signed_int_cast(i, *ty),
-                Param::Primal(j) => fr.primal(first + j - 1),
-                Param::Shadow { of, lane } => fr
-                    .get(Param::Shadow {
-                        of: first + of - 1,
-                        lane,
-                    })
-                    .unwrap_or_else(|| self.b.zero(*ty)),
-                Param::Tape => tape.unwrap_or_else(|| self.b.zero(*ty)),
-                Param::ReturnAdjoint => self.b.zero(*ty),
-            })
-            .collect()
+        fr.step_args(&self.b, ssig, self.layout.first_arg(), i, tape)
     }
 
     /// The primal loop in `f` from the builder's block on; returns the
@@ -294,8 +176,7 @@ impl<'m> Gen<'m> {
         let n = b.phi(self.i64t(), "i");
         let counter_ty = self.step.params()[0].ty();
         let mut args = vec![b.signed_int_cast(n.as_value(), counter_ty)];
-        let first = self.layout.first_arg();
-        args.extend((1..self.step.params().len()).map(|j| fr.primal(first + j - 1)));
+        args.extend(fr.primal_args(self.layout.first_arg(), self.step));
         let go_on = b.call(self.step.function_type(), self.step, &args);
         let next = b.add(n.as_value(), self.c(1));
         n.add_incoming(self.c(0), from);

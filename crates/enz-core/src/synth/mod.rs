@@ -4,6 +4,7 @@
 pub(crate) mod adjoint;
 pub(crate) mod blas;
 pub(crate) mod checkpoint;
+pub(crate) mod checkpoint_loop;
 pub(crate) mod components;
 pub(crate) mod cuda_host;
 pub(crate) mod custom;
@@ -13,6 +14,7 @@ pub(crate) mod fixed_point;
 pub(crate) mod forward;
 pub(crate) mod function_shadow;
 pub(crate) mod gpu;
+pub(crate) mod loop_fn;
 pub(crate) mod masked;
 pub(crate) mod mpi;
 pub(crate) mod openmp;

@@ -53,6 +53,9 @@ struct UserDecls<'m> {
     /// The globals of `global_shadows`, as values, and the writable
     /// globals fixed-point steps reach (see [`Registry::seed_globals`]).
     shadowed: HashSet<Value<'m>>,
+    /// Whether the globals of the module's API loop steps were added to
+    /// `shadowed` (see [`Registry::seed_api_loop_globals`]).
+    api_loops_seeded: bool,
     /// Globals the user declared inactive.
     inactive_globals: HashSet<Value<'m>>,
 }
@@ -144,6 +147,7 @@ impl<'m> Registry<'m> {
                 inactive,
                 custom,
                 shadowed: global_shadows.keys().map(|g| g.as_value()).collect(),
+                api_loops_seeded: false,
                 inactive_globals: inactive_globals.iter().map(|g| g.as_value()).collect(),
                 global_shadows,
             },
@@ -186,8 +190,30 @@ impl<'m> Registry<'m> {
         self.user.shadowed.extend(reached);
     }
 
+    /// Shadows, once per session, the writable globals the steps of the
+    /// module's API loop functions (fixed-point and checkpointed loops)
+    /// reach, before any analysis: the code around such a loop reads what
+    /// its steps write (a state kept in a global), and its analysis cannot
+    /// see through the loop function, whose derivatives are made apart.
+    pub(crate) fn seed_api_loop_globals(&mut self, any: Function<'m>) {
+        if self.user.api_loops_seeded {
+            return;
+        }
+        self.user.api_loops_seeded = true;
+        for f in crate::ir::functions(any.global_parent()) {
+            if !crate::analysis::calls::is_api_loop(f) {
+                continue;
+            }
+            if let Ok(step) = super::loop_fn::step_of(f) {
+                self.user
+                    .shadowed
+                    .extend(super::loop_fn::step_globals(step));
+            }
+        }
+    }
+
     /// Shadows `globals` in the activity analyses made from now on: the
-    /// writable globals a fixed-point step reaches, whose activity its
+    /// writable globals an API loop's step reaches, whose activity its
     /// caller cannot pass it (its derivatives are analysed on their own).
     pub(crate) fn seed_globals(&mut self, globals: impl IntoIterator<Item = Value<'m>>) {
         self.user.shadowed.extend(globals);
@@ -553,6 +579,11 @@ impl<'m> Registry<'m> {
             self.made.split.insert(key.clone(), d);
             return Ok(d);
         }
+        if let Some(layout) = super::checkpoint_loop::layout_of(key.function) {
+            let d = super::checkpoint_loop::split(key, layout, self)?;
+            self.made.split.insert(key.clone(), d);
+            return Ok(d);
+        }
         if let Some((aug, rev)) = self.custom_gradient(key.function) {
             let d = super::custom::gradient_adapters(key, aug, rev)?;
             self.made.split.insert(key.clone(), d);
@@ -588,6 +619,13 @@ impl<'m> Registry<'m> {
         if super::fixed_point::layout_of(key.function).is_some() {
             return Err(Diagnostic::new(format!(
                 "__enzyme_fwdsplit through the fixed-point loop `{}` is not supported",
+                key.function.name()
+            ))
+            .help("call __enzyme_fwddiff or __enzyme_autodiff instead"));
+        }
+        if super::checkpoint_loop::layout_of(key.function).is_some() {
+            return Err(Diagnostic::new(format!(
+                "__enzyme_fwdsplit through the checkpointed loop `{}` is not supported",
                 key.function.name()
             ))
             .help("call __enzyme_fwddiff or __enzyme_autodiff instead"));
