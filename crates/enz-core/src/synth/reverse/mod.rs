@@ -31,6 +31,7 @@ mod math_calls;
 mod math_rules;
 mod memory;
 mod mpi;
+mod needed;
 pub(crate) mod plan;
 pub(crate) use plan::combined_plan;
 use plan::loop_nest;
@@ -137,8 +138,9 @@ pub(crate) fn synthesize<'m>(
         },
     );
     let types = TypeAnalysis::analyse(req.prep);
-    let inputs = plan::Inputs::of(req.prep, req.mode, &cfg, &loops, registry.call_facts());
+    let mut inputs = plan::Inputs::of(req.prep, req.mode, &cfg, &loops, registry.call_facts());
     let call_kinds = CallKinds::of(req.prep, registry.call_facts(), Direction::Reverse);
+    inputs.needed = needed::rule_operands(req.prep, &activity, &call_kinds);
     let gpu_accesses = super::gpu::is_gpu_module(req.prep)
         .then(|| GpuAccesses::of(req.prep, |c| call_kinds.get(c).is_inactive()));
     if gpu_accesses.is_some() && req.width > 1 {

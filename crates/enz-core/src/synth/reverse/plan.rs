@@ -17,7 +17,12 @@
 //! 4. [`Availability::Cache`]: everything else is stored to the tape right
 //!    after its definition and loaded back: a tape slot (a stack slot, or
 //!    the heap tape in split mode), or a buffer indexed by the iteration of
-//!    its innermost loop.
+//!    its innermost loop;
+//! 5. then, [`Plan::recompute_when_free`]: a float operation one step
+//!    dearer (`fdiv`, `fmuladd`, `sqrt`, a float `select`...) planned for
+//!    the tape is recomputed instead when every operand is at hand without
+//!    caching more (constants, recomputed values, values a derivative rule
+//!    reads and so caches anyway: `needed.rs`).
 //!
 //! Control-flow bookkeeping is planned too: a join block whose predecessor
 //! a branch condition decides (`Cfg::deciding_branch`) gets that condition
@@ -58,7 +63,12 @@ fn lifted<'m>(placement: Placement, v: Value<'m>, inv: Option<&Invariance<'m>>) 
 }
 
 /// How deep recomputation may recurse before caching instead.
-pub(crate) const MAX_RECOMPUTE_DEPTH: u32 = 6;
+pub(crate) const MAX_RECOMPUTE_DEPTH: u32 = 12;
+
+/// How deep [`Plan::recompute_when_free`] looks through recomputed
+/// operands: a value it plans for recomputation then never reaches the
+/// depth cap, where emission would cache at the cut.
+const FREE_DEPTH: u32 = 10;
 
 /// Where a cached forward value lives.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -188,7 +198,56 @@ impl<'m> Plan<'m> {
                 plan.values.insert(v.into(), how);
             }
         }
+        plan.recompute_when_free(&inputs.needed);
         plan
+    }
+
+    /// Plans for recomputation, instead of the tape, each float operation
+    /// of [`is_recomputable_when_free`] whose operands the reverse sweep
+    /// has without caching anything more: constants, arguments, values used
+    /// directly or recomputed from such, and values cached anyway because
+    /// a derivative rule reads them (`needed`, see `needed.rs`). A cached
+    /// product of two cached loads (`fmuladd(a, b, c)` with `c` free too)
+    /// then costs no tape: LULESH's element loops cached dozens of them.
+    /// In definition order, so that a recomputed operand counts as free
+    /// (within [`FREE_DEPTH`] levels, well inside [`MAX_RECOMPUTE_DEPTH`]).
+    fn recompute_when_free(&mut self, needed: &HashSet<Value<'m>>) {
+        if needed.is_empty() {
+            return;
+        }
+        for k in 0..self.order.len() {
+            let v = self.order[k];
+            if matches!(self.values.get(&v), Some(Availability::Cache(_)))
+                && is_recomputable_when_free(v)
+                && v.operands().into_iter().all(|o| self.free(o, needed, 1))
+            {
+                self.values
+                    .insert(v, Availability::Recompute { reread: false });
+            }
+        }
+    }
+
+    /// Whether the reverse sweep has `v` without caching more than it does
+    /// anyway (see [`Plan::recompute_when_free`]).
+    fn free(&self, v: Value<'m>, needed: &HashSet<Value<'m>>, depth: u32) -> bool {
+        if !v.is_instruction() {
+            return true;
+        }
+        match self.values.get(&v) {
+            None => false,
+            Some(Availability::Direct | Availability::Affine(..)) => true,
+            Some(Availability::Cache(_)) => needed.contains(&v),
+            Some(Availability::Recompute { reread }) => {
+                depth < FREE_DEPTH
+                    && if *reread {
+                        self.free(v.operand(0), needed, depth + 1)
+                    } else {
+                        v.operands()
+                            .into_iter()
+                            .all(|o| self.free(o, needed, depth + 1))
+                    }
+            }
+        }
     }
 
     /// How instruction `v` of the primal reaches the reverse sweep.
@@ -303,6 +362,9 @@ pub(super) struct Inputs<'m> {
     /// The CPU: the loop in which each value varies, where it is cached (a
     /// GPU thread's caches are laid out per loop, `thread_cache.rs`).
     pub(super) invariance: Option<Invariance<'m>>,
+    /// The primal values derivative rules read (`needed.rs`), once the
+    /// activity is known; empty: nothing is recomputed for being free.
+    pub(super) needed: HashSet<Value<'m>>,
 }
 
 impl<'m> Inputs<'m> {
@@ -332,6 +394,7 @@ impl<'m> Inputs<'m> {
             invariance: (!gpu).then(|| Invariance::analyse(cfg, loops, calls)),
             frees,
             stores,
+            needed: HashSet::new(),
         }
     }
 }
@@ -343,10 +406,66 @@ pub(crate) fn combined_plan<'m>(
     name: &str,
     calls: CallFacts<'m, '_>,
 ) -> Result<Plan<'m>, Vec<Diagnostic>> {
+    use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+    use crate::analysis::calls::{CallKinds, Direction};
+    use crate::ir::TyKind;
     let cfg = Cfg::new(prep);
     let loops = loop_nest(&cfg, name)?;
-    let inputs = Inputs::of(prep, Mode::Combined, &cfg, &loops, calls);
+    let mut inputs = Inputs::of(prep, Mode::Combined, &cfg, &loops, calls);
+    // The default activities of `--print-activity`: pointers shadowed,
+    // floats active.
+    let args: Vec<ArgFact> = prep
+        .params()
+        .iter()
+        .map(|p| match p.ty().kind() {
+            TyKind::Pointer => ArgFact::Shadowed,
+            _ if p.ty().is_fp_or_fp_vector() => ArgFact::Active,
+            _ => ArgFact::Const,
+        })
+        .collect();
+    let none = HashSet::new();
+    let act = Activity::analyse(
+        prep,
+        &ActivityInputs {
+            args: &args,
+            ret_active: prep.function_type().return_type().is_fp_scalar(),
+            ret_shadowed: false,
+            calls,
+            shadowed_globals: &none,
+            inactive_globals: &none,
+        },
+    );
+    let kinds = CallKinds::of(prep, calls, Direction::Reverse);
+    inputs.needed = super::needed::rule_operands(prep, &act, &kinds);
     Ok(Plan::new(prep, Mode::Combined, &cfg, &loops, &inputs))
+}
+
+/// Pure float operations worth recomputing when their operands are at hand
+/// anyway ([`Plan::recompute_when_free`]): one instruction each, dearer
+/// than those of [`is_recomputable`] but cheaper than a tape entry's store
+/// and load.
+fn is_recomputable_when_free<'m>(v: Value<'m>) -> bool {
+    use crate::names::MathFn;
+    match v.opcode() {
+        Some(LLVMOpcode::LLVMFDiv | LLVMOpcode::LLVMSelect) => true,
+        Some(LLVMOpcode::LLVMCall) => v
+            .called_function()
+            .filter(|f| f.is_declaration())
+            .and_then(|f| MathFn::from_callee(&f.name()))
+            .is_some_and(|f| {
+                matches!(
+                    f,
+                    MathFn::FMulAdd
+                        | MathFn::Fma
+                        | MathFn::Fabs
+                        | MathFn::CopySign
+                        | MathFn::Min
+                        | MathFn::Max
+                        | MathFn::Sqrt
+                )
+            }),
+        _ => false,
+    }
 }
 
 /// Pure, cheap instructions worth recomputing rather than caching: integer
