@@ -81,6 +81,20 @@ pub(crate) fn entry_point_of<'m>(call: Inst<'m>) -> Option<EntryPoint> {
     EntryPoint::from_callee(&f.name())
 }
 
+/// Whether the function never reads parameter `p`: no use, or (as at
+/// -O0) only stores into stack slots that nothing loads.
+fn never_read(p: Value<'_>) -> bool {
+    p.users().into_iter().all(|u| {
+        u.opcode() == Some(LLVMOpcode::LLVMStore)
+            && u.operand(0) == p
+            && u.operand(1).opcode() == Some(LLVMOpcode::LLVMAlloca)
+            && u.operand(1)
+                .users()
+                .into_iter()
+                .all(|w| w.opcode() == Some(LLVMOpcode::LLVMStore) && w.operand(1) == u.operand(1))
+    })
+}
+
 /// Whether `v` is a function, or a choice (select, phi) among functions:
 /// a function pointer known at the call site.
 pub(crate) fn is_function_choice(v: Value<'_>) -> bool {
@@ -351,6 +365,17 @@ pub(crate) fn parse<'m>(
                     .entry(function)
                     .or_insert_with(|| enz_core::pointer_params_holding_no_floats(function))
                     [pi] =>
+            {
+                ArgActivity::Const
+            }
+            // An unmarked pointer the function never uses, with no shadow
+            // after it (the next value is no pointer): it has no
+            // derivative, and the call no shadow to give (Enzyme's omp3.c
+            // passes an unused `int *` so).
+            _ if ty.kind() == crate::ir::TyKind::Pointer
+                && never_read(*p)
+                && (pos >= rest.len()
+                    || !crate::abi::convertible(call.operand(at(pos)).ty(), ty)) =>
             {
                 ArgActivity::Const
             }
