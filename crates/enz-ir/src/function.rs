@@ -145,6 +145,21 @@ impl<'m> Function<'m> {
         }
     }
 
+    /// Removes string attribute `name` at attribute index `index` (no-op
+    /// when absent).
+    pub fn remove_string_attribute_at(self, index: u32, name: &str) {
+        // SAFETY: `name` is passed with its length; LLVM ignores a missing
+        // attribute.
+        unsafe {
+            LLVMRemoveStringAttributeAtIndex(
+                self.0 .0,
+                index,
+                name.as_ptr() as *const _,
+                name.len() as u32,
+            );
+        }
+    }
+
     /// Whether a function carries the string attribute `name`.
     pub fn has_string_attribute(self, name: &str) -> bool {
         unsafe {

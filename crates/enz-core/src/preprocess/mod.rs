@@ -290,6 +290,15 @@ fn copy_function_attributes<'m>(from: Function<'m>, to: Function<'m>) {
 /// allocates and frees (`nounwind`, `uwtable`).
 pub(crate) fn copy_derivative_attributes<'m>(from: Function<'m>, to: Function<'m>) {
     from.copy_function_attributes_to(to, |name| matches!(name, "nounwind" | "uwtable"));
+    // A derivative of an API loop function (a fixed-point or checkpointed
+    // loop) is no such function: its parameters are laid out otherwise, and
+    // a derivative of it (reverse over forward) differentiates its body.
+    for marker in [
+        crate::names::FIXED_POINT_LOOP,
+        crate::names::CHECKPOINT_LOOP,
+    ] {
+        to.remove_string_attribute_at(u32::MAX, marker);
+    }
     // Invokes and landing pads (C++ with exceptions) need the personality.
     if let Some(p) = from.personality() {
         to.set_personality(p);
