@@ -2,7 +2,7 @@
 # ADBench-style benchmarks (bench/adbench): GMM, BA, D-LSTM and hand-tracking
 # objectives and an in-place stencil, their gradients (Jacobians) by enz-rs, Enzyme (when ENZYME_PLUGIN is set), ADOL-C,
 # hand-written code (GMM) and central finite differences, checked against
-# each other, their peak memory measured and timed in one process.
+# each other, their peak memory measured and timed in one process per size.
 # Prints the tables, writes them to BENCHMARKS.md (with the machine, date,
 # compiler versions and how long each AD tool took to differentiate each
 # file) and a bar chart of gradient/primal ratios to bench/ratios.png.
@@ -313,7 +313,7 @@ report=$out/BENCHMARKS.md
   fi
   echo "- ADOL-C: Debian libadolc-dev $adolc_ver, objectives as C++ templates (\`adolc.cpp\`), \`$clangxx -O2\`"
   echo
-  echo "What is measured (every time is the median of 11 interleaved samples of >= 100 ms (5 with --quick), per call, in one process):"
+  echo "What is measured (every time is the median of 11 interleaved samples of >= 100 ms (5 with --quick), per call, in one process per size):"
   echo
   echo "- **primal**: the C objective (GMM, LSTM: the scalar loss; BA: all 2p reprojection and p weight residuals; Hand: all 3 npts residuals; Stencil: the scalar loss, after copying the initial state into a scratch buffer), the copy in the enz-rs build (compiled as above); every ratio, Enzyme's too, is over this primal."
   echo "- **enz-rs**: one \`__enzyme_autodiff\` call on the objective, parameters \`enzyme_dup\`, data \`enzyme_const\` (GMM: alphas, means, icf; LSTM: main and extra parameters). BA: the Jacobian rows, per observation two \`__enzyme_autodiff\` calls of the per-observation residual function (output shadow seeded with a unit vector) and one of the weight residual. Hand: the full Jacobian (3 npts x 26) in forward mode, 26 \`__enzyme_fwddiff\` calls, the tangent of the pose a unit vector (ADBench's simple hand model: 22 bones, Euler angles for the finger joints, angle-axis global rotation, linear blend skinning; synthetic data, \`hand.c\`). Stencil: \`enzyme_dup\` on the state (a scratch copy of the initial state, made outside the differentiated function), T sweeps of an in-place reaction-diffusion update (\`stencil.c\`)."
