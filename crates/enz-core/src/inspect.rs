@@ -6,7 +6,7 @@
 //! The analyses run on the preprocessed clone of the function (what synthesis
 //! sees), which is deleted afterwards: the module is left unchanged.
 
-use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+use crate::analysis::activity::{Activity, ActivityInputs};
 use crate::analysis::types::{self, TypeAnalysis};
 use crate::diag::Diagnostic;
 use crate::ir::{Function, Module, TyKind, Value};
@@ -74,15 +74,7 @@ pub fn print_activity<'m>(
     facts: &UserFacts<'m>,
 ) -> Result<String, Diagnostic> {
     with_preprocessed(module, name, opts, facts, |prep, inactive| {
-        let args: Vec<ArgFact> = prep
-            .params()
-            .iter()
-            .map(|p| match p.ty().kind() {
-                TyKind::Pointer => ArgFact::Shadowed,
-                _ if p.ty().is_fp_or_fp_vector() => ArgFact::Active,
-                _ => ArgFact::Const,
-            })
-            .collect();
+        let args = crate::analysis::activity::default_args(prep);
         let ret_active = prep.function_type().return_type().is_fp_scalar();
         let act = Activity::analyse(
             prep,

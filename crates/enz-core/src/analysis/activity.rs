@@ -78,6 +78,19 @@ pub(crate) struct ActivityInputs<'m, 'a> {
     pub(crate) inactive_globals: &'a HashSet<Value<'m>>,
 }
 
+/// The activities `--print-activity` and `--print-plan` assume for `f`'s
+/// parameters: pointers shadowed, floats active, the rest constant.
+pub(crate) fn default_args(f: Function<'_>) -> Vec<ArgFact> {
+    f.params()
+        .iter()
+        .map(|p| match p.ty().kind() {
+            TyKind::Pointer => ArgFact::Shadowed,
+            _ if p.ty().is_fp_or_fp_vector() => ArgFact::Active,
+            _ => ArgFact::Const,
+        })
+        .collect()
+}
+
 impl<'m> Activity<'m> {
     /// Analyses `func`.
     pub(crate) fn analyse(func: Function<'m>, inputs: &ActivityInputs<'m, '_>) -> Activity<'m> {

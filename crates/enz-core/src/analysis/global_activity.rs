@@ -65,7 +65,7 @@ pub(crate) fn shadowed_globals_reached<'m>(
                     inactive_globals: inactive,
                 },
             );
-            for g in globals_used(*f) {
+            for g in defined_globals_used(*f) {
                 if !inactive.contains(&g) && act.is_shadowed(g) {
                     shadowed.insert(g);
                 }
@@ -98,10 +98,11 @@ pub(crate) fn reached<'m>(root: Function<'m>) -> Vec<Function<'m>> {
     seen
 }
 
-/// The writable globals defined in the module that `f`'s instructions use
-/// (directly or inside constant expressions).
-pub(crate) fn globals_used<'m>(f: Function<'m>) -> HashSet<Value<'m>> {
-    let mut out = HashSet::new();
+/// The writable globals `f`'s instructions use (directly or inside
+/// constant expressions), in the order of their first use: defined in the
+/// module or declared (`extern`).
+pub(crate) fn writable_globals_used<'m>(f: Function<'m>) -> Vec<Value<'m>> {
+    let mut out = Vec::new();
     for i in f.blocks().iter().flat_map(|b| b.instructions()) {
         let mut stack: Vec<(Value<'m>, u32)> = i
             .as_value()
@@ -111,8 +112,8 @@ pub(crate) fn globals_used<'m>(f: Function<'m>) -> HashSet<Value<'m>> {
             .collect();
         while let Some((v, depth)) = stack.pop() {
             if let Some(g) = v.as_global() {
-                if !g.is_global_constant() && g.initializer().is_some() {
-                    out.insert(v);
+                if !g.is_global_constant() && !out.contains(&v) {
+                    out.push(v);
                 }
             } else if !v.is_instruction() && depth < 4 && v.is_constant_expr() {
                 stack.extend(v.operands().into_iter().map(|o| (o, depth + 1)));
@@ -122,6 +123,15 @@ pub(crate) fn globals_used<'m>(f: Function<'m>) -> HashSet<Value<'m>> {
     out
 }
 
+/// [`writable_globals_used`] defined in the module (a shadow can be made
+/// for them).
+fn defined_globals_used<'m>(f: Function<'m>) -> Vec<Value<'m>> {
+    writable_globals_used(f)
+        .into_iter()
+        .filter(|v| v.as_global().is_some_and(|g| g.initializer().is_some()))
+        .collect()
+}
+
 /// Whether `f`, or a function of the module it reaches through calls, uses
 /// one of `globals`: a call of `f` then moves derivatives through them
 /// whatever its arguments.
@@ -129,5 +139,5 @@ pub(crate) fn reaches_globals<'m>(f: Function<'m>, globals: &HashSet<Value<'m>>)
     !globals.is_empty()
         && reached(f)
             .into_iter()
-            .any(|g| globals_used(g).iter().any(|v| globals.contains(v)))
+            .any(|g| defined_globals_used(g).iter().any(|v| globals.contains(v)))
 }

@@ -28,33 +28,12 @@ pub(crate) fn step_of<'m>(f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
 /// `-enzyme-global-activity`), and what a snapshot of the loop's state
 /// holds besides the listed regions.
 pub(crate) fn step_globals<'m>(step: Function<'m>) -> Vec<Value<'m>> {
-    const MAX_FUNCTIONS: usize = 256;
+    use crate::analysis::global_activity::{reached, writable_globals_used};
     let mut out = Vec::new();
-    let mut seen = vec![step];
-    let mut k = 0;
-    while k < seen.len() && k < MAX_FUNCTIONS {
-        let f = seen[k];
-        k += 1;
-        for i in f.blocks().iter().flat_map(|b| b.instructions()) {
-            if let Some(g) = i.called_function().filter(|g| !g.is_declaration()) {
-                if !seen.contains(&g) {
-                    seen.push(g);
-                }
-            }
-            let mut stack: Vec<(Value<'m>, u32)> = i
-                .as_value()
-                .operands()
-                .into_iter()
-                .map(|v| (v, 0))
-                .collect();
-            while let Some((v, depth)) = stack.pop() {
-                if let Some(g) = v.as_global() {
-                    if !g.is_global_constant() && !out.contains(&v) {
-                        out.push(v);
-                    }
-                } else if !v.is_instruction() && depth < 4 && v.is_constant_expr() {
-                    stack.extend(v.operands().into_iter().map(|o| (o, depth + 1)));
-                }
+    for f in reached(step) {
+        for g in writable_globals_used(f) {
+            if !out.contains(&g) {
+                out.push(g);
             }
         }
     }

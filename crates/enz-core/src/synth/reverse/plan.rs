@@ -406,23 +406,12 @@ pub(crate) fn combined_plan<'m>(
     name: &str,
     calls: CallFacts<'m, '_>,
 ) -> Result<Plan<'m>, Vec<Diagnostic>> {
-    use crate::analysis::activity::{Activity, ActivityInputs, ArgFact};
+    use crate::analysis::activity::{Activity, ActivityInputs};
     use crate::analysis::calls::{CallKinds, Direction};
-    use crate::ir::TyKind;
     let cfg = Cfg::new(prep);
     let loops = loop_nest(&cfg, name)?;
     let mut inputs = Inputs::of(prep, Mode::Combined, &cfg, &loops, calls);
-    // The default activities of `--print-activity`: pointers shadowed,
-    // floats active.
-    let args: Vec<ArgFact> = prep
-        .params()
-        .iter()
-        .map(|p| match p.ty().kind() {
-            TyKind::Pointer => ArgFact::Shadowed,
-            _ if p.ty().is_fp_or_fp_vector() => ArgFact::Active,
-            _ => ArgFact::Const,
-        })
-        .collect();
+    let args = crate::analysis::activity::default_args(prep);
     let none = HashSet::new();
     let act = Activity::analyse(
         prep,
