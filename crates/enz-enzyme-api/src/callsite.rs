@@ -173,6 +173,9 @@ pub(crate) type IntegerOnlyParams<'m> = std::collections::HashMap<Function<'m>, 
 #[derive(Default)]
 pub(crate) struct ParseMemo<'m> {
     pub(crate) integer_only: IntegerOnlyParams<'m>,
+    /// Set while a call is parsed again without [`IntegerOnlyParams`]
+    /// (see [`parse`]).
+    distrust_integer_only: bool,
     pub(crate) return_slots: std::collections::HashMap<Inst<'m>, Value<'m>>,
 }
 
@@ -233,8 +236,30 @@ fn sret_return<'m>(
     }))
 }
 
-/// Parses a call to an entry point.
+/// Parses a call to an entry point. An unmarked pointer whose memory type
+/// analysis finds holding integers only is taken as const; when the call
+/// then has values left over (its shadow was passed after all: the
+/// analysis saw too little, as in unoptimised Eigen code), the call is
+/// parsed again with every unmarked pointer `enzyme_dup`.
 pub(crate) fn parse<'m>(
+    call: Inst<'m>,
+    entry: EntryPoint,
+    caller: &str,
+    memo: &mut ParseMemo<'m>,
+) -> Result<CallSite<'m>, Diagnostic> {
+    let first = parse_once(call, entry, caller, memo);
+    match first {
+        Err(d) if d.message.starts_with("too many arguments") => {
+            memo.distrust_integer_only = true;
+            let again = parse_once(call, entry, caller, memo);
+            memo.distrust_integer_only = false;
+            again.map_err(|_| d)
+        }
+        other => other,
+    }
+}
+
+fn parse_once<'m>(
     call: Inst<'m>,
     entry: EntryPoint,
     caller: &str,
@@ -360,6 +385,7 @@ pub(crate) fn parse<'m>(
             // `f` is analysed once, when first needed.
             _ if ty.kind() == crate::ir::TyKind::Pointer
                 && !is_function_choice(v)
+                && !memo.distrust_integer_only
                 && memo
                     .integer_only
                     .entry(function)
