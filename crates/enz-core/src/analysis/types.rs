@@ -299,7 +299,9 @@ impl<'m> TypeAnalysis<'m> {
             return None;
         }
         let n = calls::const_len(call.operand(2));
-        if n == Some(0) {
+        // Fewer bytes than the smallest float (`half`, `bfloat`: 2) hold
+        // none: a BLAS `char` option copied byte by byte.
+        if n.is_some_and(|n| n < 2) {
             return None;
         }
         let dst = calls::copied(&self.tree(call.operand(0)), n);

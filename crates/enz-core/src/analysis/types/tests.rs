@@ -713,3 +713,27 @@ define void @dims(ptr %src, ptr %dst, ptr %f, ptr %pp) {
         assert!(out.contains("ptr %pp: {[]:Pointer, [0]:Pointer}"), "{out}");
     });
 }
+
+#[test]
+fn a_copy_shorter_than_any_float_is_no_untyped_copy() {
+    // A BLAS `char` option copied byte by byte between pointers of unknown
+    // type (Enzyme's blas.cpp): one byte holds no float, so nothing is
+    // undecided; eight bytes could hold a double.
+    let ir = r#"
+declare void @llvm.memmove.p0.p0.i64(ptr, ptr, i64, i1)
+define void @one(ptr %d, ptr %s) {
+  call void @llvm.memmove.p0.p0.i64(ptr %d, ptr %s, i64 1, i1 false)
+  ret void
+}
+define void @eight(ptr %d, ptr %s) {
+  call void @llvm.memmove.p0.p0.i64(ptr %d, ptr %s, i64 8, i1 false)
+  ret void
+}
+"#;
+    with_analysis(ir, "one", |_, ta| assert!(ta.undecided().is_empty()));
+    with_analysis(ir, "eight", |_, ta| {
+        let u = ta.undecided();
+        assert_eq!(u.len(), 1);
+        assert_eq!(u[0].kind, UndecidedKind::UntypedCopy);
+    });
+}
