@@ -313,7 +313,9 @@ report=$out/BENCHMARKS.md
   fi
   echo "- ADOL-C: Debian libadolc-dev $adolc_ver, objectives as C++ templates (\`adolc.cpp\`), \`$clangxx -O2\`"
   echo
-  echo "What is measured (every time is the median of 11 interleaved samples of >= 100 ms (5 with --quick), per call, in one process per size):"
+  where="one process per size"
+  [[ $one_process == 1 ]] && where="one process"
+  echo "What is measured (every time is the median of 11 interleaved samples of >= 100 ms (5 with --quick), per call, in $where):"
   echo
   echo "- **primal**: the C objective (GMM, LSTM: the scalar loss; BA: all 2p reprojection and p weight residuals; Hand: all 3 npts residuals; Stencil: the scalar loss, after copying the initial state into a scratch buffer), the copy in the enz-rs build (compiled as above); every ratio, Enzyme's too, is over this primal."
   echo "- **enz-rs**: one \`__enzyme_autodiff\` call on the objective, parameters \`enzyme_dup\`, data \`enzyme_const\` (GMM: alphas, means, icf; LSTM: main and extra parameters). BA: the Jacobian rows, per observation two \`__enzyme_autodiff\` calls of the per-observation residual function (output shadow seeded with a unit vector) and one of the weight residual. Hand: the full Jacobian (3 npts x 26) in forward mode, 26 \`__enzyme_fwddiff\` calls, the tangent of the pose a unit vector (ADBench's simple hand model: 22 bones, Euler angles for the finger joints, angle-axis global rotation, linear blend skinning; synthetic data, \`hand.c\`). Stencil: \`enzyme_dup\` on the state (a scratch copy of the initial state, made outside the differentiated function), T sweeps of an in-place reaction-diffusion update (\`stencil.c\`)."
