@@ -264,6 +264,11 @@ extern "C" {
  * varargs, so floats arrive as floats). */
 extern int enzyme_dup;
 extern int enzyme_dupnoneed;
+/* With enzyme_width N: `enzyme_dupv, stride, p, shadow` passes the N
+ * shadows of pointer p as one pointer, lane k's at shadow + k * stride
+ * bytes (e.g. the rows of `double s[N][M]` with sizeof(s[0])). */
+extern int enzyme_dupv;
+extern int enzyme_dupnoneedv;
 extern int enzyme_out;
 extern int enzyme_const;
 extern int enzyme_allocated;

@@ -77,6 +77,11 @@ pub enum Marker {
     Dup,
     /// `enzyme_dupnoneed`: like `Dup`, the primal result is not needed.
     DupNoNeed,
+    /// `enzyme_dupv`: a byte stride, the value, then one shadow: with
+    /// `enzyme_width N`, lane k's shadow is at `shadow + k * stride`.
+    DupV,
+    /// `enzyme_dupnoneedv`: `DupV` whose primal result is not needed.
+    DupNoNeedV,
     /// `enzyme_out`: the next value's adjoint is returned.
     Out,
     /// `enzyme_const`: the next value has no derivative.
@@ -118,8 +123,6 @@ pub enum Marker {
 /// Enzyme call-site markers enz-rs does not implement.
 const UNSUPPORTED_MARKERS: &[&str] = &[
     "enzyme_byref",
-    "enzyme_dupv",
-    "enzyme_dupnoneedv",
     "enzyme_interleave",
     "enzyme_nofree",
     "enzyme_runtime_activity",
@@ -134,9 +137,11 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 ];
 
 impl Marker {
-    const ALL: [(Marker, &'static str); 16] = [
+    const ALL: [(Marker, &'static str); 18] = [
         (Marker::Dup, "enzyme_dup"),
         (Marker::DupNoNeed, "enzyme_dupnoneed"),
+        (Marker::DupV, "enzyme_dupv"),
+        (Marker::DupNoNeedV, "enzyme_dupnoneedv"),
         (Marker::Out, "enzyme_out"),
         (Marker::Const, "enzyme_const"),
         (Marker::Allocated, "enzyme_allocated"),

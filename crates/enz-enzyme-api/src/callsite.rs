@@ -18,6 +18,10 @@ pub(crate) struct CallArg<'m> {
     /// The shadows (tangents in forward mode), one per vector lane, for
     /// `Dup`/`DupNoNeed`.
     pub(crate) shadows: Vec<Value<'m>>,
+    /// `enzyme_dupv`'s byte stride: `shadows` then holds the first lane's
+    /// shadow in every lane, and lane k's is `shadows[k] + k * stride`
+    /// (made by lowering, at the call).
+    pub(crate) lane_stride: Option<Value<'m>>,
 }
 
 /// A parsed `__enzyme_*` call.
@@ -233,6 +237,7 @@ fn sret_return<'m>(
         activity: ArgActivity::Dup,
         value: primal,
         shadows: vec![tangent],
+        lane_stride: None,
     }))
 }
 
@@ -331,17 +336,46 @@ fn parse_once<'m>(
             return Err(too_few(at(pos)));
         }
         let mut v = call.operand(at(pos));
-        let marker = marker_of(v);
+        let mut marker = marker_of(v);
+        let mut lane_stride = None;
         if let Some(m) = marker {
             if !matches!(
                 m,
-                Marker::Const | Marker::Out | Marker::Dup | Marker::DupNoNeed
+                Marker::Const
+                    | Marker::Out
+                    | Marker::Dup
+                    | Marker::DupNoNeed
+                    | Marker::DupV
+                    | Marker::DupNoNeedV
             ) {
                 return Err(err(format!(
                     "the marker `{}` is not supported by `{}` yet",
                     m.name(),
                     entry.name()
                 )));
+            }
+            if matches!(m, Marker::DupV | Marker::DupNoNeedV) {
+                // The byte stride between the lanes' shadows comes first.
+                pos += 1;
+                if pos >= rest.len() {
+                    return Err(too_few(at(pos)));
+                }
+                let stride = call.operand(at(pos));
+                if !matches!(stride.ty().kind(), crate::ir::TyKind::Integer(_)) {
+                    return Err(err(format!(
+                        "argument {} of the call passes {} where `{}` takes the byte stride between the lanes' shadows",
+                        at(pos),
+                        stride.ty(),
+                        m.name()
+                    ))
+                    .help("enzyme_dupv, stride in bytes, value, first lane's shadow"));
+                }
+                lane_stride = Some(stride);
+                marker = Some(if m == Marker::DupV {
+                    Marker::Dup
+                } else {
+                    Marker::DupNoNeed
+                });
             }
             pos += 1;
             if pos >= rest.len() {
@@ -434,7 +468,9 @@ fn parse_once<'m>(
                     "parameter {pi} of `{fname}` is a scalar marked enzyme_dup: in reverse mode use enzyme_out (its adjoint is returned)"
                 )));
             }
-            for _ in 0..width {
+            // enzyme_dupv passes one shadow: the first lane's.
+            let passed = if lane_stride.is_some() { 1 } else { width };
+            for _ in 0..passed {
                 if pos >= rest.len() {
                     return Err(too_few(at(pos)));
                 }
@@ -451,10 +487,19 @@ fn parse_once<'m>(
                 pos += 1;
             }
         }
+        if lane_stride.is_some() {
+            if ty.kind() != crate::ir::TyKind::Pointer || shadows.is_empty() {
+                return Err(err(format!(
+                    "parameter {pi} of `{fname}` has type {ty}: enzyme_dupv strides between the shadows of a pointer"
+                )));
+            }
+            shadows = vec![shadows[0]; width as usize];
+        }
         args.push(CallArg {
             activity,
             value: v,
             shadows,
+            lane_stride,
         });
     }
     let left: Vec<Value> = rest[pos..].iter().map(|&j| call.operand(j)).collect();

@@ -58,7 +58,7 @@ impl<'m> Lowering<'m> {
             .at(cs.call)]);
         }
         check_return_markers(cs)?;
-        let with_tables = function_shadows(cs, session)?;
+        let with_tables = function_shadows(&strided_shadows(cs), session)?;
         let cs = &with_tables;
         match cs.entry {
             EntryPoint::Autodiff if cs.ret.primal => self.lower_gradient_with_primal(cs, session),
@@ -430,6 +430,26 @@ fn builder_at<'m>(call: Inst<'m>) -> Builder<'m> {
     let b = Builder::new(call.context());
     b.position_before(call);
     b
+}
+
+/// `cs` with the lanes of each `enzyme_dupv` argument's shadow made at the
+/// call: lane k's shadow is the first's plus k times the byte stride.
+fn strided_shadows<'m>(cs: &CallSite<'m>) -> CallSite<'m> {
+    let mut out = cs.clone();
+    for arg in &mut out.args {
+        let Some(stride) = arg.lane_stride.take() else {
+            continue;
+        };
+        let b = builder_at(cs.call);
+        let ctx = cs.call.context();
+        let i64t = crate::ir::Ty::int(ctx, 64);
+        let stride = b.int_cast(stride, i64t);
+        for (k, s) in arg.shadows.iter_mut().enumerate().skip(1) {
+            let offset = b.mul(stride, b.const_int(i64t, k as i64));
+            *s = b.gep(crate::ir::Ty::int(ctx, 8), *s, &[offset]);
+        }
+    }
+    out
 }
 
 /// `cs` with every shadow that is a function (a function pointer passed
