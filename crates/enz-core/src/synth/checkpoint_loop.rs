@@ -373,21 +373,7 @@ impl<'m> Gen<'m> {
         let tape = b.malloc(self.c(16)).as_value();
         b.store(d.state, tape);
         b.store(phi.as_value(), b.byte_gep(tape, 8));
-        let rty = sig.return_type();
-        if sig.fields().is_empty() {
-            b.ret(None);
-            return;
-        }
-        let mut agg = b.poison(rty);
-        for (k, (field, ty)) in sig.fields().iter().enumerate() {
-            let v = if *field == Field::Tape {
-                tape
-            } else {
-                b.zero(*ty)
-            };
-            agg = b.insert_value(agg, v, k as u32);
-        }
-        b.ret(Some(agg));
+        super::loop_fn::return_tape(b, sig, tape);
     }
 
     /// The reverse sweep: the rest of the schedule, from the first turn.

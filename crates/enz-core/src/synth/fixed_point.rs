@@ -350,17 +350,7 @@ impl<'m> Gen<'m> {
         let tape = b.malloc(b.add(m.total, self.c(8))).as_value();
         b.store(last, tape);
         self.copy(&m, b.byte_gep(tape, 8), true);
-        let rty = sig.return_type();
-        let mut agg = b.poison(rty);
-        for (k, (field, ty)) in sig.fields().iter().enumerate() {
-            let v = if *field == Field::Tape {
-                tape
-            } else {
-                b.zero(*ty)
-            };
-            agg = b.insert_value(agg, v, k as u32);
-        }
-        b.ret(Some(agg));
+        super::loop_fn::return_tape(b, sig, tape);
     }
 
     fn reverse(

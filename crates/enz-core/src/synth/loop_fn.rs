@@ -9,7 +9,7 @@
 
 use crate::diag::Diagnostic;
 use crate::ir::{Builder, Function, Ty, Value};
-use crate::signature::{ArgActivity, Mode, Param, Request, Signature};
+use crate::signature::{ArgActivity, Field, Mode, Param, Request, Signature};
 
 /// The step a loop function calls.
 pub(crate) fn step_of<'m>(f: Function<'m>) -> Result<Function<'m>, Diagnostic> {
@@ -142,4 +142,23 @@ pub(crate) fn copy_parts<'m>(
         }
         off = b.add(off, *len);
     }
+}
+
+/// Returns from an API loop's augmented primal: its tape in the tape field,
+/// zero in every other field of `sig`'s return (nothing when it has none).
+pub(crate) fn return_tape<'m>(b: &Builder<'m>, sig: &Signature<'m>, tape: Value<'m>) {
+    if sig.fields().is_empty() {
+        b.ret(None);
+        return;
+    }
+    let mut agg = b.poison(sig.return_type());
+    for (k, (field, ty)) in sig.fields().iter().enumerate() {
+        let v = if *field == Field::Tape {
+            tape
+        } else {
+            b.zero(*ty)
+        };
+        agg = b.insert_value(agg, v, k as u32);
+    }
+    b.ret(Some(agg));
 }
