@@ -8,7 +8,8 @@
  * with values left over is now parsed again with every unmarked pointer
  * enzyme_dup.
  * Checked: out = W b (W 3x5, b dynamic), seeded with an output adjoint
- * d: dW = d b^T and db = W^T d against the analytic values. The previous
+ * d: dW = d b^T and db = W^T d against the analytic values and central
+ * differences of d . (W b). The previous
  * binary refused the call at every level. */
 // enz-cflags: -I/usr/include/eigen3 -Xclang -disable-llvm-passes
 // With LLVM's passes disabled the plugin, which runs among them, never
@@ -23,6 +24,13 @@ typedef Eigen::Matrix<double, 3, 5> Mat35;
 __attribute__((noinline)) static void matvec(const Mat35 *W, const Eigen::VectorXd *b,
                                              Eigen::VectorXd *out) {
   *out = (*W) * (*b);
+}
+
+/* d . (W b), the loss whose gradient the seeded call gives. */
+static double seeded(const Mat35 &W, const Eigen::VectorXd &b, const double *d) {
+  Eigen::VectorXd out(3);
+  matvec(&W, &b, &out);
+  return d[0] * out(0) + d[1] * out(1) + d[2] * out(2);
 }
 
 int main() {
@@ -44,6 +52,12 @@ int main() {
     for (int j = 0; j < 5; j++) {
       check_at("dW(%d,%d)", i, j);
       check_close("vs d b^T", dW(i, j), seed[i] * b(j), TOL_AD);
+      Mat35 Wp = W, Wm = W;
+      const double h = 1e-6;
+      Wp(i, j) += h;
+      Wm(i, j) -= h;
+      check_close("vs FD", dW(i, j), (seeded(Wp, b, seed) - seeded(Wm, b, seed)) / (2 * h),
+                  TOL_FD);
     }
   for (int j = 0; j < 5; j++) {
     double want = 0;
@@ -51,6 +65,11 @@ int main() {
       want += W(i, j) * seed[i];
     check_at("db(%d)", j);
     check_close("vs W^T d", db(j), want, TOL_AD);
+    Eigen::VectorXd bp = b, bm = b;
+    const double h = 1e-6;
+    bp(j) += h;
+    bm(j) -= h;
+    check_close("vs FD", db(j), (seeded(W, bp, seed) - seeded(W, bm, seed)) / (2 * h), TOL_FD);
   }
   return check_report();
 }
