@@ -296,6 +296,19 @@ float __enzyme_autodiff_f32(void *, ...);
 /* Forward mode. */
 double __enzyme_fwddiff(void *, ...);
 
+/* Forward error estimation: the same arguments as __enzyme_fwddiff, each
+ * tangent an absolute error bound of its value (0 for exact inputs); the
+ * call returns the bound of the result's rounding error (pointers: the
+ * bounds of what f writes land in the shadow memory). Each operation r of
+ * operands x_k with errors e_k gets
+ *     e(r) = max(ulp(r), sum_k |dr/dx_k * x_k / r * e_k|).
+ * Define `void enzymeLogError(const char *id, double err)` (or Enzyme's
+ * older `(double value, double err, const char *opcode, const char
+ * *callee, const char *module, const char *function, const char *block)`)
+ * and/or `void enzymeLogValue(const char *id, double value, unsigned n,
+ * double *operands)` to be told every operation's bound and value. */
+double __enzyme_error_estimate(void *, ...);
+
 /* Split reverse mode: returns the heap tape (declare a void-returning
  * variant for a caller-allocated tape). */
 void *__enzyme_augmentfwd(void *, ...);

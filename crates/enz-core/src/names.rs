@@ -20,15 +20,19 @@ pub enum EntryPoint {
     /// `__enzyme_fwdsplit`: forward mode after `__enzyme_augmentfwd`,
     /// taking its tape.
     FwdSplit,
+    /// `__enzyme_error_estimate`: forward mode whose tangents are
+    /// floating-point error bounds.
+    ErrorEstimate,
 }
 
 impl EntryPoint {
-    const ALL: [(EntryPoint, &'static str); 5] = [
+    const ALL: [(EntryPoint, &'static str); 6] = [
         (EntryPoint::Autodiff, "__enzyme_autodiff"),
         (EntryPoint::FwdDiff, "__enzyme_fwddiff"),
         (EntryPoint::AugmentFwd, "__enzyme_augmentfwd"),
         (EntryPoint::Reverse, "__enzyme_reverse"),
         (EntryPoint::FwdSplit, "__enzyme_fwdsplit"),
+        (EntryPoint::ErrorEstimate, "__enzyme_error_estimate"),
     ];
 
     /// The entry point a callee name designates, if any.
@@ -213,6 +217,7 @@ impl Marker {
 
 mod blas;
 mod checkpoint_loop;
+pub(crate) mod error_log;
 mod fixed_point;
 mod helpers;
 mod library;

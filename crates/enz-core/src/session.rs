@@ -126,9 +126,10 @@ impl<'m> Session<'m> {
         f: Function<'m>,
         mode: Mode,
     ) -> Result<Global<'m>, Diagnostic> {
-        let direction = match mode {
-            Mode::Forward { .. } | Mode::ForwardSplit => Direction::Forward,
-            Mode::Combined | Mode::CombinedVector { .. } | Mode::Split => Direction::Reverse,
+        let direction = if mode.is_forward() {
+            Direction::Forward
+        } else {
+            Direction::Reverse
         };
         self.registry.function_shadow(f, direction)
     }
@@ -143,9 +144,10 @@ impl<'m> Session<'m> {
         c: crate::ir::Value<'m>,
         mode: Mode,
     ) -> Result<Option<crate::ir::Value<'m>>, Diagnostic> {
-        let direction = match mode {
-            Mode::Forward { .. } | Mode::ForwardSplit => Direction::Forward,
-            Mode::Combined | Mode::CombinedVector { .. } | Mode::Split => Direction::Reverse,
+        let direction = if mode.is_forward() {
+            Direction::Forward
+        } else {
+            Direction::Reverse
         };
         crate::synth::shadow::shadow_constant(c, direction, &mut self.registry)
     }
@@ -196,6 +198,7 @@ impl<'m> Session<'m> {
                 let prep = registry.prep(key.function).map_err(|d| vec![d])?;
                 let (width, release) = match key.mode {
                     Mode::Forward { width } => (width, None),
+                    Mode::ForwardError => (1, None),
                     Mode::ForwardSplit => {
                         let split = key.split_counterpart();
                         let release = registry.release_of(&split).ok_or_else(|| {
@@ -217,6 +220,7 @@ impl<'m> Session<'m> {
                     args: &key.args,
                     width,
                     release,
+                    error: key.mode == Mode::ForwardError,
                 };
                 match synthesize_forward(&req, f, registry) {
                     Ok(()) => self.made += 1,

@@ -74,6 +74,21 @@ pub enum Mode {
     /// after the augmented forward function of the matching split request
     /// ([`Request::split_counterpart`]), taking its tape.
     ForwardSplit,
+    /// Forward error estimation (`__enzyme_error_estimate`): a forward
+    /// function of width 1 whose tangents are floating-point error bounds
+    /// (`synth/forward/error.rs`), laid out like [`Mode::Forward`].
+    ForwardError,
+}
+
+impl Mode {
+    /// Whether derivatives of this mode run forward (tangents, not
+    /// adjoints).
+    pub fn is_forward(self) -> bool {
+        matches!(
+            self,
+            Mode::Forward { .. } | Mode::ForwardSplit | Mode::ForwardError
+        )
+    }
 }
 
 /// A derivative request: what to differentiate and how.
@@ -161,11 +176,7 @@ impl Canonical {
             .into_iter()
             .map(|t| match t.kind() {
                 TyKind::Pointer => ArgActivity::Dup,
-                _ if t.is_fp_or_fp_vector()
-                    && matches!(mode, Mode::Forward { .. } | Mode::ForwardSplit) =>
-                {
-                    ArgActivity::Dup
-                }
+                _ if t.is_fp_or_fp_vector() && mode.is_forward() => ArgActivity::Dup,
                 _ if t.is_fp_or_fp_vector() => ArgActivity::Out,
                 _ => ArgActivity::Const,
             })

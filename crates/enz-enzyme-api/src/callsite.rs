@@ -200,7 +200,7 @@ fn sret_return<'m>(
     let (Some(out), Some(fty)) = (sret, function.param_sret_type(0)) else {
         return Ok(None);
     };
-    if !matches!(entry, EntryPoint::FwdDiff) || width != 1 {
+    if !matches!(entry, EntryPoint::FwdDiff | EntryPoint::ErrorEstimate) || width != 1 {
         // Reverse mode packs adjoints into the call's return slot: the
         // function's own return pointer is passed like any argument.
         return Ok(None);
@@ -402,7 +402,10 @@ fn parse_once<'m>(
             ))
             .help("pass one value per parameter, in order, each optionally preceded by an activity marker"));
         }
-        let forward = matches!(entry, EntryPoint::FwdDiff | EntryPoint::FwdSplit);
+        let forward = matches!(
+            entry,
+            EntryPoint::FwdDiff | EntryPoint::FwdSplit | EntryPoint::ErrorEstimate
+        );
         let activity = match marker {
             Some(Marker::Const) => ArgActivity::Const,
             Some(Marker::Out) if forward => {

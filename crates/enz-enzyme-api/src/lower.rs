@@ -82,9 +82,13 @@ impl<'m> Lowering<'m> {
                 });
                 finish_call(&b, cs, &outs, &[call])
             }
-            EntryPoint::FwdDiff => {
+            EntryPoint::FwdDiff | EntryPoint::ErrorEstimate => {
                 let width = cs.width;
-                let req = request(cs, Mode::Forward { width });
+                let mode = match cs.entry {
+                    EntryPoint::ErrorEstimate => Mode::ForwardError,
+                    _ => Mode::Forward { width },
+                };
+                let req = request(cs, mode);
                 let f = session.forward(&req).map_err(|d| vec![d.at(cs.call)])?;
                 let b = builder_at(cs.call);
                 let sig = req.signature(Kind::Forward { width });
@@ -384,7 +388,10 @@ fn forward_outs<'m>(
 
 /// Whether `e` is a forward-mode entry point.
 fn forward_entry(e: EntryPoint) -> bool {
-    matches!(e, EntryPoint::FwdDiff | EntryPoint::FwdSplit)
+    matches!(
+        e,
+        EntryPoint::FwdDiff | EntryPoint::FwdSplit | EntryPoint::ErrorEstimate
+    )
 }
 
 /// Refuses return markers that ask for what the entry point cannot give.
@@ -463,6 +470,7 @@ fn function_shadows<'m>(
     let mut out = cs.clone();
     let mode = match cs.entry {
         EntryPoint::FwdDiff | EntryPoint::FwdSplit => Mode::Forward { width: cs.width },
+        EntryPoint::ErrorEstimate => Mode::ForwardError,
         _ => Mode::Split,
     };
     for arg in &mut out.args {

@@ -435,7 +435,7 @@ fn unsupported_api_call<'m>(i: Value<'m>, caller: &str) -> Option<Diagnostic> {
         Diagnostic::new(format!("`{name}` is not supported by enz-rs"))
             .in_function(caller)
             .at(i)
-            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_virtualreverse, __enzyme_batch, __enzyme_fixed_point, __enzyme_checkpoint_for and __enzyme_checkpoint_while"),
+            .help("the supported entry points are __enzyme_autodiff, __enzyme_fwddiff, __enzyme_augmentfwd, __enzyme_reverse, __enzyme_fwdsplit, __enzyme_error_estimate, __enzyme_virtualreverse, __enzyme_batch, __enzyme_fixed_point, __enzyme_checkpoint_for and __enzyme_checkpoint_while"),
     )
 }
 

@@ -141,6 +141,26 @@ impl<'m> Ty<'m> {
         Ty::wrap(unsafe { LLVMIntTypeInContext(ctx.0, bits) })
     }
 
+    /// The integer type with the same bits as this float type, lane for
+    /// lane for a fixed vector of floats (`double` → `i64`, `<2 x float>`
+    /// → `<2 x i32>`); `None` for other types.
+    pub fn same_bits_int(self) -> Option<Ty<'m>> {
+        let scalar = |t: Ty<'m>| match t.kind() {
+            TyKind::Half => Some(16),
+            TyKind::Float => Some(32),
+            TyKind::Double => Some(64),
+            _ => None,
+        };
+        match self.kind() {
+            TyKind::Vector if !self.is_scalable_vector() => {
+                let bits = scalar(self.element())?;
+                let lanes = u32::try_from(self.len()).ok()?;
+                Some(Ty::int(self.context(), bits).vector(lanes))
+            }
+            _ => scalar(self).map(|bits| Ty::int(self.context(), bits)),
+        }
+    }
+
     pub fn void(ctx: Context<'m>) -> Ty<'m> {
         Ty::wrap(unsafe { LLVMVoidTypeInContext(ctx.0) })
     }

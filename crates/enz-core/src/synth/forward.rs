@@ -15,6 +15,7 @@
 
 mod blas;
 mod calls;
+mod error;
 mod math;
 mod mpi;
 mod split;
@@ -43,9 +44,20 @@ pub(crate) struct ForwardRequest<'m, 'a> {
     /// release function of the matching split derivative, which frees the
     /// tape the function takes, with its signature.
     pub(crate) release: Option<(Function<'m>, Signature<'m>)>,
+    /// Forward error estimation (`__enzyme_error_estimate`, see
+    /// `error.rs`): tangents are error bounds.
+    pub(crate) error: bool,
 }
 
 impl<'m> ForwardRequest<'m, '_> {
+    /// The mode of the derivatives this one calls.
+    fn mode(&self) -> crate::signature::Mode {
+        match self.error {
+            true => crate::signature::Mode::ForwardError,
+            false => crate::signature::Mode::Forward { width: self.width },
+        }
+    }
+
     /// The signature of the function this request builds.
     fn signature(&self) -> Signature<'m> {
         let kind = match self.release {
@@ -379,6 +391,11 @@ impl<'m, 'a> Forward<'m, 'a> {
         args: &[Value<'m>],
         active: &[bool],
     ) -> Vec<Value<'m>> {
+        if self.req.error {
+            if let Some(err) = self.error_bound(b, i, gi, rule, args, active) {
+                return vec![err];
+            }
+        }
         if let Some(lanes) = self.apply_by_partials(b, i, gi, rule, args, active) {
             return lanes;
         }

@@ -255,6 +255,7 @@ impl<'m> Registry<'m> {
     ) -> Result<Function<'m>, Diagnostic> {
         let (kind, prefix) = match key.mode {
             Mode::Forward { width } => (Kind::Forward { width }, "fwddiffe"),
+            Mode::ForwardError => (Kind::Forward { width: 1 }, "fwderror"),
             Mode::ForwardSplit => (Kind::ForwardSplit, "fwdsplit"),
             _ => {
                 return Err(Diagnostic::internal(

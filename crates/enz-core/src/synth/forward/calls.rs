@@ -125,6 +125,12 @@ impl<'m, 'a> Forward<'m, 'a> {
             return self.diags.push(d);
         }
         let width = self.req.width;
+        if self.req.error {
+            return self.unsupported(
+                i,
+                "error estimation through a call of a function pointer is not supported: call the function directly",
+            );
+        }
         if width > MAX_TABLE_WIDTH {
             return self.unsupported(
                 i,
@@ -231,9 +237,7 @@ impl<'m, 'a> Forward<'m, 'a> {
             args: acts,
             ret_active: false,
             ret_shadowed: false,
-            mode: Mode::Forward {
-                width: self.req.width,
-            },
+            mode: self.req.mode(),
         };
         let target = match registry.forward(&key) {
             Ok(t) => t,
@@ -325,7 +329,7 @@ impl<'m, 'a> Forward<'m, 'a> {
             args: acts,
             ret_active: false,
             ret_shadowed: false,
-            mode: Mode::Forward { width },
+            mode: self.req.mode(),
         };
         let target = match registry.forward(&key) {
             Ok(t) => t,

@@ -40,6 +40,12 @@ impl<'m, 'a> Forward<'m, 'a> {
                 .push(crate::synth::undifferentiable_call(i, self.req.name));
         };
         let args: Vec<Value> = (0..i.call_num_args()).map(|k| i.operand(k)).collect();
+        if rule.shape == Shape::Components && self.req.error {
+            return self.unsupported(
+                i,
+                "error estimation of a math function over complex numbers or with two results is not supported",
+            );
+        }
         let lanes = if rule.shape == Shape::Components {
             match self.apply_components(b, i, gi, rule, &args) {
                 Some(l) => l,
