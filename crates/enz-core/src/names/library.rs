@@ -64,6 +64,31 @@ pub(crate) fn reads_floats_from_input(name: &str) -> bool {
     istream_float || extract_float || INPUT.contains(&name)
 }
 
+/// Functions that write floating-point data where a reader
+/// (`reads_floats_from_input`) could read it back: `std::ostream`'s `<<`
+/// for `double`/`float`/`long double`, the `fprintf`/`sprintf` families,
+/// `fwrite`, `write`. (`printf` and `puts` write to standard output, which
+/// the program does not read back.)
+pub(crate) fn writes_floats_to_output(name: &str) -> bool {
+    const OUTPUT: &[&str] = &[
+        "fprintf",
+        "vfprintf",
+        "sprintf",
+        "snprintf",
+        "vsprintf",
+        "vsnprintf",
+        "__sprintf_chk",
+        "__snprintf_chk",
+        "__fprintf_chk",
+        "fwrite",
+        "write",
+    ];
+    let ostream_float = name.starts_with("_ZNSolsE") && matches!(&name[8..], "d" | "f" | "e");
+    let insert_float = name.starts_with("_ZNSo9_M_insertI")
+        && matches!(&name[16..], "dEERSoT_" | "fEERSoT_" | "eEERSoT_");
+    ostream_float || insert_float || OUTPUT.contains(&name)
+}
+
 /// The C++ library's output and text: `std::ostream` and its `<<`
 /// operators, output file and string streams, their buffers, locales and
 /// `ios_base`, and `std::string`, whose bytes are characters. What is only

@@ -176,27 +176,45 @@ fn internal_copy<'m>(from: Function<'m>, name: &str) -> Function<'m> {
 }
 
 /// Reading floats from a stream or file inside differentiated code (see
-/// `names::reads_floats_from_input`) is a diagnostic: what is read may
-/// have been written from active data. Calls inside functions the user
-/// declared inactive were not inlined, so they are not seen here.
+/// `names::reads_floats_from_input`) is a diagnostic when the same code
+/// (the clone and the functions it still calls) also writes floats where
+/// they could be read back (`names::writes_floats_to_output`): what is
+/// read may then have been written from active data, a path no derivative
+/// follows. Without such a write, what is read was there before the
+/// derivative ran, a constant of it (a `std::stringstream` made from a
+/// literal, an input file). Calls inside functions the user declared
+/// inactive were not inlined, so they are not seen here.
 fn refuse_float_input<'m>(func: Function<'m>, clone: Function<'m>) -> Result<(), Diagnostic> {
-    for b in clone.blocks() {
-        for i in b.instructions() {
-            let Some(f) = i.called_function() else {
+    let mut reads = None;
+    let mut writes = false;
+    let mut seen = std::collections::HashSet::from([clone]);
+    let mut todo = vec![clone];
+    while let Some(f) = todo.pop() {
+        for i in f.blocks().iter().flat_map(|b| b.instructions()) {
+            let Some(callee) = i.called_function() else {
                 continue;
             };
-            let name = f.name();
-            if f.is_declaration() && crate::names::reads_floats_from_input(&name) {
-                return Err(Diagnostic::new(format!(
-                    "`{name}` reads floating-point data from a stream or file inside differentiated code: what it reads may have been written from active data, a path no derivative follows"
-                ))
-                .in_function(func.name())
-                .at(i)
-                .help("read the data before differentiating and pass it as enzyme_const, or move the reading into a function listed in __enzyme_inactivefn if what it reads carries no derivative"));
+            let name = callee.name();
+            if !callee.is_declaration() {
+                if seen.insert(callee) {
+                    todo.push(callee);
+                }
+            } else if crate::names::reads_floats_from_input(&name) {
+                reads = reads.or(Some((i, name)));
+            } else if crate::names::writes_floats_to_output(&name) {
+                writes = true;
             }
         }
     }
-    Ok(())
+    match reads {
+        Some((i, name)) if writes => Err(Diagnostic::new(format!(
+            "`{name}` reads floating-point data from a stream or file inside differentiated code that also writes floating-point data out: what it reads may have been written from active data, a path no derivative follows"
+        ))
+        .in_function(func.name())
+        .at(i)
+        .help("read the data before differentiating and pass it as enzyme_const, or move the reading into a function listed in __enzyme_inactivefn if what it reads carries no derivative")),
+        _ => Ok(()),
+    }
 }
 
 /// A forward derivative differentiated again (a derivative of higher
