@@ -404,7 +404,13 @@ impl<'m> Activity<'m> {
                 }
                 let args = super::calls::data_arguments(i, kind);
                 let math = matches!(kind, CallKind::Math(_) | CallKind::Linear);
-                let writes_active = !math && args.iter().any(|a| self.is_shadowed(*a));
+                // A callee moving derivatives through globals may write
+                // them from its arguments (a global read later here, or
+                // by the caller).
+                let through_globals =
+                    matches!(kind, CallKind::Defined(f) if self.global_callees.contains(&f));
+                let writes_active =
+                    !math && (through_globals || args.iter().any(|a| self.is_shadowed(*a)));
                 if self.useful.contains(&i) || writes_active {
                     for a in args {
                         if a.ty().carries_float() {

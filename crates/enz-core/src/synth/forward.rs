@@ -140,7 +140,11 @@ pub(crate) fn synthesize_forward<'m>(
         call_kinds: CallKinds::of(p, registry.call_facts(), Direction::Forward),
         map,
         tangents,
-        shadows: lane_params.into_iter().map(ShadowMap::new).collect(),
+        shadows: lane_params
+            .into_iter()
+            .enumerate()
+            .map(|(lane, p)| ShadowMap::new(p).in_lane(lane))
+            .collect(),
         phis: Vec::new(),
         detached,
         tape,
@@ -302,7 +306,9 @@ impl<'m, 'a> Forward<'m, 'a> {
                 Mirror::Impossible => {
                     return self.unsupported(i, "cannot build a shadow for this pointer");
                 }
-                Mirror::NotShadowed => break,
+                // Every lane still takes the shadows of constant
+                // operands (each lane has its own shadow globals).
+                Mirror::NotShadowed => {}
             }
         }
         let b = Builder::new(i.context());

@@ -109,6 +109,9 @@ pub(crate) struct Clones<'m> {
 #[derive(Default)]
 pub(super) struct GlobalShadows<'m> {
     globals: HashMap<Global<'m>, Global<'m>>,
+    /// The shadows of lanes 1, 2, ... of vector modes (lane 0's is in
+    /// `globals`): each lane's tangents or adjoints of a global apart.
+    lanes: HashMap<(Global<'m>, u32), Global<'m>>,
     /// Shadow tables of functions (see `function_shadow`).
     pub(super) functions: HashMap<Function<'m>, Global<'m>>,
     /// The vector widths (above 1) of the forward derivatives every shadow
@@ -725,6 +728,58 @@ impl<'m> Registry<'m> {
         Ok(s)
     }
 
+    /// The shadow of global `g` in `lane` of a vector mode: lane 0's is
+    /// [`Registry::shadow_global`]; every other lane has its own global,
+    /// made like lane 0's (zero, or the same function tables).
+    pub(crate) fn shadow_global_in_lane(
+        &mut self,
+        g: Global<'m>,
+        direction: Direction,
+        lane: u32,
+    ) -> Result<Global<'m>, Diagnostic> {
+        let first = self.shadow_global(g, direction)?;
+        if lane == 0 {
+            return Ok(first);
+        }
+        if let Some(s) = self.shadows.lanes.get(&(g, lane)) {
+            return Ok(*s);
+        }
+        if self.user.global_shadows.contains_key(&g) {
+            return Err(Diagnostic::new(format!(
+                "the global `{}` has a shadow of the program's own, one for every lane of a vector derivative (enzyme_width), where each lane needs its own",
+                g.name()
+            ))
+            .help("differentiate one direction at a time (no enzyme_width) for code using this global"));
+        }
+        let ty = g.global_value_type();
+        let space = g.global_address_space();
+        let init = match first.initializer() {
+            Some(init) if !init.is_undef_or_null() => init,
+            _ if space == SHARED_ADDRESS_SPACE => ty.undef_constant(),
+            _ => ty.null_constant(),
+        };
+        let name = format!("{}_shadow{lane}", g.name());
+        let align = g.global_alignment().max(8);
+        let s = add_internal_global(g.global_parent(), &name, ty, space, init, align);
+        if g.is_thread_local() {
+            s.set_thread_local();
+        }
+        if first.is_global_constant() {
+            s.set_global_constant();
+        }
+        let copy = self
+            .shadows
+            .initialised
+            .iter()
+            .find(|(x, _)| *x == first)
+            .map(|(_, c)| *c);
+        if let Some(copy) = copy {
+            self.shadows.initialised.push((s, copy));
+        }
+        self.shadows.lanes.insert((g, lane), s);
+        Ok(s)
+    }
+
     /// Shadows of writable globals holding function pointers, each with
     /// the constant copy of its initial contents (restored, not zeroed,
     /// when a derivative starts).
@@ -741,6 +796,7 @@ impl<'m> Registry<'m> {
             .shadows
             .globals
             .values()
+            .chain(self.shadows.lanes.values())
             .filter(|s| s.ty().address_space() != SHARED_ADDRESS_SPACE)
             .filter(|s| !s.is_global_constant())
             .filter(|s| !self.shadows.initialised.iter().any(|(x, _)| x == *s))

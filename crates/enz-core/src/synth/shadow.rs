@@ -48,6 +48,9 @@ pub(crate) struct MirrorContext<'a, 'm> {
 pub(crate) struct ShadowMap<'m> {
     shadows: HashMap<Value<'m>, Value<'m>>,
     pending_phis: Vec<(Inst<'m>, Inst<'m>)>,
+    /// The lane of a vector mode these shadows belong to (0 otherwise):
+    /// globals have a shadow per lane.
+    lane: u32,
 }
 
 impl<'m> ShadowMap<'m> {
@@ -56,7 +59,14 @@ impl<'m> ShadowMap<'m> {
         ShadowMap {
             shadows: params,
             pending_phis: Vec::new(),
+            lane: 0,
         }
+    }
+
+    /// These shadows, for `lane` of a vector mode.
+    pub(crate) fn in_lane(mut self, lane: usize) -> ShadowMap<'m> {
+        self.lane = lane as u32;
+        self
     }
 
     pub(crate) fn insert(&mut self, primal: Value<'m>, shadow: Value<'m>) {
@@ -149,7 +159,7 @@ impl<'m> ShadowMap<'m> {
         let heap_allocas = cx.heap_allocas;
         for o in i.operands() {
             if !o.is_instruction() && !o.is_argument() && act.is_shadowed(o) && !self.contains(o) {
-                match shadow_constant(o, direction, registry) {
+                match shadow_constant_in_lane(o, direction, self.lane, registry) {
                     Ok(Some(s)) => self.insert(o, s),
                     Ok(None) => {}
                     Err(d) => return Mirror::Failed(d.at(i)),
@@ -445,8 +455,20 @@ pub(crate) fn shadow_constant<'m>(
     direction: Direction,
     registry: &mut Registry<'m>,
 ) -> Result<Option<Value<'m>>, Diagnostic> {
+    shadow_constant_in_lane(c, direction, 0, registry)
+}
+
+/// [`shadow_constant`] in `lane` of a vector mode: globals' shadows are
+/// the lane's own (function tables are shared).
+pub(crate) fn shadow_constant_in_lane<'m>(
+    c: Value<'m>,
+    direction: Direction,
+    lane: u32,
+    registry: &mut Registry<'m>,
+) -> Result<Option<Value<'m>>, Diagnostic> {
     if let Some(g) = c.as_global() {
-        return Ok(Some(registry.shadow_global(g, direction)?.as_value()));
+        let s = registry.shadow_global_in_lane(g, direction, lane)?;
+        return Ok(Some(s.as_value()));
     }
     if let Some(f) = c.as_function() {
         return Ok(Some(registry.function_shadow(f, direction)?.as_value()));
@@ -454,7 +476,7 @@ pub(crate) fn shadow_constant<'m>(
     if !c.is_constant_expr() {
         return Ok(None);
     }
-    let Some(base) = shadow_constant(c.operand(0), direction, registry)? else {
+    let Some(base) = shadow_constant_in_lane(c.operand(0), direction, lane, registry)? else {
         return Ok(None);
     };
     Ok(c.rebase_constant_expr(base))

@@ -80,9 +80,10 @@ pub(super) fn bind<'m>(req: &GradientRequest<'m, '_>, fns: Derivative<'m>) -> Bo
     let parked = fwd_shadow_params
         .drain(1..)
         .zip(rev_shadow_params.drain(1..))
-        .map(|(fwd, rev)| {
+        .enumerate()
+        .map(|(k, (fwd, rev))| {
             Some(LaneShadows {
-                shadows: ShadowMap::new(fwd),
+                shadows: ShadowMap::new(fwd).in_lane(k + 1),
                 rev_params: rev,
             })
         });
