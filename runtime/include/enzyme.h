@@ -296,6 +296,24 @@ float __enzyme_autodiff_f32(void *, ...);
 /* Forward mode. */
 double __enzyme_fwddiff(void *, ...);
 
+/* Contexts of global shadows: a set of shadows of the program's globals
+ * that lives between derivative calls.
+ *     void *ctx = __enzyme_context(1);             (lanes: enzyme_width)
+ *     double *dscale = __enzyme_shadow(ctx, &scale, 0);   (global, lane)
+ *     __enzyme_zero_shadows(ctx);
+ *     double dx = __enzyme_autodiff((void *)f, enzyme_context, ctx, x);
+ * A derivative given `enzyme_context, ctx` reads the tangents seeded in the
+ * context (forward mode) and adds the adjoints of globals into it
+ * (reverse mode); a global queried with __enzyme_shadow is active memory in
+ * every derivative. Without a context, every derivative the program calls
+ * starts from zero shadows. A global's shadow that points into another
+ * global points into that global's shadow in the same context and lane.
+ * Contexts are made and queried outside differentiated code. */
+extern int enzyme_context;
+void *__enzyme_context(int width);
+void *__enzyme_shadow(void *context, void *global, int lane);
+void __enzyme_zero_shadows(void *context);
+
 /* Forward error estimation: the same arguments as __enzyme_fwddiff, each
  * tangent an absolute error bound of its value (0 for exact inputs); the
  * call returns the bound of the result's rounding error (pointers: the

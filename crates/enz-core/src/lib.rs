@@ -48,7 +48,8 @@ pub use inspect::{print_abi, print_activity, print_plan, print_type_analysis};
 pub use names::{
     function_like_spelling, is_api_symbol, is_iteration_count, CheckpointLayout, CheckpointOption,
     EntryPoint, FixedPointLayout, FixedPointOption, Marker, CHECKPOINT_FOR, CHECKPOINT_LOOP,
-    CHECKPOINT_WHILE, DEFAULT_MAX_ITERS, DEFAULT_REDUCTION, FIXED_POINT, FIXED_POINT_LOOP,
+    CHECKPOINT_WHILE, CONTEXT_NEW, CONTEXT_SHADOW, CONTEXT_ZERO, CTX_ENTER, CTX_LEAVE, CTX_NEW,
+    CTX_SHADOW, CTX_ZERO, DEFAULT_MAX_ITERS, DEFAULT_REDUCTION, FIXED_POINT, FIXED_POINT_LOOP,
     SET_FIXED_POINT,
 };
 pub use preprocess::lower_iteration_counts;

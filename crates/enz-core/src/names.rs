@@ -119,6 +119,9 @@ pub enum Marker {
     /// `enzyme_not_overwritten`: a hint that the next argument's memory is
     /// not overwritten (enz-rs's own analysis decides; accepted, ignored).
     NotOverwritten,
+    /// `enzyme_context`: the context (`__enzyme_context`) whose shadows of
+    /// globals the derivative uses follows.
+    Context,
     /// Another Enzyme marker enz-rs recognises but does not implement (a
     /// diagnostic naming it): an index into [`UNSUPPORTED_MARKERS`].
     Unsupported(u8),
@@ -141,7 +144,7 @@ const UNSUPPORTED_MARKERS: &[&str] = &[
 ];
 
 impl Marker {
-    const ALL: [(Marker, &'static str); 18] = [
+    const ALL: [(Marker, &'static str); 19] = [
         (Marker::Dup, "enzyme_dup"),
         (Marker::DupNoNeed, "enzyme_dupnoneed"),
         (Marker::DupV, "enzyme_dupv"),
@@ -160,6 +163,7 @@ impl Marker {
         (Marker::NoRet, "enzyme_noret"),
         (Marker::PrimalReturn, "enzyme_primal_return"),
         (Marker::NotOverwritten, "enzyme_not_overwritten"),
+        (Marker::Context, "enzyme_context"),
     ];
 
     /// The marker a global (or metadata string) name designates.
@@ -192,7 +196,10 @@ impl Marker {
     /// one value (`enzyme_width N`, `enzyme_allocated SIZE`,
     /// `enzyme_tape PTR`): it may appear anywhere in the argument list.
     pub fn takes_value(self) -> bool {
-        matches!(self, Marker::Width | Marker::Allocated | Marker::Tape)
+        matches!(
+            self,
+            Marker::Width | Marker::Allocated | Marker::Tape | Marker::Context
+        )
     }
 
     /// Whether the marker says something of the return value and takes no
@@ -217,6 +224,7 @@ impl Marker {
 
 mod blas;
 mod checkpoint_loop;
+mod context;
 pub(crate) mod error_log;
 mod fixed_point;
 mod helpers;
@@ -228,6 +236,7 @@ mod openmp;
 
 pub(crate) use blas::*;
 pub use checkpoint_loop::*;
+pub use context::*;
 pub use fixed_point::*;
 pub(crate) use helpers::*;
 pub(crate) use library::*;

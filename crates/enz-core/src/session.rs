@@ -33,6 +33,9 @@ pub struct Session<'m> {
     forwards: Vec<Function<'m>>,
     tape_sizes: HashMap<Request<'m>, u64>,
     made: usize,
+    /// Contexts of global shadows are in use (`synth/context.rs`): the
+    /// module and the most lanes a context has.
+    contexts: Option<(crate::ir::Module<'m>, u32)>,
 }
 
 impl<'m> Session<'m> {
@@ -44,6 +47,36 @@ impl<'m> Session<'m> {
             forwards: Vec::new(),
             tape_sizes: HashMap::new(),
             made: 0,
+            contexts: None,
+        }
+    }
+
+    /// The front end lowered calls of Enzyme's context API in `module`
+    /// (`synth/context.rs`), with contexts of up to `lanes` lanes.
+    pub fn use_contexts(&mut self, module: crate::ir::Module<'m>, lanes: u32) {
+        let most = self.contexts.map_or(1, |(_, l)| l).max(lanes);
+        self.contexts = Some((module, most));
+    }
+
+    /// Gives global `g` a shadow (a context may hold it before any
+    /// derivative needs it), and makes it active memory in every
+    /// derivative made from now on (the program reads or seeds its
+    /// shadow).
+    pub fn shadow_global(&mut self, g: crate::ir::Global<'m>) -> Result<(), Diagnostic> {
+        self.registry.seed_globals([g.as_value()]);
+        self.registry
+            .shadow_global(g, Direction::Reverse)
+            .map(|_| ())
+    }
+
+    /// Defines the context helpers the front end declared, once every
+    /// derivative is made (before [`Session::commit`]).
+    pub fn finish_contexts(&mut self) -> Result<(), Diagnostic> {
+        match self.contexts {
+            Some((module, lanes)) => {
+                crate::synth::context::define(&mut self.registry, module, lanes)
+            }
+            None => Ok(()),
         }
     }
 
@@ -282,12 +315,19 @@ impl<'m> Session<'m> {
             .iter()
             .map(|(_, g)| *g)
             .chain(self.forwards.iter().copied());
+        let reset = self
+            .contexts
+            .map(|(module, _)| crate::synth::context::define_reset(module, &globals, &initialised));
         for f in entries {
             let Some(first) = f.entry_block().first_instruction() else {
                 continue;
             };
             let b = Builder::new(first.context());
             b.position_before(first);
+            if let Some(reset) = reset {
+                b.call(reset.function_type(), reset, &[]);
+                continue;
+            }
             for g in &globals {
                 let ty = g.global_value_type();
                 let bytes = b.const_int(Ty::int(b.ctx(), 64), ty.alloc_size(g.module()) as i64);

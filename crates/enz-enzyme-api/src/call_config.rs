@@ -1,5 +1,6 @@
 //! Whole-call markers of an `__enzyme_*` call: `enzyme_width N`,
-//! `enzyme_allocated SIZE`, `enzyme_tape PTR` and the return markers
+//! `enzyme_allocated SIZE`, `enzyme_tape PTR`, `enzyme_context CTX` and
+//! the return markers
 //! (`enzyme_const_return`, `enzyme_primal_return`, ...). As in Enzyme they
 //! may appear anywhere after the function: before, between or after its
 //! arguments. They are read first, and the positions they take are left
@@ -47,6 +48,8 @@ pub(crate) struct Config<'m> {
     pub(crate) allocated: Option<Value<'m>>,
     /// `enzyme_tape PTR`.
     pub(crate) tape: Option<Value<'m>>,
+    /// `enzyme_context CTX`: the context of global shadows to use.
+    pub(crate) context: Option<Value<'m>>,
     /// The return markers.
     pub(crate) ret: ReturnSpec,
     /// The operand indices no whole-call marker took, in order: the
@@ -67,6 +70,7 @@ pub(crate) fn read<'m>(
         width: 1,
         allocated: None,
         tape: None,
+        context: None,
         ret: ReturnSpec::default(),
         rest: Vec::new(),
     };
@@ -85,7 +89,7 @@ pub(crate) fn read<'m>(
                     "the Enzyme marker `{}` (argument {k} of the call) is not supported by enz-rs",
                     m.name()
                 ))
-                .help("remove it: enz-rs supports enzyme_const, enzyme_out, enzyme_dup, enzyme_dupnoneed, enzyme_width, enzyme_allocated, enzyme_tape, enzyme_not_overwritten and the return markers"));
+                .help("remove it: enz-rs supports enzyme_const, enzyme_out, enzyme_dup, enzyme_dupnoneed, enzyme_width, enzyme_allocated, enzyme_tape, enzyme_context, enzyme_not_overwritten and the return markers"));
             }
             _ => {}
         }
@@ -133,9 +137,14 @@ pub(crate) fn read<'m>(
                 }
             },
             Marker::Allocated => cfg.allocated = Some(v),
+            Marker::Context => cfg.context = Some(v),
             _ => cfg.tape = Some(v),
         }
         k += 2;
+    }
+    // A context's derivatives have its width, unless the call says.
+    if let (Some(c), false) = (cfg.context, seen.contains(&Marker::Width)) {
+        cfg.width = crate::context::width_of(c).unwrap_or(1).clamp(1, MAX_WIDTH);
     }
     Ok(cfg)
 }

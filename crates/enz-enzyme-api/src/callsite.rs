@@ -41,6 +41,8 @@ pub(crate) struct CallSite<'m> {
     pub(crate) allocated: Option<Value<'m>>,
     /// `enzyme_tape PTR`: the caller's tape buffer.
     pub(crate) tape: Option<Value<'m>>,
+    /// `enzyme_context CTX`: the context of global shadows to use.
+    pub(crate) context: Option<Value<'m>>,
     /// The return markers (`enzyme_primal_return`, ...).
     pub(crate) ret: ReturnSpec,
     /// Values after the parameters (`__enzyme_reverse`: dret, tape).
@@ -130,7 +132,7 @@ pub(crate) fn forwarded<'m>(v: Value<'m>) -> Value<'m> {
         if v.opcode() != Some(LLVMOpcode::LLVMLoad) {
             break;
         }
-        let slot = v.operand(0);
+        let slot = local_behind(v.operand(0));
         if slot.opcode() != Some(LLVMOpcode::LLVMAlloca) {
             break;
         }
@@ -141,6 +143,14 @@ pub(crate) fn forwarded<'m>(v: Value<'m>) -> Value<'m> {
                 Some(LLVMOpcode::LLVMStore) if u.operand(1) == slot && stored.is_none() => {
                     stored = Some(u.operand(0));
                 }
+                // The slot's address kept in a local that is only read (a
+                // C++ reference parameter at -O0).
+                Some(LLVMOpcode::LLVMStore)
+                    if u.operand(0) == slot && is_read_only_reference(u.operand(1)) => {}
+                // Another field of a struct in the slot (a function and
+                // what goes with it, as C++ keeps them at -O0): a GEP to a
+                // constant, nonzero offset does not reach the first field.
+                Some(LLVMOpcode::LLVMGetElementPtr) if other_field(u) => {}
                 // Lifetime markers.
                 Some(LLVMOpcode::LLVMCall)
                     if u.called_function()
@@ -154,6 +164,64 @@ pub(crate) fn forwarded<'m>(v: Value<'m>) -> Value<'m> {
         }
     }
     v
+}
+
+/// `p`, or the local it was loaded from a read-only reference to.
+fn local_behind<'m>(p: Value<'m>) -> Value<'m> {
+    if p.opcode() == Some(LLVMOpcode::LLVMLoad) {
+        let q = forwarded(p);
+        if q.opcode() == Some(LLVMOpcode::LLVMAlloca) {
+            return q;
+        }
+    }
+    p
+}
+
+/// Whether `r` is a local written once (with an address) and otherwise
+/// only loaded, each load only read through (loaded from, at its first or
+/// another field) or kept in another such local: the address of a local
+/// passed down by C++ reference at -O0, never written through.
+fn is_read_only_reference(r: Value<'_>) -> bool {
+    read_only_reference(r, 0)
+}
+
+fn read_only_reference(r: Value<'_>, depth: u32) -> bool {
+    use LLVMOpcode::{LLVMAlloca, LLVMGetElementPtr, LLVMLoad, LLVMStore};
+    if r.opcode() != Some(LLVMAlloca) || depth > 16 {
+        return false;
+    }
+    let mut stores = 0;
+    for u in r.users() {
+        match u.opcode() {
+            Some(LLVMStore) if u.operand(1) == r => stores += 1,
+            Some(LLVMLoad) => {
+                let only_read = u.users().iter().all(|w| match w.opcode() {
+                    Some(LLVMLoad) => true,
+                    Some(LLVMGetElementPtr) => {
+                        other_field(*w) && w.users().iter().all(|x| x.opcode() == Some(LLVMLoad))
+                    }
+                    Some(LLVMStore) => {
+                        w.operand(0) == u && read_only_reference(w.operand(1), depth + 1)
+                    }
+                    _ => false,
+                });
+                if !only_read {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    stores == 1
+}
+
+/// Whether GEP `g` has constant indices, not all zero: an address other
+/// than its base's (for the struct and array types of -O0 locals).
+fn other_field(g: Value<'_>) -> bool {
+    let indices: Vec<Option<i64>> = (1..g.num_operands())
+        .map(|k| g.operand(k).const_int_sext())
+        .collect();
+    indices.iter().all(|k| k.is_some_and(|k| k >= 0)) && indices.iter().any(|k| *k != Some(0))
 }
 
 /// The function a call site passes as `v` (through casts and
@@ -534,6 +602,7 @@ fn parse_once<'m>(
         width,
         allocated: cfg.allocated,
         tape: cfg.tape,
+        context: cfg.context,
         ret,
         trailing,
     })

@@ -24,6 +24,7 @@ mod batch;
 mod call_config;
 mod callsite;
 mod checkpoint_loop;
+mod context;
 mod fixed_point;
 mod function_choice;
 mod inspect;

@@ -58,6 +58,9 @@ impl<'m> Lowering<'m> {
             .at(cs.call)]);
         }
         check_return_markers(cs)?;
+        if let Some(c) = cs.context {
+            crate::context::bracket(cs.call, c);
+        }
         let with_tables = function_shadows(&strided_shadows(cs), session)?;
         let cs = &with_tables;
         match cs.entry {

@@ -11,6 +11,7 @@
 use crate::batch;
 use crate::callsite::{self, CallSite};
 use crate::checkpoint_loop;
+use crate::context;
 use crate::fixed_point;
 use crate::function_choice;
 use crate::ir::{functions, globals, run_module_passes, verify_module as verify, Value};
@@ -180,12 +181,15 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     function_choice::version_function_choices(m);
     let mut sites = Vec::new();
     let mut vtable_shadows = Vec::new();
+    let mut context_calls = Vec::new();
     let mut memo = callsite::ParseMemo::default();
     for f in functions(m) {
         for blk in f.blocks() {
             for i in blk.instructions() {
                 if virtual_tables::is_call(i) {
                     vtable_shadows.push(i);
+                } else if let Some(kind) = context::call_kind(i) {
+                    context_calls.push((i, kind));
                 } else if let Some(entry) = callsite::entry_point_of(i) {
                     match callsite::parse(i, entry, &f.name(), &mut memo) {
                         Ok(cs) => sites.push(cs),
@@ -219,6 +223,11 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
     let synthesis_start = std::time::Instant::now();
     for i in vtable_shadows {
         if let Err(d) = virtual_tables::lower(i, &mut session) {
+            diags.push(d);
+        }
+    }
+    for (i, kind) in context_calls {
+        if let Err(d) = context::lower(i, kind, &mut session) {
             diags.push(d);
         }
     }
@@ -282,7 +291,10 @@ fn differentiate<'m>(m: Module<'m>, opts: &Options) -> Result<Report, Vec<Diagno
         });
         return Err(diags);
     }
-    if let Err(d) = lowering.patch_tape_sizes(&session) {
+    if let Err(d) = lowering
+        .patch_tape_sizes(&session)
+        .and_then(|()| session.finish_contexts())
+    {
         session.abandon();
         return Err(vec![d]);
     }

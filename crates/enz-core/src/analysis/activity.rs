@@ -157,11 +157,22 @@ impl<'m> Activity<'m> {
         }
         // Every call classified once (the fixed points visit them often).
         let kinds = CallKinds::of(func, inputs.calls, Direction::Reverse);
+        let descriptors = descriptor_globals(&insts);
         let mut changed = true;
         while changed {
             changed = false;
             for i in &insts {
                 changed |= a.step_forward(*i, &kinds);
+            }
+            // A global whose initial contents point into a shadowed global
+            // (a descriptor of an array) holds pointers needing shadows.
+            for (d, targets) in &descriptors {
+                let shadowed = targets
+                    .iter()
+                    .any(|t| a.is_shadowed(*t) || inputs.shadowed_globals.contains(t));
+                if shadowed && !a.is_shadowed(*d) {
+                    changed |= a.shadow(*d);
+                }
             }
         }
         if inputs.ret_active {
@@ -306,12 +317,27 @@ impl<'m> Activity<'m> {
                     .iter()
                     .any(|a| self.varied.contains(a) || self.is_shadowed(*a));
                 // A callee moving derivatives through globals: its result
-                // may carry them, its pointer arguments need no shadow.
+                // may carry them, and so may the stack memory it is given
+                // (memory of this function's own, such as a checkpointed
+                // loop's state: what it accumulates from the globals);
+                // other pointer arguments need no shadow.
                 if !any_active
                     && matches!(kind, CallKind::Defined(f) if self.global_callees.contains(&f))
-                    && i.ty().carries_float()
                 {
-                    changed |= self.varied.insert(i.into());
+                    if i.ty().carries_float() {
+                        changed |= self.varied.insert(i.into());
+                    }
+                    for a in &args {
+                        let root = super::gpu::root_object(*a);
+                        let local = root.opcode() == Some(LLVMAlloca)
+                            || root.as_inst().is_some_and(|r| {
+                                r.called_function().is_some()
+                                    && kinds.get(root).memory().is_some_and(|m| m.allocates())
+                            });
+                        if a.ty().kind() == TyKind::Pointer && local && !self.is_shadowed(*a) {
+                            changed |= self.shadow(*a);
+                        }
+                    }
                 }
                 if kind == CallKind::Indirect && (any_active || self.is_shadowed(i.as_value())) {
                     // Called through its shadow table.
@@ -488,6 +514,61 @@ impl<'m> Activity<'m> {
             .get(&v)
             .is_some_and(|f| self.shadowed_families.contains(f))
     }
+}
+
+/// The writable globals `insts` use whose initializers hold pointers into
+/// other writable globals, with those globals.
+fn descriptor_globals<'m>(insts: &[Inst<'m>]) -> Vec<(Value<'m>, Vec<Value<'m>>)> {
+    fn pointees<'m>(c: Value<'m>, out: &mut Vec<Value<'m>>, depth: u32) {
+        if depth > 8 {
+            return;
+        }
+        match c.ty().kind() {
+            TyKind::Pointer => {
+                let mut p = c;
+                while !p.is_global_variable() && p.is_constant_expr() && p.num_operands() > 0 {
+                    p = p.operand(0);
+                }
+                if p.is_global_variable() && !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+            TyKind::Struct | TyKind::Array => {
+                for k in 0..c.ty().len() as u32 {
+                    if let Some(e) = c.aggregate_element(k) {
+                        pointees(e, out, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for i in insts {
+        for o in i.operands() {
+            let mut g = o;
+            while !g.is_global_variable() && g.is_constant_expr() && g.num_operands() > 0 {
+                g = g.operand(0);
+            }
+            let Some(global) = g.as_global() else {
+                continue;
+            };
+            if !seen.insert(g) || global.is_global_constant() {
+                continue;
+            }
+            let Some(init) = global.initializer() else {
+                continue;
+            };
+            let mut targets = Vec::new();
+            pointees(init, &mut targets, 0);
+            targets.retain(|t| t.as_global().is_some_and(|t| !t.is_global_constant()));
+            if !targets.is_empty() {
+                out.push((g, targets));
+            }
+        }
+    }
+    out
 }
 
 /// Groups pointer values connected through GEPs, casts, phis, selects and

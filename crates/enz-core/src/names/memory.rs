@@ -256,6 +256,8 @@ pub(crate) const ALL_ZERO: &str = "__enz_all_zero";
 /// C11's `aligned_alloc(align, size)`: split pairs' heap shadows of
 /// over-aligned allocas.
 pub(crate) const ALIGNED_ALLOC: &str = "aligned_alloc";
+/// `calloc(n, size)`, which makes contexts (`synth/context.rs`).
+pub(crate) const CALLOC: &str = "calloc";
 
 /// CUDA's runtime allocation on the host side, `cudaMalloc(&p, size)`.
 pub(crate) const CUDA_MALLOC: &str = "cudaMalloc";

@@ -182,8 +182,9 @@ fn internal_copy<'m>(from: Function<'m>, name: &str) -> Function<'m> {
 /// read may then have been written from active data, a path no derivative
 /// follows. Without such a write, what is read was there before the
 /// derivative ran, a constant of it (a `std::stringstream` made from a
-/// literal, an input file). Calls inside functions the user declared
-/// inactive were not inlined, so they are not seen here.
+/// literal, an input file). Reads are those of the clone itself (a callee
+/// kept out of line is checked when it is differentiated; one the user
+/// declared inactive is not differentiated).
 fn refuse_float_input<'m>(func: Function<'m>, clone: Function<'m>) -> Result<(), Diagnostic> {
     let mut reads = None;
     let mut writes = false;
@@ -199,7 +200,7 @@ fn refuse_float_input<'m>(func: Function<'m>, clone: Function<'m>) -> Result<(),
                 if seen.insert(callee) {
                     todo.push(callee);
                 }
-            } else if crate::names::reads_floats_from_input(&name) {
+            } else if f == clone && crate::names::reads_floats_from_input(&name) {
                 reads = reads.or(Some((i, name)));
             } else if crate::names::writes_floats_to_output(&name) {
                 writes = true;

@@ -217,18 +217,25 @@ impl<'m> Registry<'m> {
         Ok(w)
     }
 
-    /// `init` (a global's initializer) with every function in it replaced
-    /// by its shadow table and everything else by zero; `None` when it
-    /// holds no function.
+    /// `init` (a global's initializer) as its shadow's, for `lane`: every
+    /// function in it replaced by its shadow table, every pointer into a
+    /// writable global by the same place in that global's shadow (a
+    /// descriptor pointing to an array points to the array's shadow),
+    /// integers kept, everything else zero; `None` when it holds no
+    /// function and no such pointer (the shadow is all zero).
     pub(crate) fn shadow_initializer(
         &mut self,
         init: Value<'m>,
         direction: Direction,
+        lane: u32,
     ) -> Result<Option<Value<'m>>, Diagnostic> {
         if let Some(f) = init.strip_to_function() {
             return Ok(Some(self.function_shadow(f, direction)?.as_value()));
         }
         let ty = init.ty();
+        if ty.kind() == TyKind::Pointer {
+            return self.shadow_of_global_pointer(init, direction, lane);
+        }
         if !matches!(ty.kind(), TyKind::Array | TyKind::Struct) {
             return Ok(None);
         }
@@ -238,14 +245,42 @@ impl<'m> Registry<'m> {
             let Some(e) = init.aggregate_element(k) else {
                 return Ok(None);
             };
-            match self.shadow_initializer(e, direction)? {
+            match self.shadow_initializer(e, direction, lane)? {
                 Some(s) => {
                     any = true;
                     members.push(s);
                 }
+                None if e.ty().is_integer() => members.push(e),
                 None => members.push(e.ty().null_constant()),
             }
         }
         Ok(any.then(|| ty.const_aggregate(&members)))
+    }
+
+    /// Constant pointer `c` into a writable global (through constant
+    /// casts and GEPs), moved to that global's shadow in `lane`; `None`
+    /// for other constants, and for a global whose shadow is being made
+    /// (a cycle of pointers).
+    fn shadow_of_global_pointer(
+        &mut self,
+        c: Value<'m>,
+        direction: Direction,
+        lane: u32,
+    ) -> Result<Option<Value<'m>>, Diagnostic> {
+        if let Some(g) = c.as_global() {
+            if g.is_global_constant() || self.shadows.in_progress.contains(&g) {
+                return Ok(None);
+            }
+            return Ok(Some(
+                self.shadow_global_in_lane(g, direction, lane)?.as_value(),
+            ));
+        }
+        if !c.is_constant_expr() || c.num_operands() == 0 {
+            return Ok(None);
+        }
+        let Some(base) = self.shadow_of_global_pointer(c.operand(0), direction, lane)? else {
+            return Ok(None);
+        };
+        Ok(c.rebase_constant_expr(base))
     }
 }

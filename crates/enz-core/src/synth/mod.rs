@@ -6,6 +6,7 @@ pub(crate) mod blas;
 pub(crate) mod checkpoint;
 pub(crate) mod checkpoint_loop;
 pub(crate) mod components;
+pub(crate) mod context;
 pub(crate) mod cuda_host;
 pub(crate) mod custom;
 pub(crate) mod disjoint;
@@ -60,6 +61,18 @@ pub(crate) fn undifferentiable_call(call: crate::ir::Inst, in_function: &str) ->
         .in_function(in_function)
         .at(call)
         .help("write the operation in C or with compiler intrinsics (enz-rs differentiates `vfmadd231` FMAs itself), or move it into a function registered with a custom gradient");
+    }
+    if let Some(f) = call
+        .called_function()
+        .filter(|f| crate::names::is_context_helper(&f.name()))
+    {
+        return Diagnostic::new(format!(
+            "a context of global shadows is used inside differentiated code (`{}`: __enzyme_context, __enzyme_shadow or __enzyme_zero_shadows in a function being differentiated, e.g. for a derivative of a derivative), which enz-rs does not differentiate",
+            f.name()
+        ))
+        .in_function(in_function)
+        .at(call)
+        .help("make and query contexts outside the functions you differentiate, and pass them with enzyme_context");
     }
     let msg = match call.called_function() {
         Some(f) if f.is_declaration() => format!(

@@ -112,6 +112,9 @@ pub(super) struct GlobalShadows<'m> {
     /// The shadows of lanes 1, 2, ... of vector modes (lane 0's is in
     /// `globals`): each lane's tangents or adjoints of a global apart.
     lanes: HashMap<(Global<'m>, u32), Global<'m>>,
+    /// Globals whose shadow is being made (their initializer may point
+    /// back to them).
+    pub(super) in_progress: HashSet<Global<'m>>,
     /// Shadow tables of functions (see `function_shadow`).
     pub(super) functions: HashMap<Function<'m>, Global<'m>>,
     /// The vector widths (above 1) of the forward derivatives every shadow
@@ -682,10 +685,13 @@ impl<'m> Registry<'m> {
         if let Some(s) = self.user.global_shadows.get(&g) {
             return Ok(*s);
         }
+        self.shadows.in_progress.insert(g);
         let functions = match g.initializer() {
-            Some(init) => self.shadow_initializer(init, direction)?,
-            None => None,
+            Some(init) => self.shadow_initializer(init, direction, 0),
+            None => Ok(None),
         };
+        self.shadows.in_progress.remove(&g);
+        let functions = functions?;
         if let Some(s) = self.shadows.globals.get(&g) {
             return Ok(*s);
         }
@@ -753,10 +759,16 @@ impl<'m> Registry<'m> {
         }
         let ty = g.global_value_type();
         let space = g.global_address_space();
-        let init = match first.initializer() {
-            Some(init) if !init.is_undef_or_null() => init,
-            _ if space == SHARED_ADDRESS_SPACE => ty.undef_constant(),
-            _ => ty.null_constant(),
+        self.shadows.in_progress.insert(g);
+        let own = match g.initializer() {
+            Some(init) => self.shadow_initializer(init, direction, lane),
+            None => Ok(None),
+        };
+        self.shadows.in_progress.remove(&g);
+        let init = match own? {
+            Some(init) => init,
+            None if space == SHARED_ADDRESS_SPACE => ty.undef_constant(),
+            None => ty.null_constant(),
         };
         let name = format!("{}_shadow{lane}", g.name());
         let align = g.global_alignment().max(8);
@@ -767,17 +779,47 @@ impl<'m> Registry<'m> {
         if first.is_global_constant() {
             s.set_global_constant();
         }
-        let copy = self
-            .shadows
-            .initialised
-            .iter()
-            .find(|(x, _)| *x == first)
-            .map(|(_, c)| *c);
-        if let Some(copy) = copy {
+        if !init.is_undef_or_null() && !s.is_global_constant() {
+            let copy = add_internal_global(
+                g.global_parent(),
+                &format!("{name}.init"),
+                ty,
+                space,
+                init,
+                align,
+            );
+            copy.set_global_constant();
             self.shadows.initialised.push((s, copy));
         }
         self.shadows.lanes.insert((g, lane), s);
         Ok(s)
+    }
+
+    /// Every global enz-rs shadows (not GPU shared memory, not the
+    /// user's own shadows), with its shadow in each of `lanes` lanes
+    /// (made where missing), by name: what a context
+    /// (`synth/context.rs`) holds a copy of.
+    pub(crate) fn shadow_globals_in_lanes(
+        &mut self,
+        lanes: u32,
+    ) -> Result<Vec<(Global<'m>, Vec<Global<'m>>)>, Diagnostic> {
+        let mut primal: Vec<Global<'m>> = self
+            .shadows
+            .globals
+            .iter()
+            .filter(|(_, s)| s.ty().address_space() != SHARED_ADDRESS_SPACE)
+            .filter(|(_, s)| !s.is_global_constant())
+            .map(|(g, _)| *g)
+            .collect();
+        primal.sort_by_cached_key(|g| g.name());
+        let mut out = Vec::new();
+        for g in primal {
+            let shadows = (0..lanes.max(1))
+                .map(|lane| self.shadow_global_in_lane(g, Direction::Reverse, lane))
+                .collect::<Result<Vec<_>, _>>()?;
+            out.push((g, shadows));
+        }
+        Ok(out)
     }
 
     /// Shadows of writable globals holding function pointers, each with
