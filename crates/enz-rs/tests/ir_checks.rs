@@ -733,3 +733,37 @@ fn derivatives_carry_the_source_lines_of_their_primal() {
         }
     }
 }
+
+/// A derivative reading through a global the program pointed to its own
+/// heap memory outside differentiated code has no shadow memory there: the
+/// program stops with a message naming the global (the previous binary's
+/// gradient faulted on the null shadow), at -O0 and -O2.
+#[test]
+fn a_null_shadow_behind_a_global_stops_with_a_message() {
+    let dir = tmpdir();
+    for level in ["-O0", "-O2"] {
+        let ll = differentiate("null_global_shadow.c", &[level], dir.path(), level);
+        let ll_path = dir.path().join(format!("{level}.out.ll"));
+        std::fs::write(&ll_path, ll).unwrap();
+        let exe = dir.path().join(format!("{level}.exe"));
+        run(Command::new(clang()).arg(&ll_path).arg("-o").arg(&exe));
+        let out = Command::new(&exe).output().expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{level}: ran to the end");
+        assert!(
+            stderr.contains("the pointer held in the global `a`") && stderr.contains("no shadow"),
+            "{level}: {stderr}"
+        );
+        use std::os::unix::process::ExitStatusExt;
+        assert_ne!(
+            out.status.signal(),
+            Some(11),
+            "{level}: a segmentation fault"
+        );
+        let control = Command::new(&exe).arg("skip").output().expect("runs");
+        assert!(
+            control.status.success(),
+            "{level}: the program itself fails"
+        );
+    }
+}

@@ -23,6 +23,13 @@ pub(crate) const QUIET_BUDGET_ENV: &str = "ENZ_RS_QUIET_BUDGET";
 pub(crate) const BUDGET_MESSAGE_GLOBAL: &str = "enz.budget_message";
 /// See [`BUDGET_MESSAGE_GLOBAL`].
 pub(crate) const QUIET_BUDGET_ENV_GLOBAL: &str = "enz.quiet_budget_env";
+/// `__enz_null_global_shadow(primal, shadow, msg, len)`: stops the
+/// program with `msg` on stderr when a pointer read from a global is not
+/// null but its shadow is (memory the program pointed the global to
+/// outside differentiated code has no shadow), instead of a fault.
+pub(crate) const NULL_GLOBAL_SHADOW: &str = "__enz_null_global_shadow";
+/// The name of the constant string [`NULL_GLOBAL_SHADOW`]'s callers pass.
+pub(crate) const NULL_SHADOW_MESSAGE_GLOBAL: &str = "enz.null_shadow_message";
 /// libc's `getenv` and `write`, which [`BUDGET_EXCEEDED`] calls.
 pub(crate) const GETENV: &str = "getenv";
 /// See [`GETENV`].

@@ -505,3 +505,46 @@ pub(crate) fn budget_message<'m>(b: &Builder<'m>, msg: &str) -> (Value<'m>, usiz
         msg.len(),
     )
 }
+
+/// Calls `__enz_null_global_shadow(primal, shadow, msg, len)` (see
+/// [`crate::names::NULL_GLOBAL_SHADOW`]) for the pointer `primal` read from
+/// global `global` and its shadow `shadow`.
+pub(crate) fn check_global_shadow<'m>(
+    b: &Builder<'m>,
+    primal: Value<'m>,
+    shadow: Value<'m>,
+    global: &str,
+) {
+    use crate::ir::LLVMIntPredicate::{LLVMIntEQ, LLVMIntNE};
+    use crate::names::{NULL_GLOBAL_SHADOW, NULL_SHADOW_MESSAGE_GLOBAL, WRITE};
+    let ctx = b.ctx();
+    let module = b.insert_block().parent().global_parent();
+    let (i32t, i64t, ptr) = (Ty::int(ctx, 32), Ty::int(ctx, 64), Ty::ptr(ctx));
+    let fty = Ty::function(Ty::void(ctx), &[ptr, ptr, ptr, i64t], false);
+    let f = named_function(module, NULL_GLOBAL_SHADOW).unwrap_or_else(|| {
+        let f = add_internal_function(module, NULL_GLOBAL_SHADOW, fty);
+        let p = f.params();
+        let entry = f.append_block("entry");
+        let fail = f.append_block("fail");
+        let done = f.append_block("done");
+        let fb = Builder::new(ctx);
+        fb.position_at_end(entry);
+        let set = fb.icmp(LLVMIntNE, p[0], fb.zero(ptr));
+        let missing = fb.icmp(LLVMIntEQ, p[1], fb.zero(ptr));
+        fb.cond_br(fb.and(set, missing), fail, done);
+        fb.position_at_end(fail);
+        let wty = Ty::function(i64t, &[i32t, ptr, i64t], false);
+        fb.call_named(WRITE, wty, &[fb.const_int(i32t, 2), p[2], p[3]]);
+        fb.call_intrinsic("llvm.trap", &[], &[]);
+        fb.unreachable();
+        fb.position_at_end(done);
+        fb.ret(None);
+        f
+    });
+    let msg = format!(
+        "enz-rs: a derivative reads through the pointer held in the global `{global}`, which points to memory with no shadow (set outside differentiated code); give that memory a shadow (pass it as an argument with enzyme_dup, or set the global's shadow in a context: __enzyme_shadow)\n"
+    );
+    let text = b.global_string(&msg, NULL_SHADOW_MESSAGE_GLOBAL);
+    let len = b.const_int(i64t, msg.len() as i64);
+    b.call(fty, f.as_value(), &[primal, shadow, text, len]);
+}

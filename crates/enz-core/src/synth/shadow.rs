@@ -294,6 +294,22 @@ impl<'m> ShadowMap<'m> {
                 fb.position_after(gi);
                 let s = fb.load(i.ty(), addr);
                 s.set_alignment(i.alignment());
+                // A pointer the program stored in a global outside
+                // differentiated code has a null shadow: stop with a
+                // message rather than fault on it.
+                let root = crate::analysis::gpu::root_object(i.operand(0));
+                let f = gi.parent_block().parent();
+                if i.ty().kind() == TyKind::Pointer
+                    && root.is_global_variable()
+                    && !crate::synth::gpu::is_gpu_module(f)
+                {
+                    let after = Builder::new(i.context());
+                    match s.as_inst().and_then(|l| l.next_instruction()) {
+                        Some(next) => after.position_before(next),
+                        None => after.position_at_end(gi.parent_block()),
+                    }
+                    runtime::check_global_shadow(&after, gi.as_value(), s, &root.name());
+                }
                 s
             }
             Some(LLVMCall | LLVMInvoke) => {
