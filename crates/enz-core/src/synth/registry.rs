@@ -718,16 +718,7 @@ impl<'m> Registry<'m> {
             if g.is_global_constant() {
                 s.set_global_constant();
             } else {
-                let copy = add_internal_global(
-                    g.global_parent(),
-                    &format!("{name}.init"),
-                    ty,
-                    space,
-                    init,
-                    align,
-                );
-                copy.set_global_constant();
-                self.shadows.initialised.push((s, copy));
+                self.keep_initial_contents(s, init);
             }
         }
         self.shadows.globals.insert(g, s);
@@ -780,19 +771,26 @@ impl<'m> Registry<'m> {
             s.set_global_constant();
         }
         if !init.is_undef_or_null() && !s.is_global_constant() {
-            let copy = add_internal_global(
-                g.global_parent(),
-                &format!("{name}.init"),
-                ty,
-                space,
-                init,
-                align,
-            );
-            copy.set_global_constant();
-            self.shadows.initialised.push((s, copy));
+            self.keep_initial_contents(s, init);
         }
         self.shadows.lanes.insert((g, lane), s);
         Ok(s)
+    }
+
+    /// Shadow global `s`, initialised with `init` (function tables,
+    /// pointers into shadows), gets a constant copy of it: restored, not
+    /// zeroed, when a derivative starts.
+    fn keep_initial_contents(&mut self, s: Global<'m>, init: crate::ir::Value<'m>) {
+        let copy = add_internal_global(
+            s.global_parent(),
+            &format!("{}.init", s.name()),
+            s.global_value_type(),
+            s.global_address_space(),
+            init,
+            s.global_alignment(),
+        );
+        copy.set_global_constant();
+        self.shadows.initialised.push((s, copy));
     }
 
     /// Every global enz-rs shadows (not GPU shared memory, not the
