@@ -30,7 +30,9 @@ pub struct Output {
 /// it exits 0.
 pub fn run(cmd: &mut Command, what: &str) -> Result<Output, String> {
     let shown = show(cmd);
+    let started = std::time::Instant::now();
     let done = enz_fuzz::exec::run_with_timeout(cmd, STEP_TIMEOUT);
+    log_time(what, started.elapsed());
     let verdict = if done.timed_out {
         format!("timed out after {}s", STEP_TIMEOUT.as_secs())
     } else if done.success() {
@@ -118,5 +120,33 @@ pub fn plugin_env_of_args(cmd: &mut std::process::Command, args: &[String]) {
         {
             cmd.env(var, value);
         }
+    }
+}
+
+std::thread_local! {
+    /// The trial this thread runs, for `log_time`.
+    static TRIAL: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Names the trial whose steps this thread now runs (see `log_time`).
+pub fn set_trial(name: &str) {
+    TRIAL.with(|t| name.clone_into(&mut t.borrow_mut()));
+}
+
+/// With `ENZ_TEST_TIMES=FILE` set, appends `trial<TAB>step<TAB>seconds`
+/// to FILE (every command `run` runs is a step): where a suite's time goes.
+pub fn log_time(step: &str, took: Duration) {
+    use std::io::Write;
+    let Some(file) = std::env::var_os("ENZ_TEST_TIMES") else {
+        return;
+    };
+    let line = TRIAL.with(|t| format!("{}\t{step}\t{:.4}\n", t.borrow(), took.as_secs_f64()));
+    // One write of one short line: lines of concurrent trials do not mix.
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)
+    {
+        let _ = f.write_all(line.as_bytes());
     }
 }
