@@ -96,12 +96,7 @@ pub(crate) fn define<'m>(
 ) -> Result<(), Diagnostic> {
     let layout = Layout::of(registry, module, lanes)?;
     let ctx = crate::ir::module_context(module);
-    let (ptr, i8t, i32t, i64t) = (
-        Ty::ptr(ctx),
-        Ty::int(ctx, 8),
-        Ty::int(ctx, 32),
-        Ty::int(ctx, 64),
-    );
+    let (ptr, i8t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 8), Ty::int(ctx, 64));
     let flag = entered_flag(module);
     if let Some(f) = helper(module, CTX_NEW) {
         let b = start(f);
@@ -128,7 +123,7 @@ pub(crate) fn define<'m>(
         b.ret(None);
     }
     if let Some(f) = helper(module, CTX_SHADOW) {
-        define_shadow(f, &layout, i32t, i64t);
+        define_shadow(f, &layout, i64t);
     }
     for (name, into_globals) in [(CTX_ENTER, true), (CTX_LEAVE, false)] {
         let Some(f) = helper(module, name) else {
@@ -209,9 +204,8 @@ pub(crate) fn define_reset<'m>(
 /// `__enz_ctx_shadow(ctx, p, lane)`: the global holding `p`, found by
 /// address, gives the offset into the lane's copies; null for a pointer
 /// into no shadowed global.
-fn define_shadow<'m>(f: Function<'m>, layout: &Layout<'m>, i32t: Ty<'m>, i64t: Ty<'m>) {
+fn define_shadow<'m>(f: Function<'m>, layout: &Layout<'m>, i64t: Ty<'m>) {
     use LLVMIntPredicate::*;
-    let _ = i32t;
     let b = start(f);
     let ps = f.params();
     let (c, p, lane) = (ps[0], ps[1], ps[2]);

@@ -106,7 +106,7 @@ impl<'m, 'a> Forward<'m, 'a> {
                     .filter(|a| a.ty().is_fp_scalar())
                     .collect();
                 let n = floats.len() as u64;
-                let buf = entry_alloca(b, gi, dbl.array(n.max(1)));
+                let buf = entry_alloca(gi, dbl.array(n.max(1)));
                 for (k, v) in floats.iter().enumerate() {
                     let slot = b.gep(dbl, buf, &[b.const_int(Ty::int(b.ctx(), 64), k as i64)]);
                     b.store(widen(*v), slot);
@@ -221,9 +221,8 @@ fn call<'m>(b: &Builder<'m>, f: Function<'m>, args: &[Value<'m>]) {
 }
 
 /// A stack slot of type `ty` at the top of the function holding `gi`.
-fn entry_alloca<'m>(b: &Builder<'m>, gi: Inst<'m>, ty: Ty<'m>) -> Value<'m> {
+fn entry_alloca<'m>(gi: Inst<'m>, ty: Ty<'m>) -> Value<'m> {
     let top = Builder::new(gi.context());
     crate::synth::shadow::position_at_top(&top, gi.parent_block().parent().entry_block());
-    let _ = b;
     top.alloca(ty, "error_operands")
 }
