@@ -10,7 +10,9 @@
 //! - `loop_clone` copies a loop's blocks into a function of their own and
 //!   finds the values from before a loop that it reads, for both (and for
 //!   synthesis, which replays loops);
-//! - `loop_exit` computes the iteration a loop leaves at.
+//! - `loop_exit` computes the iteration a loop leaves at;
+//! - `repeated` runs the earlier iterations of a loop that repeats one
+//!   computation as primal code only, leaving one to differentiate.
 //!
 //! It reads the analyses and declares what it needs of synthesis through
 //! [`mixed::DeclareForward`], never naming `synth`.
@@ -20,3 +22,4 @@ pub(crate) mod choose;
 pub(crate) mod loop_clone;
 pub(crate) mod loop_exit;
 pub(crate) mod mixed;
+pub(crate) mod repeated;

@@ -124,6 +124,12 @@ pub(crate) enum CallKind<'m> {
     Blas(BlasFn),
     /// A function known to carry no derivative.
     KnownInactive,
+    /// `__enz_repeat_*(inputs...)`: the earlier iterations of a loop that
+    /// repeats one computation, run as primal code only
+    /// (`transform/repeated.rs`): no derivative (the last iteration,
+    /// differentiated, writes the same again), but it writes what its
+    /// pointer arguments point into.
+    Repeated,
     /// A math function of the rule table.
     Math(MathFn),
     /// `__enz_linear_*(y, J_1, x_1, ...)` of mixed mode (`synth/mixed.rs`):
@@ -151,6 +157,7 @@ impl<'m> CallKind<'m> {
             self,
             CallKind::UserInactive
                 | CallKind::KnownInactive
+                | CallKind::Repeated
                 | CallKind::Barrier
                 | CallKind::OmpRuntime
                 | CallKind::OmpSync(_)
@@ -309,6 +316,9 @@ pub(crate) fn classify_callee<'m>(
     }
     if name.starts_with(crate::names::LINEAR_PREFIX) {
         return CallKind::Linear;
+    }
+    if name.starts_with(crate::names::REPEAT_PREFIX) {
+        return CallKind::Repeated;
     }
     if let Some(rules) = custom.get(&f) {
         let registered = match direction {

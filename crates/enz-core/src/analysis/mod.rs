@@ -15,6 +15,8 @@ pub(crate) mod loops;
 pub(crate) mod mpi;
 pub(crate) mod outlining;
 pub(crate) mod overlap;
+pub(crate) mod repeated;
+pub(crate) mod sibling_loops;
 pub(crate) mod team;
 pub(crate) mod trips;
 pub(crate) mod types;

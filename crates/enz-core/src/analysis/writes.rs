@@ -142,6 +142,15 @@ pub(crate) fn written_by<'m>(i: Inst<'m>, kind: impl FnOnce() -> CallKind<'m>) -
                     Written::Objects(roots(i.operand(0)))
                 }
                 CallKind::Masked(m) if !m.reads() => Written::Objects(roots(i.operand(1))),
+                // Through its pointer arguments only (the analysis of
+                // repeated loops checks it).
+                CallKind::Repeated => Written::Objects(
+                    (0..i.call_num_args())
+                        .map(|k| i.operand(k))
+                        .filter(|a| a.ty().kind() == crate::ir::TyKind::Pointer)
+                        .flat_map(roots)
+                        .collect(),
+                ),
                 // Relinks the nodes its pointers reach.
                 CallKind::Structure => Written::Objects(
                     (0..i.call_num_args())
@@ -276,7 +285,7 @@ impl<'m> Order<'m> {
 }
 
 /// The underlying objects `p` may point into.
-fn roots<'m>(p: Value<'m>) -> HashSet<Value<'m>> {
+pub(crate) fn roots<'m>(p: Value<'m>) -> HashSet<Value<'m>> {
     let mut out = HashSet::new();
     let mut seen = HashSet::new();
     let mut stack = vec![p];

@@ -5,6 +5,10 @@
 /// Prefix of the functions mixed mode outlines for an iteration's linear
 /// part (`synth/mixed.rs`): `__enz_linear_<suffix>_<n>`.
 pub(crate) const LINEAR_PREFIX: &str = "__enz_linear_";
+/// Prefix of the functions running the earlier iterations of a loop that
+/// repeats one computation (`transform/repeated.rs`) as primal code only:
+/// `__enz_repeat_<function>.<n>`; calls of them carry no derivative.
+pub(crate) const REPEAT_PREFIX: &str = "__enz_repeat_";
 /// Prefix of `__enz_add_and_zero_<ty>(d, s, nbytes)`: adds shadow memory
 /// into shadow memory element by element and zeroes the source.
 pub(crate) const ADD_AND_ZERO_PREFIX: &str = "__enz_add_and_zero_";

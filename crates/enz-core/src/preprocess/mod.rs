@@ -122,6 +122,14 @@ pub(crate) fn preprocess<'m>(
     if optimise && scratch_forwarding::forward_scratch_loads(clone, keep_calls_to) {
         run_function_passes(clone, AFTER_FORWARDING_PIPELINE).map_err(failed)?;
     }
+    // A loop repeating one computation: one iteration differentiated
+    // (on a GPU each thread would run the repetitions through a call).
+    if optimise
+        && !crate::analysis::gpu::is_gpu_module(clone)
+        && crate::transform::repeated::run_earlier_iterations_as_primal(clone) > 0
+    {
+        run_function_passes(clone, AFTER_FORWARDING_PIPELINE).map_err(failed)?;
+    }
     sanitize::sanitize(clone)?;
     int_pointers::restore_pointer_phis(clone);
     int_pointers::restore_pointer_stores(clone);
