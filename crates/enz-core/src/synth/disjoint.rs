@@ -138,3 +138,75 @@ impl<'m> Classes<'_, 'm> {
         }
     }
 }
+
+/// Tags the accesses of split-mode reverse function `f`: the loads of its
+/// tape (addresses `tape + offset`) and of the loop caches the tape points
+/// to (addresses derived from a pointer loaded from one of the `holders`'
+/// offsets) in one scope, its stores (but to stack slots) in the other. The
+/// reverse function writes neither (the augmented forward function filled
+/// them), so LLVM may keep a cache's data pointer, read once, across the
+/// shadow stores of a loop instead of reading it again for every value.
+pub(crate) fn tag_tape<'m>(f: Function<'m>, tape: Value<'m>, holders: &HashSet<u64>) {
+    let scopes = ScopePair::new(f.context(), &format!("enz-rs {}: tape, rest", f.name()));
+    for b in f.blocks() {
+        for i in b.instructions() {
+            // Tape reads in one scope, stores (but to the stack, which
+            // LLVM tells apart itself) in the other: what matters is that
+            // no store clobbers a tape read.
+            match i.opcode() {
+                Some(LLVMOpcode::LLVMLoad) if in_tape(i.operand(0), tape, holders) => {
+                    scopes.tag(i, 0)
+                }
+                Some(LLVMOpcode::LLVMStore)
+                    if strip_geps(i.operand(1)).opcode() != Some(LLVMOpcode::LLVMAlloca) =>
+                {
+                    scopes.tag(i, 1)
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Whether address `p` is in the tape or a loop cache (see [`tag_tape`]).
+fn in_tape<'m>(p: Value<'m>, tape: Value<'m>, holders: &HashSet<u64>) -> bool {
+    let base = strip_geps(p);
+    if base == tape {
+        return true;
+    }
+    // A cache's data pointer: loaded from a holder slot of the tape.
+    base.opcode() == Some(LLVMOpcode::LLVMLoad)
+        && base.is_instruction()
+        && tape_offset(base.operand(0), tape).is_some_and(|off| holders.contains(&off))
+}
+
+/// `p` without the GEPs and casts in front of it.
+fn strip_geps(mut p: Value<'_>) -> Value<'_> {
+    while matches!(
+        p.opcode(),
+        Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast)
+    ) && p.is_instruction()
+    {
+        p = p.operand(0);
+    }
+    p
+}
+
+/// The constant byte offset of `p` from `tape` (`tape` itself, or one
+/// byte GEP of a constant).
+fn tape_offset<'m>(p: Value<'m>, tape: Value<'m>) -> Option<u64> {
+    if p == tape {
+        return Some(0);
+    }
+    if p.opcode() != Some(LLVMOpcode::LLVMGetElementPtr)
+        || p.num_operands() != 2
+        || p.operand(0) != tape
+    {
+        return None;
+    }
+    if !p.gep_source_type().is_integer() {
+        return None;
+    }
+    let off = p.operand(1).const_int_sext()?;
+    u64::try_from(off).ok()
+}

@@ -101,6 +101,16 @@ pub(super) struct Buffer<'m> {
     spare: Option<Value<'m>>,
 }
 
+impl Buffer<'_> {
+    /// The holder's byte offset on a heap tape (split mode).
+    pub(super) fn holder_offset(&self) -> Option<u64> {
+        match self.holder {
+            Slot::Heap(off, _) => Some(off),
+            Slot::Stack(..) => None,
+        }
+    }
+}
+
 impl<'m, 'a> Reverse<'m, 'a> {
     /// Adds the canonical induction variables and counters to the forward
     /// sweep.

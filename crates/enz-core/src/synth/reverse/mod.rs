@@ -177,6 +177,9 @@ pub(crate) fn synthesize<'m>(
     if r.diags.is_empty() && r.req.mode == Mode::Combined && r.req.width == 1 && !r.gpu.on {
         r.tag_disjoint_memory();
     }
+    if r.diags.is_empty() && r.req.mode == Mode::Split && !r.gpu.on {
+        r.tag_tape_memory();
+    }
     if r.diags.is_empty() {
         let mut e = r.explanation();
         e.notes = registry
@@ -592,6 +595,21 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let primal = crate::synth::disjoint::primal_pointers(self.req.prep, &self.map);
         let shadow: HashSet<Value<'m>> = self.shadows.values().collect();
         crate::synth::disjoint::tag(self.sweep.fns.forward, &primal, &shadow);
+    }
+
+    /// Tags the split-mode reverse function's tape and cache reads as
+    /// disjoint from everything else it accesses (`synth/disjoint.rs`).
+    fn tag_tape_memory(&self) {
+        let Some(tape) = self.sweep.rev_tape else {
+            return;
+        };
+        let holders: HashSet<u64> = self
+            .caches
+            .buffers
+            .iter()
+            .filter_map(|b| b.holder_offset())
+            .collect();
+        crate::synth::disjoint::tag_tape(self.sweep.fns.reverse, tape, &holders);
     }
 
     pub(super) fn unsupported(&mut self, i: impl Into<Value<'m>>, msg: &str) {
