@@ -780,3 +780,39 @@ fn explain_allocates_an_openmp_chunks_caches_once() {
         );
     }
 }
+
+/// A loop repeating one computation (`eos_rep`, line 160) is not
+/// differentiated as a loop: the explanation says its earlier iterations
+/// run as primal code and names its line, and no loop of the plan is at
+/// that line, while the element loop inside it that is left (line 163:
+/// the one at line 161 is forwarded into it as a scratch array) is, caching
+/// per element. At -O0 (no clean-up of the loop's scalars) it stays a loop.
+#[test]
+fn explain_says_a_repeated_computation_is_differentiated_once() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let flags = ["-fno-vectorize", "-fno-slp-vectorize", "-fno-unroll-loops"];
+    for level in 1..=3u8 {
+        let bc = compile_with(dir.path(), level, &flags);
+        let out = explain(&bc, &[]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "-O{level}");
+        let eos = section(&text, "eos_rep", "gradient `diffe_eos_rep`");
+        assert!(
+            eos.contains("explain.c:160:")
+                && eos.contains("repeats one computation")
+                && eos.contains("`__enz_repeat_eos_rep.0`"),
+            "-O{level}: no note on the repeated loop:\n{eos}"
+        );
+        let at_rep = eos
+            .lines()
+            .filter(|l| l.trim_start().starts_with("loop ") && l.contains("explain.c:160:"))
+            .count();
+        assert_eq!(at_rep, 0, "-O{level}: the rep loop is still a loop:\n{eos}");
+        for (head, cached) in loops_at(eos, 163) {
+            assert!(
+                bytes_per_iteration(&head) <= 24,
+                "-O{level}: {head}\n{cached:?}"
+            );
+        }
+    }
+}

@@ -120,7 +120,10 @@ fn rewrite<'m>(func: Function<'m>, loops: &LoopNest<'m>, r: &Repeated<'m>, n: us
     let mut args = inputs.clone();
     args.push(more);
     args.push(second);
-    b.call(fty, rep.as_value(), &args);
+    let call = b.call(fty, rep.as_value(), &args);
+    if let Some(t) = latch.terminator() {
+        call.copy_debug_loc(t);
+    }
     // The header's only phi was the induction variable: the first
     // iteration's value, and no back edge.
     r.iv.as_value().replace_all_uses_with(r.exit.start);
@@ -130,4 +133,31 @@ fn rewrite<'m>(func: Function<'m>, loops: &LoopNest<'m>, r: &Repeated<'m>, n: us
     lb.position_before(t);
     lb.br(r.exit_block);
     t.erase();
+}
+
+/// `--explain`'s notes on the loops of `func` (a preprocessed clone) whose
+/// earlier iterations run as primal code: one per call of a function this
+/// transform made, with the loop's line when the call has one.
+pub(crate) fn notes(func: Function<'_>) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in func.blocks() {
+        for i in b.instructions() {
+            let Some(f) = i.called_function() else {
+                continue;
+            };
+            let name = f.name();
+            if !name.starts_with(crate::names::REPEAT_PREFIX) {
+                continue;
+            }
+            let at = i
+                .as_value()
+                .debug_location()
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default();
+            out.push(format!(
+                "the loop{at} repeats one computation (each iteration computes the same from what it does not write): its iterations but the last run as primal code in `{name}`, the last is differentiated, caching nothing per repetition"
+            ));
+        }
+    }
+    out
 }

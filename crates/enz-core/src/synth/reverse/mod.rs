@@ -188,6 +188,7 @@ pub(crate) fn synthesize<'m>(
             .get(&req.prep)
             .cloned()
             .unwrap_or_default();
+        e.notes.extend(crate::transform::repeated::notes(req.prep));
         e.notes.append(&mut r.gpu.thread_caches.notes);
         registry
             .out

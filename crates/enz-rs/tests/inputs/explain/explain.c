@@ -151,3 +151,26 @@ void d_heat_out(double *u, double *du, double *tmp, double *dtmp, int n, int T, 
   __enzyme_autodiff((void *)heat_out, enzyme_dup, u, du, enzyme_dup, tmp, dtmp, enzyme_const, n,
                     enzyme_const, T, enzyme_dup, out, dout);
 }
+/* A loop repeating one computation (line 160: the rep loop) over scratch
+ * blocks allocated before it: one iteration is differentiated, the
+ * element loop left inside (line 163) caches per element, not per
+ * (repetition, element). */
+double eos_rep(const double *e, const double *v, int n, int rep) {
+  double *c = __builtin_malloc(sizeof(double) * n), *p = __builtin_malloc(sizeof(double) * n);
+  for (int j = 0; j < rep; j++) {
+    for (int i = 0; i < n; i++)
+      c[i] = 1.0 / v[i] - 1.0;
+    for (int i = 0; i < n; i++)
+      p[i] = sqrt(e[i] * e[i] + c[i] * c[i]) * c[i];
+  }
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += p[i];
+  __builtin_free(c);
+  __builtin_free(p);
+  return s;
+}
+void d_eos_rep(const double *e, double *de, const double *v, double *dv, int n, int rep) {
+  __enzyme_autodiff((void *)eos_rep, enzyme_dup, e, de, enzyme_dup, v, dv, enzyme_const, n,
+                    enzyme_const, rep);
+}
