@@ -11,6 +11,7 @@ pub(crate) mod elementwise;
 pub(crate) mod global_activity;
 pub(crate) mod gpu;
 pub(crate) mod invariance;
+pub(crate) mod lazy_shadows;
 pub(crate) mod loops;
 pub(crate) mod mpi;
 pub(crate) mod outlining;

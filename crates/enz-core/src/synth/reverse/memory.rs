@@ -36,6 +36,12 @@ impl<'m, 'a> Reverse<'m, 'a> {
             direction: Direction::Reverse,
             heap_allocas: heap,
         };
+        if self.lanes.current == 0 && self.is_lazy_shadow(i.as_value()) {
+            // Allocated by the reverse sweep: the block stands in for its
+            // shadow here, where nothing reads it.
+            self.shadows.insert(i.as_value(), gi.as_value());
+            return;
+        }
         match self.shadows.mirror(i, gi, &cx, registry) {
             Mirror::Built => return,
             Mirror::Failed(d) => return self.diags.push(d),
@@ -370,6 +376,10 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// Reverse of a call to the memory function `m`.
     pub(super) fn reverse_memory_call(&mut self, i: Inst<'m>, m: MemFn) {
+        if matches!(m, MemFn::Free | MemFn::Delete) {
+            // The shadow of a scratch block is allocated here.
+            return self.allocate_lazy_shadow(i);
+        }
         if m.allocates_through().is_some() {
             // posix_memalign, cudaMalloc: its shadow block is recorded for
             // the call.
@@ -399,6 +409,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
                     }
                 }
                 self.free_allocation_shadow(i, m, s);
+                self.clear_lazy_slot(i.as_value());
             }
             return;
         }

@@ -24,6 +24,7 @@ mod control;
 mod explain;
 mod gpu_state;
 mod lanes;
+mod lazy_shadows;
 mod log_grad;
 mod loops;
 mod masked;
@@ -150,6 +151,11 @@ pub(crate) fn synthesize<'m>(
         .in_function(req.name)]);
     }
     let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &inputs);
+    let lazy_shadows = if gpu_accesses.is_none() && req.width == 1 && !req.team {
+        crate::analysis::lazy_shadows::lazy_shadow_allocations(req.prep, &cfg, &loops)
+    } else {
+        HashMap::new()
+    };
     let team_accesses = req
         .team
         .then(|| crate::analysis::team::TeamAccesses::of(req.prep));
@@ -167,6 +173,7 @@ pub(crate) fn synthesize<'m>(
         deferrable_frees: inputs.frees,
         deferrable_stores: inputs.stores,
         allocators: registry.allocators(),
+        lazy_shadows,
     };
     registry.out.timings.analyses += start.elapsed();
     let mut r = Reverse::new(req, fns, facts);
@@ -262,6 +269,9 @@ pub(super) struct Facts<'m> {
     /// The user's allocators (`__enzyme_allocation_like`), whose shadows
     /// are freed with their deallocators.
     allocators: HashMap<Function<'m>, crate::analysis::calls::AllocationLike<'m>>,
+    /// Allocations whose shadows the reverse sweep allocates, with the
+    /// `free` it allocates them at (`analysis::lazy_shadows`).
+    lazy_shadows: HashMap<Value<'m>, Inst<'m>>,
 }
 
 /// The state of one synthesis: the maps from primal values to what
@@ -300,6 +310,8 @@ pub(super) struct Reverse<'m, 'a> {
     team: team::TeamState<'m>,
     /// Work left for the end of the sweep.
     deferred: Deferred<'m>,
+    /// Shadows the reverse sweep allocates itself (`lazy_shadows.rs`).
+    lazy: lazy_shadows::LazyShadows<'m>,
     diags: Vec<Diagnostic>,
 }
 
@@ -350,6 +362,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
             lanes: lanes::Lanes::new(parked),
             calls: calls::CallBook::default(),
             explain: explain::ExplainState::default(),
+            lazy: lazy_shadows::LazyShadows::default(),
             deferred: Deferred {
                 frees: Vec::new(),
                 invokes,

@@ -44,7 +44,7 @@ impl<'m, 'a> Reverse<'m, 'a> {
 
     /// A clone of forward instruction `gv` at the reverse position, with
     /// operands `ops`.
-    fn reemit(&mut self, gv: Inst<'m>, ops: &[Value<'m>]) -> Value<'m> {
+    pub(super) fn reemit(&mut self, gv: Inst<'m>, ops: &[Value<'m>]) -> Value<'m> {
         let c = gv.clone_instruction();
         self.b.insert(c);
         for (k, o) in ops.iter().enumerate() {
@@ -87,6 +87,9 @@ impl<'m, 'a> Reverse<'m, 'a> {
     pub(super) fn shadow_rev(&mut self, p: Value<'m>) -> Option<Value<'m>> {
         if p.is_argument() {
             return self.sweep.rev_shadow_params.get(&p).copied();
+        }
+        if let Some(s) = self.lazy_shadow_rev(p) {
+            return Some(s);
         }
         let sv = self.shadows.forward(p)?;
         let Some(blk) = p.block_of() else {
