@@ -816,3 +816,25 @@ fn explain_says_a_repeated_computation_is_differentiated_once() {
         }
     }
 }
+
+/// A product a derivative rule reads (`g = fma(x[i], 2, y[i])` in
+/// `at_hand`, line 182) is recomputed rather than cached when its operands
+/// are cached anyway, here because the recomputed difference `x[i] - y[i]`
+/// that another rule reads needs them: the loop caches the loads only.
+#[test]
+fn explain_recomputes_what_cached_loads_give_anyway() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for level in 0..=3u8 {
+        let bc = compile(dir.path(), level);
+        let out = explain(&bc, &[]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "-O{level}");
+        let sec = section(&text, "at_hand", "gradient `diffe_at_hand`");
+        for (head, cached) in loops_at(sec, 182) {
+            assert!(
+                !cached.is_empty() && cached.iter().all(|c| c.contains("= load double")),
+                "-O{level}: {head}\n{cached:?}"
+            );
+        }
+    }
+}

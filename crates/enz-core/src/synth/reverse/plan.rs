@@ -215,6 +215,7 @@ impl<'m> Plan<'m> {
         if needed.is_empty() {
             return;
         }
+        let needed = &self.at_hand(needed);
         for k in 0..self.order.len() {
             let v = self.order[k];
             if matches!(self.values.get(&v), Some(Availability::Cache(_)))
@@ -225,6 +226,26 @@ impl<'m> Plan<'m> {
                     .insert(v, Availability::Recompute { reread: false });
             }
         }
+    }
+
+    /// What the reverse sweep has because it reads `needed`: those values,
+    /// and what each recomputed one among them is recomputed from, down to
+    /// cached values (a cached load that a recomputed difference of two
+    /// loads reads, where a rule reads the difference, is cached anyway).
+    fn at_hand(&self, needed: &HashSet<Value<'m>>) -> HashSet<Value<'m>> {
+        let mut out = HashSet::new();
+        let mut todo: Vec<Value<'m>> = needed.iter().copied().collect();
+        while let Some(v) = todo.pop() {
+            if !v.is_instruction() || !out.insert(v) {
+                continue;
+            }
+            match self.values.get(&v) {
+                Some(Availability::Recompute { reread: true }) => todo.push(v.operand(0)),
+                Some(Availability::Recompute { reread: false }) => todo.extend(v.operands()),
+                _ => {}
+            }
+        }
+        out
     }
 
     /// Whether the reverse sweep has `v` without caching more than it does
