@@ -17,6 +17,9 @@
 //! and reached by every path from it (so the reverse sweep always meets
 //! the `free` before any use).
 
+use crate::analysis::addresses::{
+    address_uses, is_marker_intrinsic, memory_fn, precedes, AddressUse,
+};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::LoopNest;
 use crate::ir::{Block, Function, Inst, LLVMOpcode, TyKind, Value};
@@ -59,56 +62,35 @@ pub(crate) fn lazy_shadow_allocations<'m>(
     out
 }
 
-/// The memory function a call is, if any.
-fn memory_fn(i: Inst<'_>) -> Option<MemFn> {
-    if i.opcode() != Some(LLVMOpcode::LLVMCall) {
-        return None;
-    }
-    MemFn::from_callee(&i.called_function()?.name())
-}
-
 /// Whether block `p`'s address is only used as an address (see the module
 /// documentation); the `free`s of it are pushed on `frees`.
 fn only_addressed<'m>(p: Value<'m>, frees: &mut Vec<Inst<'m>>) -> bool {
-    let mut seen = HashSet::new();
-    let mut todo = vec![p];
-    while let Some(v) = todo.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        for u in v.users() {
-            let Some(ui) = u.as_inst() else {
-                return false;
-            };
-            match ui.opcode() {
-                Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMICmp) => {}
-                Some(LLVMOpcode::LLVMStore) => {
-                    if ui.operand(0) == v || ui.operand(0).ty().kind() == TyKind::Pointer {
-                        return false;
-                    }
-                }
-                Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) => todo.push(u),
-                Some(LLVMOpcode::LLVMCall) => match memory_fn(ui) {
-                    Some(MemFn::Free | MemFn::Delete) if v == p && ui.operand(0) == p => {
-                        frees.push(ui)
-                    }
-                    Some(MemFn::Memset) if ui.operand(0) == v => {}
-                    _ => {
-                        // Markers, and the earlier iterations of a repeated
-                        // loop (primal code only: no shadow there).
-                        let marker = ui.called_function().is_some_and(|f| {
-                            let n = f.name();
-                            n.starts_with("llvm.lifetime.")
-                                || n.starts_with("llvm.dbg.")
-                                || n.starts_with(crate::names::REPEAT_PREFIX)
-                        });
-                        if !marker {
-                            return false;
-                        }
-                    }
-                },
-                _ => return false,
+    let Some(uses) = address_uses(p, false) else {
+        return false;
+    };
+    for AddressUse { user, address } in uses {
+        let ok = match user.opcode() {
+            Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMICmp) => true,
+            Some(LLVMOpcode::LLVMStore) => {
+                user.operand(0) != address && user.operand(0).ty().kind() != TyKind::Pointer
             }
+            Some(LLVMOpcode::LLVMCall) => match memory_fn(user) {
+                Some(MemFn::Free | MemFn::Delete) if address == p && user.operand(0) == p => {
+                    frees.push(user);
+                    true
+                }
+                Some(MemFn::Memset) => user.operand(0) == address,
+                // Markers, and the earlier iterations of a repeated
+                // loop (primal code only: no shadow there).
+                _ => user.called_function().is_some_and(|f| {
+                    let n = f.name();
+                    is_marker_intrinsic(&n) || n.starts_with(crate::names::REPEAT_PREFIX)
+                }),
+            },
+            _ => false,
+        };
+        if !ok {
+            return false;
         }
     }
     true
@@ -173,17 +155,4 @@ fn successors_unless_null<'m>(b: Block<'m>, p: Value<'m>) -> Vec<Block<'m>> {
     // succ[0] is taken when the condition holds.
     let null_edge = if eq { succ[0] } else { succ[1] };
     succ.into_iter().filter(|s| *s != null_edge).collect()
-}
-
-/// Whether `a` comes before `b` in their block.
-fn precedes<'m>(a: Inst<'m>, b: Inst<'m>) -> bool {
-    for i in a.parent_block().instructions() {
-        if i == a {
-            return true;
-        }
-        if i == b {
-            return false;
-        }
-    }
-    false
 }

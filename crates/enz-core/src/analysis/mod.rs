@@ -2,6 +2,7 @@
 //! synthesis consumes their facts.
 
 pub(crate) mod activity;
+pub(crate) mod addresses;
 pub(crate) mod blas;
 pub(crate) mod calls;
 pub(crate) mod cfg;

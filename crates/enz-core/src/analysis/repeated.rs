@@ -31,6 +31,9 @@
 //!   reads `base[iv']` (same base, same trips, induction variables of the
 //!   same start and step).
 
+use crate::analysis::addresses::{
+    address_uses, is_marker_intrinsic, memory_fn, precedes, AddressUse,
+};
 use crate::analysis::calls::{classify_callee, CallKind, Direction};
 use crate::analysis::cfg::Cfg;
 use crate::analysis::loops::{LoopId, LoopNest};
@@ -122,57 +125,21 @@ impl<'m> Escapes<'m> {
 /// turned into an integer: any use but as the address of an access, in a
 /// comparison, or as the pointer a memory function sets, copies or frees.
 fn escapes(p: Value<'_>) -> bool {
-    let mut seen = HashSet::new();
-    let mut todo = vec![p];
-    while let Some(v) = todo.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        for u in v.users() {
-            let Some(ui) = u.as_inst() else {
-                return true;
-            };
-            match ui.opcode() {
-                Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMICmp) => {}
-                Some(LLVMOpcode::LLVMStore) if ui.operand(0) != v => {}
-                Some(
-                    LLVMOpcode::LLVMGetElementPtr
-                    | LLVMOpcode::LLVMBitCast
-                    | LLVMOpcode::LLVMPHI
-                    | LLVMOpcode::LLVMSelect
-                    | LLVMOpcode::LLVMFreeze,
-                ) => todo.push(u),
-                Some(LLVMOpcode::LLVMCall) => {
-                    let ok = memory_fn(ui).is_some_and(|m| m.frees() || m.sets() || m.transfers())
-                        || ui
-                            .called_function()
-                            .is_some_and(|f| is_marker_intrinsic(&f.name()));
-                    if !ok {
-                        return true;
-                    }
-                }
-                _ => return true,
+    let Some(uses) = address_uses(p, true) else {
+        return true;
+    };
+    uses.iter()
+        .any(|AddressUse { user, address }| match user.opcode() {
+            Some(LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMICmp) => false,
+            Some(LLVMOpcode::LLVMStore) => user.operand(0) == *address,
+            Some(LLVMOpcode::LLVMCall) => {
+                !(memory_fn(*user).is_some_and(|m| m.frees() || m.sets() || m.transfers())
+                    || user
+                        .called_function()
+                        .is_some_and(|f| is_marker_intrinsic(&f.name())))
             }
-        }
-    }
-    false
-}
-
-/// The memory function a call is, if any.
-fn memory_fn(i: Inst<'_>) -> Option<crate::names::MemFn> {
-    if i.opcode() != Some(LLVMOpcode::LLVMCall) {
-        return None;
-    }
-    let f = i.called_function()?;
-    crate::names::MemFn::from_callee(&f.name())
-}
-
-/// Intrinsics that only mark: lifetimes, debug values, assumptions.
-fn is_marker_intrinsic(name: &str) -> bool {
-    name.starts_with("llvm.lifetime.")
-        || name.starts_with("llvm.dbg.")
-        || name == "llvm.assume"
-        || name.starts_with("llvm.experimental.noalias.scope.decl")
+            _ => true,
+        })
 }
 
 /// What one instruction of the loop does to memory.
@@ -443,54 +410,21 @@ fn fresh_block_written_only_here<'m>(
         return false;
     }
     // Every write into it, through the addresses derived from it.
-    let mut seen = HashSet::new();
-    let mut todo = vec![block];
-    while let Some(v) = todo.pop() {
-        if !seen.insert(v) {
-            continue;
-        }
-        for u in v.users() {
-            let Some(ui) = u.as_inst() else {
-                return false;
-            };
-            let writes = match ui.opcode() {
-                Some(
-                    LLVMOpcode::LLVMGetElementPtr
-                    | LLVMOpcode::LLVMBitCast
-                    | LLVMOpcode::LLVMPHI
-                    | LLVMOpcode::LLVMSelect
-                    | LLVMOpcode::LLVMFreeze,
-                ) => {
-                    todo.push(u);
-                    false
-                }
-                Some(LLVMOpcode::LLVMStore) => ui.operand(1) == v,
-                Some(LLVMOpcode::LLVMCall) => match memory_fn(ui) {
-                    Some(m) if m.frees() => false,
-                    Some(m) if m.sets() || m.transfers() => ui.operand(0) == v,
-                    _ => ui
-                        .called_function()
-                        .is_none_or(|f| !is_marker_intrinsic(&f.name())),
-                },
-                _ => false,
-            };
-            if writes && !loops.contains(l, ui.parent_block()) {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Whether `a` comes before `b` in their block.
-fn precedes<'m>(a: Inst<'m>, b: Inst<'m>) -> bool {
-    for i in a.parent_block().instructions() {
-        if i == a {
-            return true;
-        }
-        if i == b {
-            return false;
-        }
-    }
-    false
+    let Some(uses) = address_uses(block, true) else {
+        return false;
+    };
+    uses.iter().all(|AddressUse { user, address }| {
+        let writes = match user.opcode() {
+            Some(LLVMOpcode::LLVMStore) => user.operand(1) == *address,
+            Some(LLVMOpcode::LLVMCall) => match memory_fn(*user) {
+                Some(m) if m.frees() => false,
+                Some(m) if m.sets() || m.transfers() => user.operand(0) == *address,
+                _ => user
+                    .called_function()
+                    .is_none_or(|f| !is_marker_intrinsic(&f.name())),
+            },
+            _ => false,
+        };
+        !writes || loops.contains(l, user.parent_block())
+    })
 }
