@@ -18,6 +18,13 @@ pub(super) struct LazyShadows<'m> {
     slots: HashMap<Value<'m>, Value<'m>>,
 }
 
+impl<'m> LazyShadows<'m> {
+    /// The slots (stack memory holding shadow pointers).
+    pub(super) fn slots(&self) -> impl Iterator<Item = Value<'m>> + '_ {
+        self.slots.values().copied()
+    }
+}
+
 impl<'m, 'a> Reverse<'m, 'a> {
     /// Whether allocation `i`'s shadow is allocated by the reverse sweep.
     pub(super) fn is_lazy_shadow(&self, i: Value<'m>) -> bool {

@@ -151,8 +151,18 @@ pub(crate) fn synthesize<'m>(
         .in_function(req.name)]);
     }
     let plan = plan::Plan::new(req.prep, req.mode, &cfg, &loops, &inputs);
+    // Lazy shadows pay where a shadow would otherwise outlive its use: a
+    // split pair's (held from its augmented call to its reverse, across
+    // whatever the caller does between) and one per loop iteration. A
+    // combined gradient's top-level block has its shadow through the
+    // reverse sweep either way, and is left where it was allocated.
     let lazy_shadows = if gpu_accesses.is_none() && req.width == 1 && !req.team {
-        crate::analysis::lazy_shadows::lazy_shadow_allocations(req.prep, &cfg, &loops)
+        let mut lazy =
+            crate::analysis::lazy_shadows::lazy_shadow_allocations(req.prep, &cfg, &loops);
+        if req.mode == Mode::Combined {
+            lazy.retain(|a, _| a.block_of().is_some_and(|b| loops.innermost(b).is_some()));
+        }
+        lazy
     } else {
         HashMap::new()
     };
@@ -607,7 +617,21 @@ impl<'m, 'a> Reverse<'m, 'a> {
     /// disjoint (`synth/disjoint.rs`).
     fn tag_disjoint_memory(&self) {
         let primal = crate::synth::disjoint::primal_pointers(self.req.prep, &self.map);
-        let shadow: HashSet<Value<'m>> = self.shadows.values().collect();
+        // A lazily shadowed block stands in for its shadow in the forward
+        // map (it is primal); its shadow lives in the reverse function's
+        // slot, memory that holds a shadow pointer.
+        let stand_ins: HashSet<Value<'m>> = self
+            .facts
+            .lazy_shadows
+            .keys()
+            .map(|a| self.map.get(*a))
+            .collect();
+        let shadow: HashSet<Value<'m>> = self
+            .shadows
+            .values()
+            .filter(|v| !stand_ins.contains(v))
+            .chain(self.lazy.slots())
+            .collect();
         crate::synth::disjoint::tag(self.sweep.fns.forward, &primal, &shadow);
     }
 
