@@ -11,7 +11,8 @@
 //! invokes with the same landing pad, and their normal edges meet in a
 //! block that goes on to the original destination. A choice that is not
 //! entirely made of functions is left as it is (the call site's
-//! diagnostic names it).
+//! diagnostic names it). A function loaded from a constant table of
+//! functions chooses among the table's entries.
 
 use crate::callsite::{entry_point_of, forwarded};
 use crate::ir::{
@@ -48,7 +49,10 @@ pub(crate) fn version_function_choices<'m>(m: Module<'m>) {
             continue;
         }
         let mut fns = Vec::new();
-        if chosen_among(chosen, &mut Vec::new(), &mut fns) && fns.len() <= MAX_CHOICES {
+        if chosen_among(chosen, &mut Vec::new(), &mut fns)
+            && !fns.is_empty()
+            && fns.len() <= MAX_CHOICES
+        {
             version(call, base, chosen, &fns);
         }
     }
@@ -74,8 +78,47 @@ fn chosen_among<'m>(v: Value<'m>, seen: &mut Vec<Value<'m>>, fns: &mut Vec<Funct
             seen.push(v);
             (0..v.num_operands()).all(|k| chosen_among(v.operand(k), seen, fns))
         }
+        // A function read from a constant table of functions (`static
+        // void (*const steps[])(...) = {f, g}; ... steps[k]`): any entry.
+        Some(LLVMOpcode::LLVMLoad) if v.ty().kind() == TyKind::Pointer => {
+            table_entries(v.operand(0), fns)
+        }
         _ => false,
     }
+}
+
+/// Collects into `fns` the functions of the constant global table address
+/// `p` points into (through GEPs); false when `p` is not into one, or an
+/// entry is neither a function nor null.
+fn table_entries<'m>(p: Value<'m>, fns: &mut Vec<Function<'m>>) -> bool {
+    let mut base = p;
+    while base.opcode() == Some(LLVMOpcode::LLVMGetElementPtr) {
+        base = base.operand(0);
+    }
+    let Some(table) = base.as_global().filter(|g| g.is_global_constant()) else {
+        return false;
+    };
+    let Some(init) = table.initializer() else {
+        return false;
+    };
+    fn leaves<'m>(c: Value<'m>, fns: &mut Vec<Function<'m>>) -> bool {
+        if let Some(f) = c.strip_to_function() {
+            if !fns.contains(&f) {
+                fns.push(f);
+            }
+            return true;
+        }
+        if c.ty().kind() == TyKind::Pointer {
+            return c.is_undef_or_null();
+        }
+        match c.ty().kind() {
+            TyKind::Array | TyKind::Struct => {
+                (0..c.num_operands()).all(|k| leaves(c.operand(k), fns))
+            }
+            _ => false,
+        }
+    }
+    leaves(init, fns)
 }
 
 /// Replaces `call` by a test of `chosen` against each of `fns` and one
