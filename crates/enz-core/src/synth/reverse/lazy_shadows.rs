@@ -1,5 +1,6 @@
 //! Shadows the reverse sweep allocates itself (`analysis/lazy_shadows.rs`):
-//! a scratch block's shadow is allocated, zeroed, where the reverse sweep
+//! a scratch block's shadow is allocated, zeroed, by the block's own
+//! allocator (as the forward sweep's shadows are), where the reverse sweep
 //! undoes the block's `free`, kept in a stack slot of the reverse
 //! function, and freed where it undoes the allocation (as any shadow). The
 //! forward sweep maps the block to itself as a stand-in shadow that
@@ -7,7 +8,7 @@
 //! sweep from the slot).
 
 use super::Reverse;
-use crate::ir::{Builder, Inst, LLVMOpcode, Ty, Value};
+use crate::ir::{Inst, LLVMOpcode, Ty, Value};
 use crate::names::MemFn;
 use std::collections::HashMap;
 
@@ -44,12 +45,13 @@ impl<'m, 'a> Reverse<'m, 'a> {
             let slot = self.lazy_slot(p);
             return Some(self.b.load(ptr, slot));
         }
+        // An address computed from one: rebuilt on the shadow (nothing is
+        // emitted unless its base chain reaches a lazily shadowed block).
         let pi = p.as_inst()?;
         if !matches!(
             pi.opcode(),
             Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast)
-        ) || !self.derived_from_lazy(p)
-        {
+        ) {
             return None;
         }
         let base = self.lazy_shadow_rev(pi.operand(0))?;
@@ -58,23 +60,6 @@ impl<'m, 'a> Reverse<'m, 'a> {
             ops.push(self.primal(pi.operand(k)));
         }
         Some(self.reemit(pi, &ops))
-    }
-
-    /// Whether `p` is computed (GEPs, casts) from a lazily shadowed block.
-    fn derived_from_lazy(&self, mut p: Value<'m>) -> bool {
-        loop {
-            if self.is_lazy_shadow(p) {
-                return true;
-            }
-            match p.opcode() {
-                Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast)
-                    if p.is_instruction() =>
-                {
-                    p = p.operand(0)
-                }
-                _ => return false,
-            }
-        }
     }
 
     /// The reverse function's slot for `alloc`'s shadow, null at its entry.
@@ -102,31 +87,25 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let Some(a) = alloc.as_inst() else {
             return;
         };
-        let ctx = a.context();
-        let i64t = Ty::int(ctx, 64);
-        let bytes = match a
+        // As the forward sweep's shadow of an allocation: the same call
+        // (its allocator, so that the reverse of the allocation releases
+        // it the way it releases that allocator's blocks), zeroed.
+        let args: Vec<Value<'m>> = (0..a.call_num_args())
+            .map(|k| self.primal(a.operand(k)))
+            .collect();
+        let s = self.reemit(a, &args);
+        let size = a
             .called_function()
             .and_then(|f| MemFn::from_callee(&f.name()))
-        {
-            Some(MemFn::Calloc) => {
-                let n = self.primal(a.operand(0));
-                let size = self.primal(a.operand(1));
-                let n = self.b.int_cast(n, i64t);
-                let size = self.b.int_cast(size, i64t);
-                self.b.mul(n, size)
-            }
-            _ => {
-                let n = self.primal(a.operand(0));
-                self.b.int_cast(n, i64t)
-            }
-        };
-        let s = calloc(&self.b, bytes);
+            .and_then(MemFn::size_argument);
+        if let Some(k) = size {
+            let bytes = self.b.int_cast(args[k as usize], Ty::int(a.context(), 64));
+            self.b.memset_zero(s, bytes);
+        }
         let slot = self.lazy_slot(alloc);
         self.b.store(s, slot);
     }
-}
 
-impl<'m, 'a> Reverse<'m, 'a> {
     /// After the reverse of allocation `alloc` freed its lazy shadow: the
     /// slot is null again (a path on which the block was null, and so its
     /// `free` skipped, then frees nothing twice).
@@ -137,14 +116,4 @@ impl<'m, 'a> Reverse<'m, 'a> {
         let slot = self.lazy_slot(alloc);
         self.b.store(self.b.zero(Ty::ptr(alloc.context())), slot);
     }
-}
-
-/// `calloc(1, bytes)`.
-fn calloc<'m>(b: &Builder<'m>, bytes: Value<'m>) -> Value<'m> {
-    let ctx = b.ctx();
-    let i64t = Ty::int(ctx, 64);
-    let ptr = Ty::ptr(ctx);
-    let fty = Ty::function(ptr, &[i64t, i64t], false);
-    b.call_named(crate::names::CALLOC, fty, &[b.const_int(i64t, 1), bytes])
-        .as_value()
 }
